@@ -1,0 +1,43 @@
+/*
+ * domain.h - normalization of socketmap keys into lookup domains
+ *
+ * Postfix's smtp(8) queries smtp_tls_policy_maps with the next-hop
+ * destination as it appears: "example.com", "Example.COM.", "[mx.host]",
+ * "[mx.host]:587", "host:port", "[192.0.2.1]", and, with
+ * parent_domain_matches_subdomains, ".example.com" parent keys.  Only a
+ * plain domain name has an MTA-STS or DANE policy of its own; RFC 8461 §3.4
+ * forbids using a parent domain's policy.
+ */
+#ifndef DOMAIN_H
+#define DOMAIN_H
+
+#include <stddef.h>
+
+#define DOMAIN_MAX_LEN		253	/* presentation form, no trailing dot */
+#define DOMAIN_MAX_LABEL	63
+#define DOMAIN_BUFSZ		(DOMAIN_MAX_LEN + 1)
+
+enum domain_status {
+	DOMAIN_OK = 0,		/* out holds the normalized A-label name */
+	DOMAIN_NOT_PLAIN,	/* [host], host:port, IP literal, .parent */
+	DOMAIN_INVALID,		/* not a valid host name (syntax, IDNA, length) */
+};
+
+/*
+ * domain_normalize - turn a socketmap key into a lookup domain
+ *
+ * key[0..len) need not be NUL-terminated.  On DOMAIN_OK, out (at least
+ * DOMAIN_BUFSZ bytes) holds the name in lower case, without a trailing dot,
+ * U-labels converted to A-labels (IDNA2008 via libidn2), every label 1..63
+ * LDH characters (underscore allowed: it occurs in real names), at least two
+ * labels, total <= 253.  One trailing dot is stripped; a name of only dots,
+ * an empty label, or more than one trailing dot is DOMAIN_INVALID.  A name
+ * whose last label is all digits (an IPv4 address) and a single-label
+ * name are DOMAIN_NOT_PLAIN: neither can have a policy of its own.
+ */
+enum domain_status domain_normalize(const char *key, size_t len, char *out);
+
+/* domain_status_name - "ok", "not-plain", "invalid" for logs */
+const char *domain_status_name(enum domain_status st);
+
+#endif

@@ -1,0 +1,45 @@
+/*
+ * log.h - logging in Postfix's style, to stderr or syslog
+ *
+ * log_init() chooses the sink: foreground mode writes "postsmtpsts[pid]:
+ * level: message" to stderr, daemon mode uses syslog(3) with the configured
+ * facility.  log_warn() appends strerror(errno); log_warnx() does not.
+ * fatal()/fatalx() log and exit(1): start-up, configuration and resource
+ * failures only.  panic() logs and abort()s: a broken invariant.
+ * log_debug(level, ...) prints only when the verbosity is >= level.
+ *
+ * Untrusted text must go through log_escape() first.
+ */
+#ifndef LOG_H
+#define LOG_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+#define LOG_ESCAPE_MAX	256	/* untrusted text logged at most this long */
+
+void	log_init(const char *ident, int to_stderr, int facility);
+void	log_set_verbose(int level);
+int	log_get_verbose(void);
+void	log_set_ident(const char *ident);
+
+void	log_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void	log_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void	log_warnx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void	log_debug(int level, const char *fmt, ...)
+	    __attribute__((format(printf, 2, 3)));
+void	fatal(const char *fmt, ...)
+	    __attribute__((format(printf, 1, 2), noreturn));
+void	fatalx(const char *fmt, ...)
+	    __attribute__((format(printf, 1, 2), noreturn));
+void	panic(const char *fmt, ...)
+	    __attribute__((format(printf, 1, 2), noreturn));
+
+/*
+ * log_escape - copy at most LOG_ESCAPE_MAX bytes of untrusted p[0..len) into
+ * out (size outsz >= 1), replacing control, non-ASCII and backslash bytes by
+ * \xHH, marking truncation with "...".  Returns out.
+ */
+char	*log_escape(char *out, size_t outsz, const char *p, size_t len);
+
+#endif
