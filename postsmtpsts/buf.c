@@ -1,7 +1,7 @@
 /*
  * buf.c - bounded byte buffer with a sticky error bit
  */
-#include "config.h"
+#include "autoconf.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -4,7 +4,7 @@
  * Messages are formatted into a bounded stack buffer with vsnprintf; an
  * overlong message is truncated, never overflowed.
  */
-#include "config.h"
+#include "autoconf.h"
 
 #include <errno.h>
 #include <stdio.h>

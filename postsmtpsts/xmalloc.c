@@ -4,7 +4,7 @@
  * On failure we call fatalx(): no request can be answered without memory,
  * and a restarted process is the cleanest recovery.
  */
-#include "config.h"
+#include "autoconf.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /*
  * test_buf.c - unit tests for the bounded buffer
  */
-#include "config.h"
+#include "autoconf.h"
 
 #include <stdarg.h>
 #include <stddef.h>
