@@ -1,0 +1,158 @@
+# tests/e2e/lib.sh - shared helpers for the end-to-end tests (TAP output)
+#
+# Source it from a test script.  It gives:
+#   plan N / ok COND DESC / is GOT WANT DESC / skip_all REASON / done_testing
+#   daemon_start [EXTRA CONFIG LINES...]  start postsmtpsts -f in $T
+#       with a unix listener $SOCK and an inet listener 127.0.0.1:$PORT
+#   daemon_stop                            SIGTERM, wait, check exit 0
+#   pq KEY [MAP] [unix|inet]               postmap -q through real Postfix
+#   sm_raw BYTES                           send raw bytes, print the reply
+# Every test runs in its own temp dir $T, removed at exit.
+
+set -u
+
+: "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
+: "${top_builddir:=$top_srcdir}"
+DAEMON="$top_builddir/postsmtpsts/postsmtpsts"
+SMCLIENT="$top_srcdir/tests/e2e/smclient.py"
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/postsmtpsts-e2e.XXXXXX")
+chmod 755 "$T"
+SOCK="$T/socketmap"
+CONF="$T/postsmtpsts.conf"
+DAEMON_LOG="$T/daemon.log"
+PID_FILE="$T/postsmtpsts.pid"
+DAEMON_PID=
+_tap_n=0
+_tap_failed=0
+
+# A port per test script, so scripts can run in parallel.
+PORT=$(( 20000 + ( $$ % 20000 ) ))
+
+_cleanup() {
+	if [ -n "$DAEMON_PID" ] && kill -0 "$DAEMON_PID" 2>/dev/null; then
+		kill -TERM "$DAEMON_PID" 2>/dev/null
+		sleep 0.5
+		kill -KILL "$DAEMON_PID" 2>/dev/null
+	fi
+	if [ "$_tap_failed" -ne 0 ] && [ -f "$DAEMON_LOG" ]; then
+		echo "# --- daemon log (last 40 lines) ---"
+		tail -n 40 "$DAEMON_LOG" | sed 's/^/# /'
+	fi
+	rm -rf "$T"
+}
+trap _cleanup EXIT
+
+plan() { echo "1..$1"; }
+
+skip_all() {
+	echo "1..0 # SKIP $*"
+	exit 0
+}
+
+ok() {
+	_tap_n=$((_tap_n + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $_tap_n - $2"
+	else
+		echo "not ok $_tap_n - $2"
+		_tap_failed=$((_tap_failed + 1))
+	fi
+}
+
+# is GOT WANT DESC
+is() {
+	if [ "$1" = "$2" ]; then
+		ok 0 "$3"
+	else
+		ok 1 "$3"
+		echo "#   got:  '$1'"
+		echo "#   want: '$2'"
+	fi
+}
+
+done_testing() {
+	echo "1..$_tap_n"
+	[ "$_tap_failed" -eq 0 ]
+}
+
+need() {
+	for c in "$@"; do
+		command -v "$c" >/dev/null 2>&1 || skip_all "$c not installed"
+	done
+}
+
+# Postfix's own configuration for postmap: a private directory, so the
+# tests never depend on (or touch) /etc/postfix.
+PF_DIR="$T/postfix"
+mkdir -p "$PF_DIR"
+cat >"$PF_DIR/main.cf" <<PFEOF
+compatibility_level = 3.6
+maillog_file = /dev/stderr
+PFEOF
+
+# daemon_config [EXTRA LINES] - write the test configuration
+daemon_config() {
+	{
+		echo "user = \"\""
+		echo "pid_file = \"$PID_FILE\""
+		echo "runtime_dir = \"$T\""
+		echo "workers = ${WORKERS:-2}"
+		echo "idle_timeout = ${IDLE_TIMEOUT:-30}"
+		echo "verbose = 1"
+		echo "listen \"unix:$SOCK\" { mode = \"0666\" }"
+		echo "listen \"inet:127.0.0.1:$PORT\" { }"
+		echo "cache { path = \"$T/cache\" }"
+		for line in "$@"; do
+			echo "$line"
+		done
+	} >"$CONF"
+}
+
+# daemon_start [EXTRA LINES] - start in the foreground, wait for readiness
+daemon_start() {
+	daemon_config "$@"
+	"$DAEMON" -f -c "$CONF" >"$DAEMON_LOG" 2>&1 &
+	DAEMON_PID=$!
+	for _i in $(seq 1 100); do
+		if [ -S "$SOCK" ] && pq readiness.invalid >/dev/null 2>&1 ||
+		    [ -S "$SOCK" ] && [ $? -eq 1 ]; then
+			return 0
+		fi
+		kill -0 "$DAEMON_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	echo "# daemon did not start:"
+	sed 's/^/#   /' "$DAEMON_LOG"
+	return 1
+}
+
+# daemon_stop - SIGTERM and wait; returns the daemon's exit status
+daemon_stop() {
+	kill -TERM "$DAEMON_PID"
+	wait "$DAEMON_PID"
+	_rc=$?
+	DAEMON_PID=
+	return $_rc
+}
+
+# worker_pids - pids of the daemon's children
+worker_pids() {
+	pgrep -P "$DAEMON_PID" | sort
+}
+
+# pq KEY [MAP] [unix|inet] - one lookup through Postfix's own client.
+# Prints the value; exit 0 found, 1 not found, other = error.
+pq() {
+	_map=${2:-postfix}
+	case "${3:-unix}" in
+	unix) _tbl="socketmap:unix:$SOCK:$_map" ;;
+	inet) _tbl="socketmap:inet:127.0.0.1:$PORT:$_map" ;;
+	esac
+	postmap -c "$PF_DIR" -q "$1" "$_tbl"
+}
+
+# sm - raw socketmap client (see smclient.py --help)
+sm() {
+	python3 "$SMCLIENT" "$@"
+}
