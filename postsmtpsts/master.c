@@ -7,7 +7,8 @@
  *      ever sees a socket with the wrong owner or mode);
  *   2. create the runtime directory and write the pid file;
  *   3. drop privileges (setgroups, setgid, setuid) - no process keeps root;
- *   4. fork the workers, each with the listening sockets.
+ *   4. fork the workers, each with the listening sockets, and the resolver,
+ *      with the internal SOCK_SEQPACKET socket the workers reach it by.
  *
  * Supervision uses no event library: signals are blocked and taken
  * synchronously with sigtimedwait(2), in the spirit of NSD's main loop.  A
@@ -47,13 +48,20 @@
 #include "config.h"
 #include "log.h"
 #include "master.h"
+#include "resolver.h"
 #include "worker.h"
 #include "xmalloc.h"
 
 #define MASTER_BACKLOG	1024
 
+enum child_kind {
+	CHILD_WORKER,
+	CHILD_RESOLVER,
+};
+
 struct child {
 	pid_t		 pid;		/* 0: slot empty */
+	enum child_kind	 kind;
 	int		 slot;
 	unsigned	 generation;
 	struct timespec	 started;
@@ -67,7 +75,10 @@ struct master {
 	int		 foreground;
 	int		*fds;
 	int		 nfds;
-	struct child	*children;	/* current generation, cf->workers */
+	int		 rfd;		/* the resolver's SEQPACKET listener */
+	char		*rpath;
+	struct child	*children;	/* current generation: cf->workers
+					   front workers, then the resolver */
 	int		 nchildren;
 	pid_t		*old;		/* previous generations, draining */
 	int		 nold;
@@ -257,6 +268,45 @@ master_bind_all(struct master *m)
 	}
 }
 
+/*
+ * master_bind_resolver - the internal socket workers reach the resolver by
+ *
+ * SOCK_SEQPACKET keeps message boundaries; the socket file is created with
+ * mode 0 and opened to the daemon's user only (0600), so no other local
+ * user can talk to the resolver.
+ */
+static void
+master_bind_resolver(struct master *m)
+{
+	struct sockaddr_un sun;
+	mode_t		 oldmask;
+	int		 n;
+
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	n = snprintf(sun.sun_path, sizeof(sun.sun_path), "%s/%s",
+	    m->cf->runtime_dir, WORKER_RESOLVER_SOCKET);
+	if (n < 0 || (size_t)n >= sizeof(sun.sun_path))
+		fatalx("%s: runtime_dir too long for a socket path",
+		    m->cf->file);
+	m->rpath = xstrdup(sun.sun_path);
+	if ((m->rfd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0)) == -1)
+		fatal("socket(AF_UNIX, SOCK_SEQPACKET)");
+	(void)unlink(sun.sun_path);
+	oldmask = umask(0777);
+	if (bind(m->rfd, (struct sockaddr *)&sun, sizeof(sun)) == -1) {
+		umask(oldmask);
+		fatal("bind %s", sun.sun_path);
+	}
+	umask(oldmask);
+	if (m->drop && chown(sun.sun_path, m->uid, m->gid) == -1)
+		fatal("chown %s", sun.sun_path);
+	if (chmod(sun.sun_path, 0600) == -1)
+		fatal("chmod %s", sun.sun_path);
+	if (listen(m->rfd, MASTER_BACKLOG) == -1)
+		fatal("listen %s", sun.sun_path);
+}
+
 /* master_runtime_dir - create the runtime directory owned by the user */
 static void
 master_runtime_dir(struct master *m)
@@ -305,15 +355,24 @@ master_cleanup(struct master *m)
 		if (m->cf->listen[i].kind == CONFIG_LISTEN_UNIX &&
 		    unlink(m->cf->listen[i].path) == -1 && errno != ENOENT)
 			log_warn("unlink %s", m->cf->listen[i].path);
+	if (m->rpath != NULL && unlink(m->rpath) == -1 && errno != ENOENT)
+		log_warn("unlink %s", m->rpath);
 }
 
-/* master_fork_worker - start the worker for one slot */
+/* master_kind - a child's kind, for logs */
+static const char *
+master_kind(const struct child *ch)
+{
+	return (ch->kind == CHILD_RESOLVER ? "resolver" : "worker");
+}
+
+/* master_fork_worker - start the process for one slot */
 static void
 master_fork_worker(struct master *m, struct child *ch)
 {
 	sigset_t	 none;
 	pid_t		 pid;
-	int		 status;
+	int		 status, i;
 
 	if ((pid = fork()) == -1) {
 		log_warn("fork worker %d", ch->slot);
@@ -326,27 +385,40 @@ master_fork_worker(struct master *m, struct child *ch)
 		sigemptyset(&none);
 		signal(SIGHUP, SIG_IGN);	/* the master rolls workers */
 		sigprocmask(SIG_SETMASK, &none, NULL);
-		status = worker_main(m->cf, m->fds, m->nfds, ch->slot);
+		if (ch->kind == CHILD_RESOLVER) {
+			/* The resolver never serves Postfix directly. */
+			for (i = 0; i < m->nfds; i++)
+				close(m->fds[i]);
+			log_set_ident("postsmtpsts/resolver");
+			status = resolver_main(m->cf, m->rfd);
+		} else {
+			close(m->rfd);
+			log_set_ident("postsmtpsts/worker");
+			status = worker_main(m->cf, m->fds, m->nfds, ch->slot);
+		}
 		_exit(status);
 	}
 	ch->pid = pid;
 	ch->pending = 0;
 	ch->generation = m->generation;
 	ch->started = master_now();
-	log_debug(1, "worker %d started, pid %ld", ch->slot, (long)pid);
+	log_debug(1, "%s %d started, pid %ld", master_kind(ch), ch->slot,
+	    (long)pid);
 }
 
-/* master_start_generation - fork cf->workers fresh workers */
+/* master_start_generation - fork the resolver and cf->workers workers */
 static void
 master_start_generation(struct master *m)
 {
 	int		 i;
 
 	m->generation++;
-	m->nchildren = m->cf->workers;
+	m->nchildren = m->cf->workers + 1;
 	m->children = xcalloc((size_t)m->nchildren, sizeof(*m->children));
 	for (i = 0; i < m->nchildren; i++) {
 		m->children[i].slot = i;
+		m->children[i].kind = i == m->cf->workers ? CHILD_RESOLVER :
+		    CHILD_WORKER;
 		m->children[i].backoff_ms = MASTER_BACKOFF_MIN_MS;
 		master_fork_worker(m, &m->children[i]);
 	}
@@ -432,11 +504,13 @@ master_reap(struct master *m)
 		if (m->stopping)
 			continue;
 		if (WIFSIGNALED(status))
-			log_warnx("worker %d (pid %ld) killed by signal %d",
-			    ch->slot, (long)pid, WTERMSIG(status));
+			log_warnx("%s %d (pid %ld) killed by signal %d",
+			    master_kind(ch), ch->slot, (long)pid,
+			    WTERMSIG(status));
 		else
-			log_warnx("worker %d (pid %ld) exited with status %d",
-			    ch->slot, (long)pid, WEXITSTATUS(status));
+			log_warnx("%s %d (pid %ld) exited with status %d",
+			    master_kind(ch), ch->slot, (long)pid,
+			    WEXITSTATUS(status));
 		now = master_now();
 		if (master_ms_between(ch->started, now) >
 		    MASTER_STABLE_SECS * 1000)
@@ -450,8 +524,8 @@ master_reap(struct master *m)
 			ch->restart_at.tv_sec++;
 			ch->restart_at.tv_nsec -= 1000000000;
 		}
-		log_info("restarting worker %d in %u ms", ch->slot,
-		    ch->backoff_ms);
+		log_info("restarting %s %d in %u ms", master_kind(ch),
+		    ch->slot, ch->backoff_ms);
 		ch->backoff_ms = ch->backoff_ms * 2 > MASTER_BACKOFF_MAX_MS ?
 		    MASTER_BACKOFF_MAX_MS : ch->backoff_ms * 2;
 	}
@@ -560,6 +634,7 @@ master_main(struct config *cf, int foreground)
 	master_lookup_ids(&m);
 	master_bind_all(&m);
 	master_runtime_dir(&m);
+	master_bind_resolver(&m);
 	if (!foreground)
 		master_daemonize();
 	master_write_pid(&m);
@@ -623,6 +698,8 @@ master_main(struct config *cf, int foreground)
 	free(m.children);
 	free(m.old);
 	free(m.fds);
+	free(m.rpath);
+	close(m.rfd);
 	config_free(m.cf);
 	return (0);
 }

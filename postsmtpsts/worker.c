@@ -22,6 +22,16 @@
  * Connections over max_connections are accepted and closed at once: the
  * listener stays responsive and Postfix retries.
  *
+ * Lookups the worker cannot answer at once (no pin, no fresh cache entry)
+ * go to the resolver process over a SOCK_SEQPACKET socket.  Requests for
+ * one domain are coalesced per worker (one "inflight" entry with a list of
+ * waiting request slots); the resolver coalesces across workers.  Each slot
+ * has its own deadline (request_timeout): a lookup still running then is
+ * answered with deadline_answer (RFC 8461 §5: fail open by default) while
+ * the resolver carries on, so the next request finds the result.  Replies
+ * leave a connection strictly in request order: an answer that is ready
+ * while an earlier request still waits is parked in its slot.
+ *
  * On SIGTERM/SIGINT the worker stops accepting, closes idle connections,
  * lets in-flight requests finish and returns.
  */
@@ -29,11 +39,14 @@
 
 #include <sys/queue.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 
 #include <errno.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <event2/buffer.h>
@@ -42,11 +55,15 @@
 #include <event2/listener.h>
 
 #include "buf.h"
+#include "cache.h"
 #include "config.h"
 #include "domain.h"
+#include "facts.h"
+#include "ipc.h"
 #include "log.h"
 #include "netstring.h"
 #include "sockmap.h"
+#include "sts_policy.h"
 #include "worker.h"
 #include "xmalloc.h"
 
@@ -54,11 +71,40 @@
 #define WORKER_MAX_FRAME	(NETSTRING_MAX_DIGITS + 2 + SOCKMAP_MAX_QUERY)
 /* Room for one formatted reply: the netstring prefix plus the payload. */
 #define WORKER_REPLY_BUFSZ	(NETSTRING_MAX_DIGITS + 2 + SOCKMAP_MAX_REPLY)
+#define WORKER_INFLIGHT_BUCKETS	4096	/* power of two */
+#define WORKER_RECONNECT_MS	500
+
+struct inflight;
+
+/* One request whose reply must wait: for the resolver or for its turn. */
+struct slot {
+	TAILQ_ENTRY(slot) c_entry;	/* the connection's reply FIFO */
+	TAILQ_ENTRY(slot) i_entry;	/* the inflight's waiters */
+	struct conn	*conn;
+	struct inflight	*inf;		/* non-NULL while waiting */
+	const struct config_map *map;
+	struct event	*deadline;
+	int		 done;
+	char		*reply;		/* formatted netstring, when done */
+	size_t		 reply_len;
+};
+
+/* A domain this worker has asked the resolver about. */
+struct inflight {
+	struct inflight	*next;		/* hash chain */
+	TAILQ_ENTRY(inflight) u_entry;	/* unsent list */
+	TAILQ_HEAD(, slot) waiters;
+	int		 unsent;
+	char		 domain[DOMAIN_BUFSZ];
+	size_t		 domain_len;
+};
 
 struct conn {
 	TAILQ_ENTRY(conn) entry;
 	struct worker	*w;
 	struct bufferevent *bev;
+	TAILQ_HEAD(, slot) fifo;	/* replies not yet written, in order */
+	int		 nslots;
 	int		 closing;	/* close once output is written */
 	int		 reading_paused;
 };
@@ -75,19 +121,117 @@ struct worker {
 	struct event	*ev_term;
 	struct event	*ev_int;
 	struct event	*ev_drain;
+	struct timeval	 deadline;
+
+	/* the resolver connection */
+	int		 rfd;
+	struct event	*ev_rread;
+	struct event	*ev_rwrite;
+	struct event	*ev_reconnect;
+	struct inflight	*inflight[WORKER_INFLIGHT_BUCKETS];
+	TAILQ_HEAD(, inflight) unsent;
+
+	/* the shared cache, read-only; opened once the resolver made it */
+	struct cache	*cache;
+	time_t		 cache_retry;
+
 	char		 reply[WORKER_REPLY_BUFSZ];	/* hot-path scratch */
+	char		 data[SOCKMAP_MAX_REPLY];
+	unsigned char	 msg[IPC_MAX_MSG];
+	struct cache_record rec;
+	struct sts_policy pol;
 };
 
 static void	conn_read_cb(struct bufferevent *, void *);
 static void	conn_write_cb(struct bufferevent *, void *);
 static void	conn_event_cb(struct bufferevent *, short, void *);
+static int	conn_process(struct conn *);
+static void	resolver_connect(struct worker *);
+static void	resolver_flush(struct worker *);
 
-/* conn_free - close and forget a connection */
+/* inflight_hash - FNV-1a of a domain, bucket index */
+static size_t
+inflight_hash(const char *d, size_t len)
+{
+	uint32_t	 h = 2166136261u;
+	size_t		 i;
+
+	for (i = 0; i < len; i++) {
+		h ^= (unsigned char)d[i];
+		h *= 16777619u;
+	}
+	return (h & (WORKER_INFLIGHT_BUCKETS - 1));
+}
+
+/* inflight_find - the entry for a domain, or NULL */
+static struct inflight *
+inflight_find(struct worker *w, const char *d, size_t len)
+{
+	struct inflight	*inf;
+
+	for (inf = w->inflight[inflight_hash(d, len)]; inf != NULL;
+	    inf = inf->next)
+		if (inf->domain_len == len && memcmp(inf->domain, d, len) == 0)
+			return (inf);
+	return (NULL);
+}
+
+/* inflight_remove - unlink and free an entry (its waiters are gone) */
+static void
+inflight_remove(struct worker *w, struct inflight *inf)
+{
+	struct inflight	**pp;
+
+	for (pp = &w->inflight[inflight_hash(inf->domain, inf->domain_len)];
+	    *pp != NULL; pp = &(*pp)->next)
+		if (*pp == inf) {
+			*pp = inf->next;
+			break;
+		}
+	if (inf->unsent)
+		TAILQ_REMOVE(&w->unsent, inf, u_entry);
+	free(inf);
+}
+
+/* slot_detach - stop waiting: leave the inflight, cancel the deadline */
+static void
+slot_detach(struct slot *sl)
+{
+	struct inflight	*inf = sl->inf;
+
+	if (inf != NULL) {
+		TAILQ_REMOVE(&inf->waiters, sl, i_entry);
+		sl->inf = NULL;
+		/* Nobody waits and nothing was asked yet: forget it. */
+		if (TAILQ_EMPTY(&inf->waiters) && inf->unsent)
+			inflight_remove(sl->conn->w, inf);
+	}
+	if (sl->deadline != NULL) {
+		event_free(sl->deadline);
+		sl->deadline = NULL;
+	}
+}
+
+/* slot_free - release a slot (already out of its connection's FIFO) */
+static void
+slot_free(struct slot *sl)
+{
+	slot_detach(sl);
+	free(sl->reply);
+	free(sl);
+}
+
+/* conn_free - close and forget a connection and its pending requests */
 static void
 conn_free(struct conn *c)
 {
 	struct worker	*w = c->w;
+	struct slot	*sl;
 
+	while ((sl = TAILQ_FIRST(&c->fifo)) != NULL) {
+		TAILQ_REMOVE(&c->fifo, sl, c_entry);
+		slot_free(sl);
+	}
 	TAILQ_REMOVE(&w->conns, c, entry);
 	w->nconns--;
 	bufferevent_free(c->bev);
@@ -96,12 +240,27 @@ conn_free(struct conn *c)
 		event_base_loopexit(w->base, NULL);
 }
 
-/* conn_reply - queue one reply; on a formatting failure answer TEMP */
+/* conn_close_after_write - stop reading; free once the output is out */
 static void
-conn_reply(struct conn *c, enum sockmap_status st, const char *data,
+conn_close_after_write(struct conn *c)
+{
+	c->closing = 1;
+	bufferevent_disable(c->bev, EV_READ);
+	if (TAILQ_EMPTY(&c->fifo) &&
+	    evbuffer_get_length(bufferevent_get_output(c->bev)) == 0)
+		conn_free(c);
+}
+
+/*
+ * worker_format - format one reply into the worker's scratch buffer
+ *
+ * A reply that does not fit Postfix's limit becomes TEMP: deferring is
+ * safer than answering something else.
+ */
+static struct buf
+worker_format(struct worker *w, enum sockmap_status st, const char *data,
     size_t len)
 {
-	struct worker	*w = c->w;
 	struct buf	 out;
 
 	buf_init_fixed(&out, w->reply, sizeof(w->reply));
@@ -110,11 +269,175 @@ conn_reply(struct conn *c, enum sockmap_status st, const char *data,
 		buf_reset(&out);
 		if (sockmap_reply_format(&out, SOCKMAP_TEMP,
 		    "reply too long", 14) == -1)
-			panic("conn_reply: cannot format TEMP");
+			panic("worker_format: cannot format TEMP");
 	}
-	if (evbuffer_add(bufferevent_get_output(c->bev), out.data,
-	    out.len) == -1)
-		log_warnx("evbuffer_add failed: reply dropped");
+	return (out);
+}
+
+/* conn_flush - write every finished reply at the head of the FIFO */
+static void
+conn_flush(struct conn *c)
+{
+	struct evbuffer	*out = bufferevent_get_output(c->bev);
+	struct slot	*sl;
+
+	while ((sl = TAILQ_FIRST(&c->fifo)) != NULL && sl->done) {
+		TAILQ_REMOVE(&c->fifo, sl, c_entry);
+		c->nslots--;
+		if (evbuffer_add(out, sl->reply, sl->reply_len) == -1)
+			log_warnx("evbuffer_add failed: reply dropped");
+		slot_free(sl);
+	}
+}
+
+/* slot_complete - a waiting request has its answer; flush in order */
+static void
+slot_complete(struct slot *sl, enum sockmap_status st, const char *data,
+    size_t len)
+{
+	struct conn	*c = sl->conn;
+	struct buf	 out;
+
+	slot_detach(sl);
+	out = worker_format(c->w, st, data, len);
+	sl->reply = xmemdup0(out.data, out.len);
+	sl->reply_len = out.len;
+	sl->done = 1;
+	if (sl == TAILQ_FIRST(&c->fifo)) {
+		conn_flush(c);
+		if (c->reading_paused || c->closing)
+			conn_write_cb(c->bev, c);
+		else if (evbuffer_get_length(bufferevent_get_input(c->bev)) > 0)
+			conn_process(c);
+	}
+}
+
+/* conn_reply - answer now, or park behind earlier requests */
+static void
+conn_reply(struct conn *c, enum sockmap_status st, const char *data,
+    size_t len)
+{
+	struct slot	*sl;
+	struct buf	 out;
+
+	if (TAILQ_EMPTY(&c->fifo)) {
+		out = worker_format(c->w, st, data, len);
+		if (evbuffer_add(bufferevent_get_output(c->bev), out.data,
+		    out.len) == -1)
+			log_warnx("evbuffer_add failed: reply dropped");
+		return;
+	}
+	sl = xcalloc(1, sizeof(*sl));
+	sl->conn = c;
+	TAILQ_INSERT_TAIL(&c->fifo, sl, c_entry);
+	c->nslots++;
+	slot_complete(sl, st, data, len);
+}
+
+/* slot_deadline_cb - the lookup is still running: answer per config */
+static void
+slot_deadline_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct slot	*sl = arg;
+
+	(void)fd;
+	(void)what;
+	log_info("domain=%s answer=%s reason=deadline",
+	    sl->inf != NULL ? sl->inf->domain : "?",
+	    sl->conn->w->cf->deadline_answer == CONFIG_ANSWER_TEMP ?
+	    "TEMP" : "NOTFOUND");
+	if (sl->conn->w->cf->deadline_answer == CONFIG_ANSWER_TEMP)
+		slot_complete(sl, SOCKMAP_TEMP, "policy lookup in progress",
+		    25);
+	else
+		slot_complete(sl, SOCKMAP_NOTFOUND, NULL, 0);
+}
+
+/* worker_unknown_answer - nothing is known: the deadline answer */
+static enum sockmap_status
+worker_unknown_answer(struct worker *w, struct buf *data)
+{
+	if (w->cf->deadline_answer == CONFIG_ANSWER_TEMP) {
+		buf_append_str(data, "policy lookup failed");
+		return (SOCKMAP_TEMP);
+	}
+	return (SOCKMAP_NOTFOUND);
+}
+
+/*
+ * worker_cache_answer - answer from a fresh cache entry; 0 if answered
+ *
+ * The hot path: one LMDB read (no lock, no allocation) and decide().  The
+ * environment is opened read-only on first use; until the resolver has
+ * created it, we retry at most once a second.
+ */
+static int
+worker_cache_answer(struct conn *c, const struct config_map *map,
+    const char *domain, size_t len)
+{
+	struct worker	*w = c->w;
+	struct buf	 data;
+	enum sockmap_status st;
+	char		 err[256];
+	time_t		 now;
+
+	if (!w->cf->cache.enabled)
+		return (-1);
+	now = time(NULL);
+	if (w->cache == NULL) {
+		if (now == w->cache_retry)
+			return (-1);
+		w->cache_retry = now;
+		w->cache = cache_open(w->cf->cache.path, w->cf->cache.max_size,
+		    1, err, sizeof(err));
+		if (w->cache == NULL) {
+			log_debug(2, "worker %d: cache not open yet: %s",
+			    w->id, err);
+			return (-1);
+		}
+	}
+	if (cache_get(w->cache, domain, len, &w->rec) != CACHE_HIT ||
+	    !cache_record_fresh(&w->rec, (int64_t)now))
+		return (-1);
+	buf_init_fixed(&data, w->data, sizeof(w->data));
+	st = facts_answer(domain, &w->rec, map, &w->pol, &data);
+	log_debug(1, "domain=%s map=%s source=cache answer=%s", domain,
+	    map->name, sockmap_status_name(st));
+	conn_reply(c, st, data.data, data.len);
+	return (0);
+}
+
+/* worker_ask_resolver - park the request and ask about the domain */
+static void
+worker_ask_resolver(struct conn *c, const struct config_map *map,
+    const char *domain, size_t len)
+{
+	struct worker	*w = c->w;
+	struct inflight	*inf;
+	struct slot	*sl;
+	size_t		 h;
+
+	sl = xcalloc(1, sizeof(*sl));
+	sl->conn = c;
+	sl->map = map;
+	TAILQ_INSERT_TAIL(&c->fifo, sl, c_entry);
+	c->nslots++;
+	if ((inf = inflight_find(w, domain, len)) == NULL) {
+		inf = xcalloc(1, sizeof(*inf));
+		memcpy(inf->domain, domain, len);
+		inf->domain_len = len;
+		TAILQ_INIT(&inf->waiters);
+		h = inflight_hash(domain, len);
+		inf->next = w->inflight[h];
+		w->inflight[h] = inf;
+		inf->unsent = 1;
+		TAILQ_INSERT_TAIL(&w->unsent, inf, u_entry);
+	}
+	TAILQ_INSERT_TAIL(&inf->waiters, sl, i_entry);
+	sl->inf = inf;
+	sl->deadline = evtimer_new(w->base, slot_deadline_cb, sl);
+	evtimer_add(sl->deadline, &w->deadline);
+	resolver_flush(w);
 }
 
 /*
@@ -123,7 +446,8 @@ conn_reply(struct conn *c, enum sockmap_status st, const char *data,
  * Order of precedence: the map must exist (PERM otherwise: Postfix asked a
  * table we do not serve, a configuration error); a key that is not a plain
  * domain gets NOTFOUND (RFC 8461 §3.4: never a parent's policy); an
- * operator's pinned policy wins over anything discovered.
+ * operator's pinned policy wins over anything discovered; then the cache;
+ * then the resolver.
  */
 static void
 worker_answer(struct conn *c, const char *name, size_t name_len,
@@ -158,19 +482,9 @@ worker_answer(struct conn *c, const char *name, size_t name_len,
 		conn_reply(c, SOCKMAP_OK, pin->answer, strlen(pin->answer));
 		return;
 	}
-	log_debug(1, "domain=%s map=%s source=none answer=NOTFOUND",
-	    domain, map->name);
-	conn_reply(c, SOCKMAP_NOTFOUND, NULL, 0);
-}
-
-/* conn_close_after_write - stop reading; free once the output is out */
-static void
-conn_close_after_write(struct conn *c)
-{
-	c->closing = 1;
-	bufferevent_disable(c->bev, EV_READ);
-	if (evbuffer_get_length(bufferevent_get_output(c->bev)) == 0)
-		conn_free(c);
+	if (worker_cache_answer(c, map, domain, strlen(domain)) == 0)
+		return;
+	worker_ask_resolver(c, map, domain, strlen(domain));
 }
 
 /*
@@ -189,8 +503,10 @@ conn_process(struct conn *c)
 	unsigned char	*p;
 
 	while ((len = evbuffer_get_length(in)) > 0 && !c->closing) {
-		if (evbuffer_get_length(out) > WORKER_OUTPUT_HIGH) {
-			/* The client is not reading: stop until it does. */
+		if (evbuffer_get_length(out) > WORKER_OUTPUT_HIGH ||
+		    c->nslots >= WORKER_MAX_INFLIGHT) {
+			/* The client is not reading, or has too many
+			 * lookups running: stop until that changes. */
 			bufferevent_disable(c->bev, EV_READ);
 			c->reading_paused = 1;
 			return (0);
@@ -241,11 +557,12 @@ conn_write_cb(struct bufferevent *bev, void *arg)
 	struct evbuffer	*out = bufferevent_get_output(bev);
 
 	if (c->closing) {
-		if (evbuffer_get_length(out) == 0)
+		if (TAILQ_EMPTY(&c->fifo) && evbuffer_get_length(out) == 0)
 			conn_free(c);
 		return;
 	}
-	if (c->reading_paused && evbuffer_get_length(out) < WORKER_OUTPUT_LOW) {
+	if (c->reading_paused && evbuffer_get_length(out) < WORKER_OUTPUT_LOW &&
+	    c->nslots < WORKER_MAX_INFLIGHT) {
 		c->reading_paused = 0;
 		bufferevent_enable(bev, EV_READ);
 		/* Requests may already be buffered: serve them now. */
@@ -260,13 +577,22 @@ conn_event_cb(struct bufferevent *bev, short what, void *arg)
 	struct conn	*c = arg;
 
 	(void)bev;
-	if (what & BEV_EVENT_TIMEOUT)
+	if (what & BEV_EVENT_TIMEOUT) {
+		/* Idle means idle: a connection waiting for a lookup is not. */
+		if (!TAILQ_EMPTY(&c->fifo)) {
+			bufferevent_enable(bev, EV_READ | EV_WRITE);
+			return;
+		}
 		log_debug(1, "connection idle for %d s: closing",
 		    c->w->cf->idle_timeout);
-	else if (what & BEV_EVENT_ERROR)
+	} else if (what & BEV_EVENT_ERROR)
 		log_debug(1, "connection error: %s",
 		    evutil_socket_error_to_string(EVUTIL_SOCKET_ERROR()));
-	/* EOF: every complete request was answered in the read callback. */
+	else if ((what & BEV_EVENT_EOF) && !TAILQ_EMPTY(&c->fifo)) {
+		/* Half-close: the client may still read its answers. */
+		conn_close_after_write(c);
+		return;
+	}
 	conn_free(c);
 }
 
@@ -290,6 +616,7 @@ worker_accept_cb(struct evconnlistener *l, evutil_socket_t fd,
 	}
 	c = xcalloc(1, sizeof(*c));
 	c->w = w;
+	TAILQ_INIT(&c->fifo);
 	c->bev = bufferevent_socket_new(w->base, fd, BEV_OPT_CLOSE_ON_FREE);
 	if (c->bev == NULL) {
 		log_warnx("bufferevent_socket_new failed: refusing connection");
@@ -317,6 +644,173 @@ worker_accept_error_cb(struct evconnlistener *l, void *arg)
 	    evutil_socket_error_to_string(EVUTIL_SOCKET_ERROR()));
 }
 
+/* resolver_reply - facts arrived for a domain: answer its waiters */
+static void
+resolver_reply(struct worker *w, const struct ipc_reply *rep)
+{
+	struct inflight	*inf;
+	struct slot	*sl;
+	struct buf	 data;
+	enum sockmap_status st;
+	int		 ok;
+
+	if ((inf = inflight_find(w, rep->domain, rep->domain_len)) == NULL)
+		return;		/* every waiter hit its deadline already */
+	ok = rep->status == IPC_STATUS_OK &&
+	    cache_record_decode(rep->record, rep->record_len, &w->rec) == 0;
+	if (!ok)
+		log_warnx("domain=%s: resolver gave no usable record",
+		    rep->domain);
+	buf_init_fixed(&data, w->data, sizeof(w->data));
+	while ((sl = TAILQ_FIRST(&inf->waiters)) != NULL) {
+		buf_reset(&data);
+		if (ok)
+			st = facts_answer(rep->domain, &w->rec, sl->map,
+			    &w->pol, &data);
+		else
+			st = worker_unknown_answer(w, &data);
+		log_debug(1, "domain=%s map=%s source=resolver answer=%s",
+		    rep->domain, sl->map->name, sockmap_status_name(st));
+		slot_complete(sl, st, data.data, data.len);
+	}
+	inflight_remove(w, inf);
+}
+
+/* resolver_read_cb - messages from the resolver */
+static void
+resolver_read_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct worker	*w = arg;
+	struct ipc_reply rep;
+	ssize_t		 n;
+
+	(void)what;
+	for (;;) {
+		n = recv(fd, w->msg, sizeof(w->msg), MSG_DONTWAIT);
+		if (n == -1 && (errno == EAGAIN || errno == EINTR))
+			return;
+		if (n <= 0) {
+			log_warnx("worker %d: resolver connection lost%s%s",
+			    w->id, n == -1 ? ": " : "",
+			    n == -1 ? strerror(errno) : "");
+			resolver_connect(w);
+			return;
+		}
+		if (ipc_reply_decode(w->msg, (size_t)n, &rep) == -1) {
+			log_warnx("worker %d: malformed message from resolver "
+			    "(%zd bytes) dropped", w->id, n);
+			continue;
+		}
+		resolver_reply(w, &rep);
+	}
+}
+
+/* resolver_write_cb - the socket has room again */
+static void
+resolver_write_cb(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	resolver_flush(arg);
+}
+
+/* resolver_flush - send every unsent request */
+static void
+resolver_flush(struct worker *w)
+{
+	struct inflight	*inf;
+	struct ipc_request req;
+	unsigned char	 msg[8 + DOMAIN_BUFSZ];
+	long		 n;
+
+	if (w->rfd == -1)
+		return;
+	while ((inf = TAILQ_FIRST(&w->unsent)) != NULL) {
+		memset(&req, 0, sizeof(req));
+		memcpy(req.domain, inf->domain, inf->domain_len);
+		req.domain_len = inf->domain_len;
+		if ((n = ipc_request_encode(&req, msg, sizeof(msg))) == -1)
+			panic("resolver_flush: cannot encode %s", inf->domain);
+		if (send(w->rfd, msg, (size_t)n, MSG_DONTWAIT | MSG_NOSIGNAL)
+		    == -1) {
+			if (errno == EAGAIN || errno == ENOBUFS) {
+				event_add(w->ev_rwrite, NULL);
+				return;
+			}
+			log_warn("worker %d: send to resolver", w->id);
+			resolver_connect(w);
+			return;
+		}
+		TAILQ_REMOVE(&w->unsent, inf, u_entry);
+		inf->unsent = 0;
+	}
+}
+
+/* resolver_reconnect_cb - try the resolver socket again */
+static void
+resolver_reconnect_cb(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	resolver_connect(arg);
+}
+
+/*
+ * resolver_connect - (re)connect to the resolver
+ *
+ * Every inflight domain is marked unsent: what the old resolver was asked
+ * is asked again.  Until the resolver answers, waiters are answered by
+ * their deadlines, so a dead resolver delays mail by one deadline at most.
+ */
+static void
+resolver_connect(struct worker *w)
+{
+	struct sockaddr_un sun;
+	struct timeval	 tv = { 0, WORKER_RECONNECT_MS * 1000 };
+	struct inflight	*inf;
+	size_t		 i;
+	int		 n;
+
+	if (w->rfd != -1) {
+		event_del(w->ev_rread);
+		event_del(w->ev_rwrite);
+		event_free(w->ev_rread);
+		event_free(w->ev_rwrite);
+		close(w->rfd);
+		w->rfd = -1;
+	}
+	for (i = 0; i < WORKER_INFLIGHT_BUCKETS; i++)
+		for (inf = w->inflight[i]; inf != NULL; inf = inf->next)
+			if (!inf->unsent) {
+				inf->unsent = 1;
+				TAILQ_INSERT_TAIL(&w->unsent, inf, u_entry);
+			}
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	n = snprintf(sun.sun_path, sizeof(sun.sun_path), "%s/%s",
+	    w->cf->runtime_dir, WORKER_RESOLVER_SOCKET);
+	if (n < 0 || (size_t)n >= sizeof(sun.sun_path))
+		fatalx("runtime_dir too long for a socket path");
+	w->rfd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK,
+	    0);
+	if (w->rfd == -1 || connect(w->rfd, (struct sockaddr *)&sun,
+	    sizeof(sun)) == -1) {
+		log_debug(1, "worker %d: connect %s: %s", w->id, sun.sun_path,
+		    strerror(errno));
+		if (w->rfd != -1)
+			close(w->rfd);
+		w->rfd = -1;
+		evtimer_add(w->ev_reconnect, &tv);
+		return;
+	}
+	w->ev_rread = event_new(w->base, w->rfd, EV_READ | EV_PERSIST,
+	    resolver_read_cb, w);
+	w->ev_rwrite = event_new(w->base, w->rfd, EV_WRITE, resolver_write_cb,
+	    w);
+	event_add(w->ev_rread, NULL);
+	resolver_flush(w);
+}
+
 /* worker_drain_cb - grace period over: exit even with open connections */
 static void
 worker_drain_cb(evutil_socket_t fd, short what, void *arg)
@@ -333,9 +827,9 @@ worker_drain_cb(evutil_socket_t fd, short what, void *arg)
 /*
  * worker_term_cb - SIGTERM/SIGINT: stop accepting, finish, exit
  *
- * Connections with no request in flight are closed now; the others close
- * once their replies are written (every request here is answered before
- * its read callback returns, so that is the output still queued).
+ * Every connection stops reading and closes once its pending replies are
+ * written; a pending lookup is answered by the resolver or its deadline,
+ * so the grace period is one deadline plus a margin.
  */
 static void
 worker_term_cb(evutil_socket_t sig, short what, void *arg)
@@ -372,47 +866,67 @@ worker_term_cb(evutil_socket_t sig, short what, void *arg)
 int
 worker_main(const struct config *cf, const int *fds, int nfds, int id)
 {
-	struct worker	 w;
+	struct worker	*w;
 	struct conn	*c;
+	struct inflight	*inf;
+	size_t		 b;
 	int		 i;
 
-	memset(&w, 0, sizeof(w));
-	w.cf = cf;
-	w.id = id;
-	TAILQ_INIT(&w.conns);
+	w = xcalloc(1, sizeof(*w));
+	w->cf = cf;
+	w->id = id;
+	w->rfd = -1;
+	w->deadline.tv_sec = cf->request_timeout_ms / 1000;
+	w->deadline.tv_usec = (cf->request_timeout_ms % 1000) * 1000;
+	TAILQ_INIT(&w->conns);
+	TAILQ_INIT(&w->unsent);
 	signal(SIGPIPE, SIG_IGN);
-	if ((w.base = event_base_new()) == NULL)
+	if ((w->base = event_base_new()) == NULL)
 		fatalx("worker %d: event_base_new failed", id);
-	w.listeners = xcalloc((size_t)nfds, sizeof(*w.listeners));
-	w.nlisteners = nfds;
+	w->listeners = xcalloc((size_t)nfds, sizeof(*w->listeners));
+	w->nlisteners = nfds;
 	for (i = 0; i < nfds; i++) {
 		evutil_make_socket_nonblocking(fds[i]);
-		w.listeners[i] = evconnlistener_new(w.base, worker_accept_cb,
-		    &w, 0, -1, fds[i]);
-		if (w.listeners[i] == NULL)
+		w->listeners[i] = evconnlistener_new(w->base, worker_accept_cb,
+		    w, 0, -1, fds[i]);
+		if (w->listeners[i] == NULL)
 			fatalx("worker %d: evconnlistener_new failed", id);
-		evconnlistener_set_error_cb(w.listeners[i],
+		evconnlistener_set_error_cb(w->listeners[i],
 		    worker_accept_error_cb);
 	}
-	w.ev_term = evsignal_new(w.base, SIGTERM, worker_term_cb, &w);
-	w.ev_int = evsignal_new(w.base, SIGINT, worker_term_cb, &w);
-	evsignal_add(w.ev_term, NULL);
-	evsignal_add(w.ev_int, NULL);
+	w->ev_term = evsignal_new(w->base, SIGTERM, worker_term_cb, w);
+	w->ev_int = evsignal_new(w->base, SIGINT, worker_term_cb, w);
+	evsignal_add(w->ev_term, NULL);
+	evsignal_add(w->ev_int, NULL);
+	w->ev_reconnect = evtimer_new(w->base, resolver_reconnect_cb, w);
+	resolver_connect(w);
 	log_debug(1, "worker %d started", id);
 
-	event_base_dispatch(w.base);
+	event_base_dispatch(w->base);
 
-	while ((c = TAILQ_FIRST(&w.conns)) != NULL)
+	while ((c = TAILQ_FIRST(&w->conns)) != NULL)
 		conn_free(c);
-	for (i = 0; i < w.nlisteners; i++)
-		if (w.listeners[i] != NULL)
-			evconnlistener_free(w.listeners[i]);
-	free(w.listeners);
-	if (w.ev_drain != NULL)
-		event_free(w.ev_drain);
-	event_free(w.ev_term);
-	event_free(w.ev_int);
-	event_base_free(w.base);
+	for (b = 0; b < WORKER_INFLIGHT_BUCKETS; b++)
+		while ((inf = w->inflight[b]) != NULL)
+			inflight_remove(w, inf);
+	for (i = 0; i < w->nlisteners; i++)
+		if (w->listeners[i] != NULL)
+			evconnlistener_free(w->listeners[i]);
+	free(w->listeners);
+	if (w->rfd != -1) {
+		event_free(w->ev_rread);
+		event_free(w->ev_rwrite);
+		close(w->rfd);
+	}
+	event_free(w->ev_reconnect);
+	if (w->cache != NULL)
+		cache_close(w->cache);
+	if (w->ev_drain != NULL)
+		event_free(w->ev_drain);
+	event_free(w->ev_term);
+	event_free(w->ev_int);
+	event_base_free(w->base);
+	free(w);
 	log_debug(1, "worker %d exiting", id);
 	return (0);
 }

@@ -1,0 +1,189 @@
+/*
+ * facts.c - cache records from discoveries, and answers from cache records
+ *
+ * The merge rules (trust on first use, RFC 8461 §5.1 and §10.2) are in
+ * facts.h.  Everything here is pure: time comes in as an argument, so the
+ * unit tests drive expiry and refresh without sleeping.
+ */
+#include "autoconf.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "buf.h"
+#include "cache.h"
+#include "config.h"
+#include "decide.h"
+#include "discover.h"
+#include "facts.h"
+#include "sockmap.h"
+#include "sts_policy.h"
+
+/* facts_spread - a stable per-domain offset in [0, range] */
+static int64_t
+facts_spread(const char *domain, int64_t range)
+{
+	uint32_t	 h = 2166136261u;
+
+	if (range <= 0)
+		return (0);
+	for (; *domain != '\0'; domain++) {
+		h ^= (unsigned char)*domain;
+		h *= 16777619u;
+	}
+	return ((int64_t)(h % ((uint64_t)range + 1)));
+}
+
+int64_t
+facts_next_refresh(const char *domain, int64_t fetched_at, uint32_t max_age,
+    int refresh_before)
+{
+	int64_t		 interval;
+
+	if (refresh_before > 0 && (int64_t)max_age > refresh_before)
+		interval = (int64_t)max_age - refresh_before;
+	else
+		interval = max_age / 2;
+	if (interval > FACTS_MAX_REFRESH)
+		interval = FACTS_MAX_REFRESH;
+	if (interval < 1)
+		interval = 1;
+	return (fetched_at + interval - facts_spread(domain, interval / 10));
+}
+
+/* facts_negative - a short-lived "no usable policy" entry */
+static void
+facts_negative(const struct discover_result *res,
+    const struct config_cache *cc, int64_t now, struct cache_record *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->kind = CACHE_KIND_NONE;
+	out->dnssec = res->txt_security == DNS_SECURE ? CACHE_DNSSEC_SECURE :
+	    res->txt_security == DNS_BOGUS ? CACHE_DNSSEC_BOGUS :
+	    CACHE_DNSSEC_INSECURE;
+	out->fetched_at = now;
+	out->expires_at = now + cc->negative_ttl;
+	out->next_refresh = out->expires_at;
+	if (res->outcome == DISCOVER_FAILURE) {
+		out->last_error = (uint8_t)res->failure;
+		out->last_error_at = now;
+	}
+}
+
+int
+facts_merge(const char *domain, const struct cache_record *old,
+    const struct discover_result *res, const struct config_cache *cc,
+    int64_t now, struct cache_record *out)
+{
+	const struct sts_policy *pol;
+	int		 have_old;
+	size_t		 i;
+
+	have_old = old != NULL && old->kind == CACHE_KIND_STS &&
+	    now < old->expires_at;
+
+	switch (res->outcome) {
+	case DISCOVER_POLICY:
+		pol = res->policy;
+		memset(out, 0, sizeof(*out));
+		out->kind = CACHE_KIND_STS;
+		out->sts_mode = pol->mode == STS_MODE_ENFORCE ?
+		    CACHE_STS_ENFORCE : pol->mode == STS_MODE_TESTING ?
+		    CACHE_STS_TESTING : CACHE_STS_NONE;
+		out->dnssec = res->txt_security == DNS_SECURE ?
+		    CACHE_DNSSEC_SECURE : CACHE_DNSSEC_INSECURE;
+		out->max_age = pol->max_age;
+		out->fetched_at = now;
+		out->expires_at = now + pol->max_age;
+		out->next_refresh = facts_next_refresh(domain, now,
+		    pol->max_age, cc->refresh_before);
+		snprintf(out->id, sizeof(out->id), "%s",
+		    res->id != NULL ? res->id : "");
+		out->nmx = (uint16_t)(pol->nmx < CACHE_MAX_MX ? pol->nmx :
+		    CACHE_MAX_MX);
+		for (i = 0; i < out->nmx; i++)
+			snprintf(out->mx[i], sizeof(out->mx[i]), "%s",
+			    pol->mx[i]);
+		return (1);
+
+	case DISCOVER_UNCHANGED:
+		if (!have_old)
+			break;		/* nothing to keep: treat as failure */
+		*out = *old;
+		out->last_error = 0;
+		out->last_error_at = 0;
+		out->next_refresh = facts_next_refresh(domain,
+		    old->fetched_at, old->max_age, cc->refresh_before);
+		if (out->next_refresh <= now)
+			out->next_refresh = now + FACTS_MIN_RETRY;
+		return (1);
+
+	case DISCOVER_NO_POLICY:
+	case DISCOVER_FAILURE:
+		break;
+	}
+	if (have_old) {
+		/* §10.2: no downgrade before max_age runs out. */
+		*out = *old;
+		out->last_error = res->outcome == DISCOVER_FAILURE ?
+		    (uint8_t)res->failure : 0;
+		out->last_error_at = now;
+		out->next_refresh = now + FACTS_MIN_RETRY +
+		    facts_spread(domain, FACTS_MIN_RETRY / 5);
+		if (out->next_refresh > out->expires_at)
+			out->next_refresh = out->expires_at;
+		return (1);
+	}
+	facts_negative(res, cc, now, out);
+	return (1);
+}
+
+int
+facts_answer(const char *domain, const struct cache_record *rec,
+    const struct config_map *map, struct sts_policy *pol, struct buf *out)
+{
+	struct decide_input in;
+	struct decide_options opt;
+	struct decide_result res;
+	struct buf	 text;
+	size_t		 i;
+
+	memset(&in, 0, sizeof(in));
+	memset(&opt, 0, sizeof(opt));
+	in.domain = domain;
+	opt.testing_answer = map->testing_answer == CONFIG_ANSWER_MAY ?
+	    DECIDE_TESTING_MAY : DECIDE_TESTING_NOTFOUND;
+	opt.tlsrpt = map->tlsrpt;
+
+	if (rec->kind == CACHE_KIND_STS) {
+		pol->mode = rec->sts_mode == CACHE_STS_ENFORCE ?
+		    STS_MODE_ENFORCE : rec->sts_mode == CACHE_STS_TESTING ?
+		    STS_MODE_TESTING : STS_MODE_NONE;
+		pol->max_age = rec->max_age;
+		pol->nmx = rec->nmx;
+		/* Canonical policy lines, for TLSRPT policy_string. */
+		buf_init_fixed(&text, pol->text, sizeof(pol->text) - 1);
+		buf_appendf(&text, "version: STSv1\nmode: %s\n",
+		    sts_policy_mode_name(pol->mode));
+		for (i = 0; i < rec->nmx; i++) {
+			memcpy(pol->mx[i], rec->mx[i], sizeof(pol->mx[i]));
+			pol->mx[i][sizeof(pol->mx[i]) - 1] = '\0';
+			buf_appendf(&text, "mx: %s\n", rec->mx[i]);
+		}
+		buf_appendf(&text, "max_age: %u\n", (unsigned)rec->max_age);
+		if (text.error)
+			return (SOCKMAP_TEMP);
+		pol->textlen = text.len;
+		pol->nlines = rec->nmx + 3;
+		pol->text[text.len] = '\0';
+		in.sts = DECIDE_STS_POLICY;
+		in.policy = pol;
+	}
+	if (decide(&in, &opt, out, &res) == -1) {
+		buf_reset(out);
+		buf_append_str(out, "policy answer could not be formed");
+		return (SOCKMAP_TEMP);
+	}
+	return (res.status);
+}

@@ -1,0 +1,24 @@
+/*
+ * resolver.h - the resolver process: discovery, cache writes, refresh
+ *
+ * One process, one libevent loop, running libunbound (dns.c) and libcurl
+ * (https.c) asynchronously.  Front workers connect over the internal
+ * SOCK_SEQPACKET socket (ipc.h) and ask about domains; concurrent requests
+ * for one domain share one discovery (single flight, across workers).  The
+ * resolver is the only writer of the cache.
+ */
+#ifndef RESOLVER_H
+#define RESOLVER_H
+
+struct config;
+
+#define RESOLVER_MAX_JOBS	256	/* discoveries running at once */
+#define RESOLVER_MAX_CONNS	1024	/* worker connections */
+
+/*
+ * resolver_main - run until SIGTERM; lfd is the listening SEQPACKET
+ * socket.  Returns the exit status.
+ */
+int	resolver_main(const struct config *cf, int lfd);
+
+#endif

@@ -1,0 +1,127 @@
+/*
+ * test_ipc.c - worker <-> resolver message codec
+ */
+#include "autoconf.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "ipc.h"
+
+static void
+request_round_trip(void **state)
+{
+	struct ipc_request req, got;
+	unsigned char	 msg[IPC_MAX_MSG];
+	long		 n;
+
+	(void)state;
+	memset(&req, 0, sizeof(req));
+	strcpy(req.domain, "example.com");
+	req.domain_len = 11;
+	req.flags = IPC_FLAG_REFRESH;
+	n = ipc_request_encode(&req, msg, sizeof(msg));
+	assert_int_equal(n, 4 + 11);
+	assert_int_equal(ipc_request_decode(msg, (size_t)n, &got), 0);
+	assert_string_equal(got.domain, "example.com");
+	assert_int_equal(got.domain_len, 11);
+	assert_int_equal(got.flags, IPC_FLAG_REFRESH);
+}
+
+static void
+request_rejects_bad_input(void **state)
+{
+	struct ipc_request req, got;
+	unsigned char	 msg[IPC_MAX_MSG];
+	long		 n;
+	size_t		 cut;
+
+	(void)state;
+	memset(&req, 0, sizeof(req));
+	strcpy(req.domain, "a.example");
+	req.domain_len = 9;
+	n = ipc_request_encode(&req, msg, sizeof(msg));
+	assert_true(n > 0);
+	for (cut = 0; cut < (size_t)n; cut++)
+		assert_int_equal(ipc_request_decode(msg, cut, &got), -1);
+	msg[n] = 'x';	/* trailing byte */
+	assert_int_equal(ipc_request_decode(msg, (size_t)n + 1, &got), -1);
+	msg[1] = IPC_VERSION + 1;
+	assert_int_equal(ipc_request_decode(msg, (size_t)n, &got), -1);
+	msg[1] = IPC_VERSION;
+	msg[0] = 'R';
+	assert_int_equal(ipc_request_decode(msg, (size_t)n, &got), -1);
+	msg[0] = 'Q';
+	msg[5] = ' ';	/* space inside the domain */
+	assert_int_equal(ipc_request_decode(msg, (size_t)n, &got), -1);
+	req.domain_len = 0;
+	assert_int_equal(ipc_request_encode(&req, msg, sizeof(msg)), -1);
+	req.domain_len = 9;
+	assert_int_equal(ipc_request_encode(&req, msg, 5), -1);
+}
+
+static void
+reply_round_trip(void **state)
+{
+	struct ipc_reply rep, got;
+	unsigned char	 msg[IPC_MAX_MSG], rec[300];
+	long		 n;
+
+	(void)state;
+	memset(rec, 0xa5, sizeof(rec));
+	memset(&rep, 0, sizeof(rep));
+	strcpy(rep.domain, "mail.example");
+	rep.domain_len = 12;
+	rep.status = IPC_STATUS_OK;
+	rep.record = rec;
+	rep.record_len = sizeof(rec);
+	n = ipc_reply_encode(&rep, msg, sizeof(msg));
+	assert_int_equal(n, 4 + 12 + 4 + 300);
+	assert_int_equal(ipc_reply_decode(msg, (size_t)n, &got), 0);
+	assert_string_equal(got.domain, "mail.example");
+	assert_int_equal(got.record_len, 300);
+	assert_memory_equal(got.record, rec, 300);
+	/* a record length that disagrees with the message size */
+	assert_int_equal(ipc_reply_decode(msg, (size_t)n - 1, &got), -1);
+	msg[4 + 12] = 0x2d;	/* 301 */
+	assert_int_equal(ipc_reply_decode(msg, (size_t)n, &got), -1);
+}
+
+static void
+reply_limits(void **state)
+{
+	struct ipc_reply rep, got;
+	unsigned char	 msg[64];
+	long		 n;
+
+	(void)state;
+	memset(&rep, 0, sizeof(rep));
+	strcpy(rep.domain, "x.example");
+	rep.domain_len = 9;
+	rep.status = IPC_STATUS_TEMP;
+	n = ipc_reply_encode(&rep, msg, sizeof(msg));
+	assert_int_equal(n, 4 + 9 + 4);
+	assert_int_equal(ipc_reply_decode(msg, (size_t)n, &got), 0);
+	assert_null(got.record);
+	assert_int_equal(got.status, IPC_STATUS_TEMP);
+	msg[2] = 7;	/* unknown status */
+	assert_int_equal(ipc_reply_decode(msg, (size_t)n, &got), -1);
+	rep.record_len = IPC_MAX_RECORD + 1;
+	assert_int_equal(ipc_reply_encode(&rep, msg, sizeof(msg)), -1);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(request_round_trip),
+		cmocka_unit_test(request_rejects_bad_input),
+		cmocka_unit_test(reply_round_trip),
+		cmocka_unit_test(reply_limits),
+	};
+
+	return (cmocka_run_group_tests_name("ipc", tests, NULL, NULL));
+}
