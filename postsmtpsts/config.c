@@ -81,6 +81,7 @@ struct config_line {
 /* The state of one config_load(): errors out, value lines in. */
 struct config_ctx {
 	const char	*file;
+	int		 nfilelines;	/* errors at EOF name the last line */
 	char		*err;
 	size_t		 errsz;
 	size_t		 errlen;
@@ -225,6 +226,8 @@ config_report(struct config_ctx *ctx, int line, const char *msg)
 	ctx->nerr++;
 	if (ctx->errsz == 0 || ctx->nerr > CONFIG_MAX_ERRORS + 1)
 		return;
+	if (ctx->nfilelines > 0 && line > ctx->nfilelines)
+		line = ctx->nfilelines;
 	if (ctx->nerr == CONFIG_MAX_ERRORS + 1)
 		len = snprintf(text, sizeof(text), "%s: too many errors\n",
 		    ctx->file);
@@ -452,10 +455,11 @@ config_word_char(char c)
  * Mirrors libconfuse 3.3's scanner: quoted strings (with backslash escapes)
  * are kept whole, "${NAME}" is one token, '#' starts a comment anywhere
  * else, "//" and slash-star only where no unquoted word is in progress.
- * Returns 0, or -1 with *errline at the start of an unterminated comment.
+ * Returns 0, or -1 with *errline at the start of an unterminated comment
+ * or string, and *what naming which.
  */
 static int
-config_strip_comments(char *p, size_t len, int *errline)
+config_strip_comments(char *p, size_t len, int *errline, const char **what)
 {
 	size_t	 i = 0;
 	int	 line = 1, word = 0, start;
@@ -464,11 +468,17 @@ config_strip_comments(char *p, size_t len, int *errline)
 	while (i < len) {
 		c = p[i];
 		if (c == '"' || c == '\'') {
+			start = line;
 			for (i++; i < len && p[i] != c; i++) {
 				if (p[i] == '\\' && i + 1 < len)
 					i++;
 				if (p[i] == '\n')
 					line++;
+			}
+			if (i >= len) {
+				*errline = start;
+				*what = "unterminated string";
+				return (-1);
 			}
 			i++;
 			word = 0;
@@ -489,6 +499,7 @@ config_strip_comments(char *p, size_t len, int *errline)
 			for (;;) {
 				if (i >= len) {
 					*errline = start;
+					*what = "unterminated comment";
 					return (-1);
 				}
 				if (p[i] == '*' && i + 1 < len &&
@@ -515,8 +526,8 @@ config_strip_comments(char *p, size_t len, int *errline)
 }
 
 /*
- * config_read - the whole file, NUL-terminated, with a final newline so
- * that it is never empty (fmemopen(3) may refuse size 0); NULL on error
+ * config_read - the whole file, NUL-terminated; an empty file reads as one
+ * newline (fmemopen(3) may refuse size 0); NULL on error
  */
 static char *
 config_read(struct config_ctx *ctx, const char *path, size_t *lenp)
@@ -576,7 +587,13 @@ config_read(struct config_ctx *ctx, const char *path, size_t *lenp)
 		free(text);
 		return (NULL);
 	}
-	text[len++] = '\n';
+	for (n = 0; n < (ssize_t)len; n++)
+		if (text[n] == '\n')
+			ctx->nfilelines++;
+	if (len > 0 && text[len - 1] != '\n')
+		ctx->nfilelines++;
+	if (len == 0)
+		text[len++] = '\n';
 	text[len] = '\0';
 	*lenp = len;
 	return (text);
@@ -1245,7 +1262,7 @@ config_build_root(struct config_ctx *ctx, cfg_t *cfg, struct config *cf)
 		    CONFIG_MIN_REQUEST_TIMEOUT_MS / 1000.0,
 		    CONFIG_MAX_REQUEST_TIMEOUT_MS / 1000.0, rt / 1000.0);
 	else
-		cf->request_timeout_ms = (int)lround(rt);
+		cf->request_timeout_ms = (int)(rt + 0.5);
 
 	s = config_str(cfg, "deadline_answer");
 	if (strcasecmp(s, "notfound") == 0)
@@ -1421,6 +1438,7 @@ config_load(const char *path, char *errbuf, size_t errsz)
 	cfg_t	*cfg = NULL;
 	FILE	*fp;
 	char	*text;
+	const char *what;
 	size_t	 len;
 	int	 rc, line;
 
@@ -1435,8 +1453,8 @@ config_load(const char *path, char *errbuf, size_t errsz)
 
 	if ((text = config_read(&ctx, path, &len)) == NULL)
 		return (NULL);
-	if (config_strip_comments(text, len, &line) == -1) {
-		config_errorf(&ctx, line, "unterminated comment");
+	if (config_strip_comments(text, len, &line, &what) == -1) {
+		config_errorf(&ctx, line, "%s", what);
 		free(text);
 		return (NULL);
 	}
