@@ -1,0 +1,1223 @@
+/*
+ * test_cache.c - unit tests for the LMDB policy cache
+ *
+ * The record codec is tested as the pure function it is: round trips, a
+ * golden encoding, and every rejection (each truncation point, each bad
+ * field).  The store is tested in a fresh mkdtemp directory per test:
+ * put/get/del/iterate, batches, damaged values written behind the cache's
+ * back, a full map, reopening, and the multi-process cases that are the
+ * reason for LMDB: a reader process while another writes, a writer killed
+ * with SIGKILL in the middle of its commits, a reader that must follow a
+ * map the writer grew, and reader slots of killed processes.
+ */
+#include "autoconf.h"
+
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include <lmdb.h>
+
+#include "cache.h"
+#include "log.h"
+
+#define TEST_MAP_SIZE	((size_t)64 << 20)
+#define TEST_NAME_MAX	64
+
+static struct cache_record rec_a, rec_b;
+static unsigned char enc_a[CACHE_RECORD_MAX_LEN + 16];
+static unsigned char enc_b[CACHE_RECORD_MAX_LEN + 16];
+
+/* test_name - the synthetic domain of record i */
+static void
+test_name(char *out, size_t outsz, unsigned int i)
+{
+	int	 n;
+
+	n = snprintf(out, outsz, "d%05u.example", i);
+	assert_true(n > 0 && (size_t)n < outsz);
+}
+
+/* test_record - a synthetic enforce STS record, its fields derived from i */
+static void
+test_record(struct cache_record *r, unsigned int i)
+{
+	memset(r, 0, sizeof(*r));
+	r->kind = CACHE_KIND_STS;
+	r->sts_mode = CACHE_STS_ENFORCE;
+	r->dnssec = CACHE_DNSSEC_INSECURE;
+	r->max_age = i;
+	r->fetched_at = 1700000000 + (int64_t)i;
+	r->expires_at = r->fetched_at + 86400;
+	r->next_refresh = r->fetched_at + 43200;
+	snprintf(r->id, sizeof(r->id), "id%u", i);
+	r->nmx = 2;
+	snprintf(r->mx[0], sizeof(r->mx[0]), "mx1.d%05u.example", i);
+	snprintf(r->mx[1], sizeof(r->mx[1]), "*.d%05u.example", i);
+}
+
+/* test_record_equal - the meaningful fields of a and b are equal */
+static void
+test_record_equal(const struct cache_record *a, const struct cache_record *b)
+{
+	unsigned int i;
+
+	assert_int_equal(a->kind, b->kind);
+	assert_int_equal(a->sts_mode, b->sts_mode);
+	assert_int_equal(a->dnssec, b->dnssec);
+	assert_int_equal(a->dane, b->dane);
+	assert_int_equal(a->last_error, b->last_error);
+	assert_int_equal(a->max_age, b->max_age);
+	assert_true(a->fetched_at == b->fetched_at);
+	assert_true(a->expires_at == b->expires_at);
+	assert_true(a->next_refresh == b->next_refresh);
+	assert_true(a->last_error_at == b->last_error_at);
+	assert_string_equal(a->id, b->id);
+	assert_int_equal(a->nmx, b->nmx);
+	for (i = 0; i < a->nmx; i++)
+		assert_string_equal(a->mx[i], b->mx[i]);
+}
+
+/* test_encode - encode r into buf, return its length */
+static size_t
+test_encode(const struct cache_record *r, unsigned char *buf, size_t bufsz)
+{
+	size_t	 len = 0;
+
+	assert_int_equal(cache_record_encode(r, buf, bufsz, &len), 0);
+	assert_true(len >= CACHE_RECORD_FIXED_LEN + 3 && len <= bufsz);
+	return (len);
+}
+
+/* ---- the record codec ---------------------------------------------- */
+
+static void
+record_round_trip_sts(void **state)
+{
+	size_t	 len;
+
+	(void)state;
+	test_record(&rec_a, 7);
+	rec_a.dane = 5;
+	rec_a.last_error = 9;
+	rec_a.last_error_at = -1;		/* signed times survive */
+	rec_a.fetched_at = INT64_MIN;
+	rec_a.expires_at = INT64_MAX;
+	rec_a.max_age = UINT32_MAX;
+	rec_a.nmx = 3;
+	snprintf(rec_a.mx[2], sizeof(rec_a.mx[2]), "MX-3_x.Example.NET");
+	len = test_encode(&rec_a, enc_a, sizeof(enc_a));
+	memset(&rec_b, 0x55, sizeof(rec_b));
+	assert_int_equal(cache_record_decode(enc_a, len, &rec_b),
+	    CACHE_DECODE_OK);
+	test_record_equal(&rec_a, &rec_b);
+	/* canonical: re-encoding gives the same bytes */
+	assert_int_equal(test_encode(&rec_b, enc_b, sizeof(enc_b)), len);
+	assert_memory_equal(enc_a, enc_b, len);
+}
+
+static void
+record_round_trip_negative_entry(void **state)
+{
+	size_t	 len;
+
+	(void)state;
+	memset(&rec_a, 0, sizeof(rec_a));
+	rec_a.kind = CACHE_KIND_NONE;
+	rec_a.expires_at = 42;
+	len = test_encode(&rec_a, enc_a, sizeof(enc_a));
+	assert_int_equal(len, CACHE_RECORD_FIXED_LEN + 1 + 2);
+	assert_int_equal(cache_record_decode(enc_a, len, &rec_b),
+	    CACHE_DECODE_OK);
+	test_record_equal(&rec_a, &rec_b);
+	assert_string_equal(rec_b.id, "");
+}
+
+static void
+record_round_trip_largest(void **state)
+{
+	size_t	 len;
+	unsigned int i;
+
+	(void)state;
+	memset(&rec_a, 0, sizeof(rec_a));
+	rec_a.kind = CACHE_KIND_DANE;
+	rec_a.dnssec = CACHE_DNSSEC_SECURE;
+	memset(rec_a.id, 'Z', CACHE_ID_LEN - 1);
+	rec_a.nmx = CACHE_MAX_MX;
+	for (i = 0; i < CACHE_MAX_MX; i++) {
+		memset(rec_a.mx[i], 'a' + i % 26, CACHE_MX_LEN - 1);
+		rec_a.mx[i][0] = '*';
+		rec_a.mx[i][1] = '.';
+	}
+	len = test_encode(&rec_a, enc_a, sizeof(enc_a));
+	assert_int_equal(len, CACHE_RECORD_MAX_LEN);
+	assert_int_equal(cache_record_decode(enc_a, len, &rec_b),
+	    CACHE_DECODE_OK);
+	test_record_equal(&rec_a, &rec_b);
+	/* exactly enough room works, one byte less does not */
+	assert_int_equal(cache_record_encode(&rec_a, enc_b, len, &len), 0);
+	assert_int_equal(cache_record_encode(&rec_a, enc_b, len - 1, &len),
+	    -1);
+}
+
+static void
+record_golden_encoding(void **state)
+{
+	static const unsigned char want[] = {
+		0xca, 0x01,			/* magic, version */
+		0x02, 0x02, 0x02, 0x00, 0x03,	/* sts enforce secure, dane,
+						   last_error */
+		0x80, 0x51, 0x01, 0x00,		/* max_age 86400 */
+		0x00, 0xf1, 0x53, 0x65, 0x00, 0x00, 0x00, 0x00, /* 1700000000 */
+		0x80, 0x42, 0x55, 0x65, 0x00, 0x00, 0x00, 0x00, /* +86400 */
+		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, /* -1 */
+		0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, /* 0 */
+		0x02, 'i', 'd',
+		0x02, 0x00,
+		0x05, 'm', 'x', '.', 'e', 'x',
+		0x04, '*', '.', 'e', 'x',
+	};
+	size_t	 len;
+
+	(void)state;
+	memset(&rec_a, 0, sizeof(rec_a));
+	rec_a.kind = CACHE_KIND_STS;
+	rec_a.sts_mode = CACHE_STS_ENFORCE;
+	rec_a.dnssec = CACHE_DNSSEC_SECURE;
+	rec_a.last_error = 3;
+	rec_a.max_age = 86400;
+	rec_a.fetched_at = 1700000000;
+	rec_a.expires_at = 1700086400;
+	rec_a.next_refresh = -1;
+	memcpy(rec_a.id, "id", 3);
+	rec_a.nmx = 2;
+	memcpy(rec_a.mx[0], "mx.ex", 6);
+	memcpy(rec_a.mx[1], "*.ex", 5);
+	len = test_encode(&rec_a, enc_a, sizeof(enc_a));
+	assert_int_equal(len, sizeof(want));
+	assert_memory_equal(enc_a, want, sizeof(want));
+}
+
+static void
+decode_rejects_every_truncation(void **state)
+{
+	size_t	 len, cut;
+
+	(void)state;
+	test_record(&rec_a, 12345);
+	len = test_encode(&rec_a, enc_a, sizeof(enc_a));
+	for (cut = 0; cut < len; cut++) {
+		if (cache_record_decode(enc_a, cut, &rec_b) !=
+		    CACHE_DECODE_TRUNCATED)
+			fail_msg("prefix of %zu/%zu bytes not truncated", cut,
+			    len);
+	}
+	assert_int_equal(cache_record_decode(enc_a, len, &rec_b),
+	    CACHE_DECODE_OK);
+}
+
+/* One bad value: a valid encoding with one change. */
+struct decode_case {
+	const char	*name;
+	size_t		 off;		/* byte to change (SIZE_MAX: none) */
+	unsigned char	 byte;
+	int		 append;	/* add one byte at the end */
+	enum cache_decode_status want;
+};
+
+/*
+ * Offsets into the encoding of test_record(&r, 1): id "id1" at 44..46,
+ * nmx at 47..48, mx[0] length at 49, "mx1.d00001.example" at 50..67,
+ * mx[1] length at 68, "*.d00001.example" at 69..84.
+ */
+static const struct decode_case decode_cases[] = {
+	{ "wrong magic", 0, 0xcb, 0, CACHE_DECODE_MAGIC },
+	{ "zero magic", 0, 0x00, 0, CACHE_DECODE_MAGIC },
+	{ "older version 0", 1, 0x00, 0, CACHE_DECODE_VERSION },
+	{ "newer version 2", 1, 0x02, 0, CACHE_DECODE_VERSION },
+	{ "trailing byte", SIZE_MAX, 0, 1, CACHE_DECODE_TRAILING },
+	{ "kind 0", 2, 0, 0, CACHE_DECODE_RANGE },
+	{ "kind 4 unknown", 2, 4, 0, CACHE_DECODE_RANGE },
+	{ "kind 255", 2, 255, 0, CACHE_DECODE_RANGE },
+	{ "sts mode 3", 3, 3, 0, CACHE_DECODE_RANGE },
+	{ "dnssec 4", 4, 4, 0, CACHE_DECODE_RANGE },
+	{ "id length 33", 43, 33, 0, CACHE_DECODE_LENGTH },
+	{ "id length 255", 43, 255, 0, CACHE_DECODE_LENGTH },
+	{ "id with NUL", 45, 0x00, 0, CACHE_DECODE_CHAR },
+	{ "id with space", 45, ' ', 0, CACHE_DECODE_CHAR },
+	{ "id with control byte", 45, 0x1b, 0, CACHE_DECODE_CHAR },
+	{ "id with DEL", 45, 0x7f, 0, CACHE_DECODE_CHAR },
+	{ "id with 8-bit byte", 45, 0xc3, 0, CACHE_DECODE_CHAR },
+	{ "nmx 65 (low byte)", 47, 65, 0, CACHE_DECODE_LENGTH },
+	{ "nmx 514 (high byte)", 48, 2, 0, CACHE_DECODE_LENGTH },
+	{ "nmx 3 but two patterns", 47, 3, 0, CACHE_DECODE_TRUNCATED },
+	{ "nmx 1 but two patterns", 47, 1, 0, CACHE_DECODE_TRAILING },
+	{ "mx length 0", 49, 0, 0, CACHE_DECODE_LENGTH },
+	{ "mx length past the end", 68, 200, 0, CACHE_DECODE_TRUNCATED },
+	{ "mx with NUL", 52, 0x00, 0, CACHE_DECODE_CHAR },
+	{ "mx with colon", 52, ':', 0, CACHE_DECODE_CHAR },
+	{ "mx with space", 52, ' ', 0, CACHE_DECODE_CHAR },
+	{ "mx with newline", 52, '\n', 0, CACHE_DECODE_CHAR },
+	{ "mx with inner star", 52, '*', 0, CACHE_DECODE_CHAR },
+	{ "mx star without dot", 70, 'x', 0, CACHE_DECODE_CHAR },
+	{ "mx only a wildcard", 68, 2, 0, CACHE_DECODE_CHAR },
+};
+
+static void
+decode_rejects_bad_fields(void **state)
+{
+	const struct decode_case *dc;
+	size_t	 len, n, i;
+
+	(void)state;
+	test_record(&rec_a, 1);
+	len = test_encode(&rec_a, enc_a, sizeof(enc_a));
+	assert_int_equal(len, 85);
+	assert_memory_equal(enc_a + 44, "id1", 3);
+	assert_memory_equal(enc_a + 69, "*.d00001.example", 16);
+	for (i = 0; i < sizeof(decode_cases) / sizeof(decode_cases[0]); i++) {
+		dc = &decode_cases[i];
+		memcpy(enc_b, enc_a, len);
+		n = len;
+		if (dc->off != SIZE_MAX)
+			enc_b[dc->off] = dc->byte;
+		if (dc->append)
+			enc_b[n++] = 'x';
+		if (cache_record_decode(enc_b, n, &rec_b) != dc->want)
+			fail_msg("%s: got %s, want %s", dc->name,
+			    cache_decode_status_name(cache_record_decode(enc_b,
+			    n, &rec_b)), cache_decode_status_name(dc->want));
+	}
+}
+
+static void
+encode_rejects_lone_wildcard(void **state)
+{
+	(void)state;
+	memset(&rec_a, 0, sizeof(rec_a));
+	rec_a.kind = CACHE_KIND_STS;
+	rec_a.nmx = 1;
+	memcpy(rec_a.mx[0], "*.", 3);
+	assert_int_equal(cache_record_encode(&rec_a, enc_a, sizeof(enc_a),
+	    &(size_t){ 0 }), -1);
+}
+
+static void
+encode_rejects_invalid_records(void **state)
+{
+	size_t	 len;
+
+	(void)state;
+	test_record(&rec_a, 1);
+	rec_a.kind = 0;
+	assert_int_equal(cache_record_encode(&rec_a, enc_a, sizeof(enc_a),
+	    &len), -1);
+	test_record(&rec_a, 1);
+	rec_a.kind = 4;
+	assert_int_equal(cache_record_encode(&rec_a, enc_a, sizeof(enc_a),
+	    &len), -1);
+	test_record(&rec_a, 1);
+	rec_a.sts_mode = 3;
+	assert_int_equal(cache_record_encode(&rec_a, enc_a, sizeof(enc_a),
+	    &len), -1);
+	test_record(&rec_a, 1);
+	memset(rec_a.id, 'a', CACHE_ID_LEN);	/* unterminated */
+	assert_int_equal(cache_record_encode(&rec_a, enc_a, sizeof(enc_a),
+	    &len), -1);
+	test_record(&rec_a, 1);
+	rec_a.nmx = CACHE_MAX_MX + 1;
+	assert_int_equal(cache_record_encode(&rec_a, enc_a, sizeof(enc_a),
+	    &len), -1);
+	test_record(&rec_a, 1);
+	rec_a.mx[1][0] = '\0';			/* empty pattern */
+	assert_int_equal(cache_record_encode(&rec_a, enc_a, sizeof(enc_a),
+	    &len), -1);
+	test_record(&rec_a, 1);
+	memset(rec_a.mx[0], 'a', CACHE_MX_LEN);	/* unterminated */
+	assert_int_equal(cache_record_encode(&rec_a, enc_a, sizeof(enc_a),
+	    &len), -1);
+	test_record(&rec_a, 1);
+	rec_a.mx[0][3] = ':';
+	assert_int_equal(cache_record_encode(&rec_a, enc_a, sizeof(enc_a),
+	    &len), -1);
+	test_record(&rec_a, 1);
+	for (len = 0; len < 85; len++)
+		assert_int_equal(cache_record_encode(&rec_a, enc_a, len,
+		    &(size_t){ 0 }), -1);
+}
+
+static void
+freshness_helpers(void **state)
+{
+	(void)state;
+	memset(&rec_a, 0, sizeof(rec_a));
+	rec_a.expires_at = 1000;
+	rec_a.next_refresh = 500;
+	assert_true(cache_record_fresh(&rec_a, 0));
+	assert_true(cache_record_fresh(&rec_a, 999));
+	assert_false(cache_record_fresh(&rec_a, 1000));
+	assert_false(cache_record_fresh(&rec_a, 5000));
+	assert_false(cache_record_needs_refresh(&rec_a, 499));
+	assert_true(cache_record_needs_refresh(&rec_a, 500));
+	assert_true(cache_record_needs_refresh(&rec_a, 999));
+	/* a refresh time past expiry does not keep a dead entry */
+	rec_a.next_refresh = 2000;
+	assert_true(cache_record_needs_refresh(&rec_a, 1000));
+}
+
+static void
+names_for_logs(void **state)
+{
+	(void)state;
+	assert_string_equal(cache_kind_name(CACHE_KIND_STS), "sts");
+	assert_string_equal(cache_kind_name(9), "?");
+	assert_string_equal(cache_sts_mode_name(CACHE_STS_TESTING), "testing");
+	assert_string_equal(cache_dnssec_name(CACHE_DNSSEC_BOGUS), "bogus");
+	assert_string_equal(cache_status_name(CACHE_FULL), "full");
+	assert_string_equal(cache_decode_status_name(CACHE_DECODE_VERSION),
+	    "bad-version");
+}
+
+/* ---- the store ------------------------------------------------------ */
+
+struct tdir {
+	char	 path[PATH_MAX];	/* the test's temp directory */
+	char	 env[PATH_MAX];		/* its cache directory */
+};
+
+/* test_rmtree - remove dir and the files in it (one level of subdirs) */
+static void
+test_rmtree(const char *dir)
+{
+	DIR		*d;
+	struct dirent	*de;
+	char		 p[PATH_MAX];
+	struct stat	 st;
+
+	if ((d = opendir(dir)) == NULL)
+		return;
+	while ((de = readdir(d)) != NULL) {
+		if (strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0)
+			continue;
+		snprintf(p, sizeof(p), "%s/%s", dir, de->d_name);
+		if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
+			test_rmtree(p);
+		else
+			unlink(p);
+	}
+	closedir(d);
+	rmdir(dir);
+}
+
+static int
+tdir_setup(void **state)
+{
+	struct tdir *t;
+	int	 n;
+
+	t = calloc(1, sizeof(*t));
+	if (t == NULL)
+		return (-1);
+	snprintf(t->path, sizeof(t->path), "%s/test_cache.XXXXXX",
+	    getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	if (mkdtemp(t->path) == NULL) {
+		free(t);
+		return (-1);
+	}
+	n = snprintf(t->env, sizeof(t->env), "%s/cache", t->path);
+	if (n < 0 || (size_t)n >= sizeof(t->env)) {
+		rmdir(t->path);
+		free(t);
+		return (-1);
+	}
+	*state = t;
+	return (0);
+}
+
+static int
+tdir_teardown(void **state)
+{
+	struct tdir *t = *state;
+
+	test_rmtree(t->path);
+	free(t);
+	return (0);
+}
+
+/* test_open - open t's cache or fail the test with the message */
+static struct cache *
+test_open(const struct tdir *t, size_t map_size, int readonly)
+{
+	struct cache *c;
+	char	 err[512];
+
+	c = cache_open(t->env, map_size, readonly, err, sizeof(err));
+	if (c == NULL)
+		fail_msg("cache_open: %s", err);
+	return (c);
+}
+
+/* test_fill - put records first..first+n-1, in one batch if batch */
+static void
+test_fill(struct cache *c, unsigned int first, unsigned int n, int batch)
+{
+	char	 name[TEST_NAME_MAX];
+	unsigned int i;
+
+	if (batch)
+		assert_int_equal(cache_txn_begin(c), CACHE_OK);
+	for (i = first; i < first + n; i++) {
+		test_name(name, sizeof(name), i);
+		test_record(&rec_a, i);
+		assert_int_equal(cache_put(c, name, &rec_a), CACHE_OK);
+	}
+	if (batch)
+		assert_int_equal(cache_txn_commit(c), CACHE_OK);
+}
+
+/* test_get - cache_get on a NUL-terminated name */
+static int
+test_get(struct cache *c, const char *name, struct cache_record *out)
+{
+	return (cache_get(c, name, strlen(name), out));
+}
+
+static void
+open_creates_private_directory(void **state)
+{
+	struct tdir *t = *state;
+	struct cache *c;
+	struct stat st;
+	char	 err[512], p[PATH_MAX + 16];
+
+	/* a reader does not create anything */
+	assert_null(cache_open(t->env, 0, 1, err, sizeof(err)));
+	assert_non_null(strstr(err, t->env));
+	assert_int_equal(stat(t->env, &st), -1);
+
+	c = test_open(t, 0, 0);
+	assert_int_equal(stat(t->env, &st), 0);
+	assert_true(S_ISDIR(st.st_mode));
+	assert_int_equal(st.st_mode & 07777, 0700);
+	snprintf(p, sizeof(p), "%s/data.mdb", t->env);
+	assert_int_equal(stat(p, &st), 0);
+	assert_int_equal(st.st_mode & 0077, 0);
+	cache_close(c);
+
+	/* a plain file is not a cache directory; no parents are made */
+	snprintf(p, sizeof(p), "%s/data.mdb", t->env);
+	assert_null(cache_open(p, 0, 0, err, sizeof(err)));
+	assert_non_null(strstr(err, "not a directory"));
+	snprintf(p, sizeof(p), "%s/no/such", t->path);
+	assert_null(cache_open(p, 0, 0, err, sizeof(err)));
+	assert_non_null(strstr(err, "mkdir"));
+	cache_close(NULL);
+}
+
+static void
+put_get_del(void **state)
+{
+	struct tdir *t = *state;
+	struct cache *c;
+	static struct cache_record got;
+
+	c = test_open(t, TEST_MAP_SIZE, 0);
+	assert_int_equal(test_get(c, "d00001.example", &got), CACHE_MISS);
+	test_fill(c, 1, 3, 0);
+	assert_int_equal(test_get(c, "d00002.example", &got), CACHE_HIT);
+	test_record(&rec_a, 2);
+	test_record_equal(&got, &rec_a);
+	/* the key is domain[0..len), not a C string */
+	assert_int_equal(cache_get(c, "d00003.example.trailing", 14, &got),
+	    CACHE_HIT);
+	assert_int_equal(got.max_age, 3);
+	/* replacing */
+	test_record(&rec_a, 99);
+	assert_int_equal(cache_put(c, "d00002.example", &rec_a), CACHE_OK);
+	assert_int_equal(test_get(c, "d00002.example", &got), CACHE_HIT);
+	assert_int_equal(got.max_age, 99);
+	/* deleting */
+	assert_int_equal(cache_del(c, "d00002.example"), CACHE_OK);
+	assert_int_equal(test_get(c, "d00002.example", &got), CACHE_MISS);
+	assert_int_equal(cache_del(c, "d00002.example"), CACHE_MISS);
+	assert_int_equal(test_get(c, "d00001.example", &got), CACHE_HIT);
+	/* many lookups on the one reset read transaction */
+	for (int i = 0; i < 1000; i++)
+		assert_int_equal(test_get(c, "d00003.example", &got),
+		    CACHE_HIT);
+	assert_int_equal(cache_purge_all(c), CACHE_OK);
+	assert_int_equal(test_get(c, "d00001.example", &got), CACHE_MISS);
+	cache_close(c);
+}
+
+static void
+keys_must_be_normalized(void **state)
+{
+	struct tdir *t = *state;
+	struct cache *c;
+	static struct cache_record got;
+	char	 long_name[300];
+
+	c = test_open(t, TEST_MAP_SIZE, 0);
+	test_record(&rec_a, 1);
+	assert_int_equal(cache_put(c, "Example.COM", &rec_a), CACHE_ERROR);
+	assert_int_equal(cache_put(c, "example.com.", &rec_a), CACHE_ERROR);
+	assert_int_equal(cache_put(c, "", &rec_a), CACHE_ERROR);
+	assert_int_equal(cache_put(c, "exa mple.com", &rec_a), CACHE_ERROR);
+	memset(long_name, 'a', sizeof(long_name) - 1);
+	long_name[sizeof(long_name) - 1] = '\0';
+	assert_int_equal(cache_put(c, long_name, &rec_a), CACHE_ERROR);
+	long_name[CACHE_KEY_MAX] = '\0';
+	assert_int_equal(cache_put(c, long_name, &rec_a), CACHE_OK);
+	assert_int_equal(test_get(c, long_name, &got), CACHE_HIT);
+	assert_int_equal(cache_get(c, "a\0b.example", 11, &got), CACHE_ERROR);
+	assert_int_equal(cache_get(c, "x.example", 0, &got), CACHE_ERROR);
+	assert_int_equal(cache_del(c, "X.example"), CACHE_ERROR);
+	/* an invalid record is refused, not stored */
+	rec_a.kind = 77;
+	assert_int_equal(cache_put(c, "bad.example", &rec_a), CACHE_ERROR);
+	assert_int_equal(test_get(c, "bad.example", &got), CACHE_MISS);
+	cache_close(c);
+}
+
+/* test_raw_put - store key -> val[0..len) with LMDB directly, bypassing
+ * the cache's encoder (no cache handle may be open in this process) */
+static void
+test_raw_put(const char *dir, const char *key, const void *val, size_t len)
+{
+	MDB_env	*env;
+	MDB_txn	*txn;
+	MDB_dbi	 dbi;
+	MDB_val	 k, v;
+
+	assert_int_equal(mdb_env_create(&env), 0);
+	assert_int_equal(mdb_env_set_mapsize(env, TEST_MAP_SIZE), 0);
+	assert_int_equal(mdb_env_open(env, dir, 0, 0600), 0);
+	assert_int_equal(mdb_txn_begin(env, NULL, 0, &txn), 0);
+	assert_int_equal(mdb_dbi_open(txn, NULL, 0, &dbi), 0);
+	k.mv_data = (void *)(uintptr_t)key;
+	k.mv_size = strlen(key);
+	v.mv_data = (void *)(uintptr_t)val;
+	v.mv_size = len;
+	assert_int_equal(mdb_put(txn, dbi, &k, &v, 0), 0);
+	assert_int_equal(mdb_txn_commit(txn), 0);
+	mdb_env_close(env);
+}
+
+struct walk {
+	unsigned int	 n;		/* entries seen */
+	unsigned int	 undecodable;	/* of which rec == NULL */
+	unsigned int	 stop_after;	/* 0: never stop */
+	struct cache	*del;		/* delete each entry through this */
+	char		 last[CACHE_KEY_MAX + 1];
+	int		 ordered;	/* keys came in ascending order */
+	int		 max_age_is_index;	/* rec->max_age matched the key */
+};
+
+/* walk_cb - cache_iterate callback that records what it saw */
+static int
+walk_cb(const char *domain, size_t len, const struct cache_record *rec,
+    void *arg)
+{
+	struct walk *w = arg;
+	unsigned int idx;
+
+	assert_int_equal(strlen(domain), len);
+	if (w->n > 0 && strcmp(w->last, domain) >= 0)
+		w->ordered = 0;
+	memcpy(w->last, domain, len + 1);
+	if (rec == NULL)
+		w->undecodable++;
+	else if (sscanf(domain, "d%u.example", &idx) == 1 &&
+	    rec->max_age != idx)
+		w->max_age_is_index = 0;
+	if (w->del != NULL)
+		assert_int_equal(cache_del(w->del, domain), CACHE_OK);
+	w->n++;
+	return (w->stop_after != 0 && w->n >= w->stop_after);
+}
+
+/* walk_init - reset a walk */
+static void
+walk_init(struct walk *w)
+{
+	memset(w, 0, sizeof(*w));
+	w->ordered = 1;
+	w->max_age_is_index = 1;
+}
+
+static void
+damaged_values_are_misses(void **state)
+{
+	struct tdir *t = *state;
+	struct cache *c;
+	static struct cache_record got;
+	struct walk w;
+	size_t	 len;
+
+	assert_int_equal(mkdir(t->env, 0700), 0);
+	test_record(&rec_a, 1);
+	len = test_encode(&rec_a, enc_a, sizeof(enc_a));
+	memcpy(enc_b, enc_a, len);
+	enc_b[1] = CACHE_RECORD_VERSION + 1;
+	test_raw_put(t->env, "newer.example", enc_b, len);
+	enc_b[1] = CACHE_RECORD_VERSION - 1;
+	test_raw_put(t->env, "older.example", enc_b, len);
+	test_raw_put(t->env, "truncated.example", enc_a, len - 1);
+	test_raw_put(t->env, "empty.example", "", 0);
+	test_raw_put(t->env, "raw-struct.example", &rec_a, 64);
+	test_raw_put(t->env, "good.example", enc_a, len);
+	test_raw_put(t->env, "Not.Normalized", enc_a, len);
+
+	c = test_open(t, 0, 1);
+	assert_int_equal(test_get(c, "newer.example", &got), CACHE_MISS);
+	assert_int_equal(test_get(c, "older.example", &got), CACHE_MISS);
+	assert_int_equal(test_get(c, "truncated.example", &got), CACHE_MISS);
+	assert_int_equal(test_get(c, "empty.example", &got), CACHE_MISS);
+	assert_int_equal(test_get(c, "raw-struct.example", &got), CACHE_MISS);
+	assert_int_equal(test_get(c, "good.example", &got), CACHE_HIT);
+	/* the walk hands out bad values as NULL, skips foreign keys */
+	walk_init(&w);
+	assert_int_equal(cache_iterate(c, walk_cb, &w), CACHE_OK);
+	assert_int_equal(w.n, 6);
+	assert_int_equal(w.undecodable, 5);
+	cache_close(c);
+
+	/* the next write replaces a value of another version */
+	c = test_open(t, 0, 0);
+	assert_int_equal(cache_put(c, "newer.example", &rec_a), CACHE_OK);
+	assert_int_equal(test_get(c, "newer.example", &got), CACHE_HIT);
+	test_record_equal(&got, &rec_a);
+	cache_close(c);
+}
+
+static void
+iterate_in_order_and_in_slices(void **state)
+{
+	struct tdir *t = *state;
+	struct cache *c;
+	static struct cache_record got;
+	struct walk w;
+	unsigned int total = 0;
+
+	c = test_open(t, TEST_MAP_SIZE, 0);
+	walk_init(&w);
+	assert_int_equal(cache_iterate(c, walk_cb, &w), CACHE_OK);
+	assert_int_equal(w.n, 0);
+	test_fill(c, 0, 250, 1);
+	walk_init(&w);
+	assert_int_equal(cache_iterate(c, walk_cb, &w), CACHE_OK);
+	assert_int_equal(w.n, 250);
+	assert_true(w.ordered);
+	assert_true(w.max_age_is_index);
+	assert_int_equal(w.undecodable, 0);
+	assert_string_equal(w.last, "d00249.example");
+
+	/* slices of 100: resume strictly after the last key seen */
+	walk_init(&w);
+	w.stop_after = 100;
+	assert_int_equal(cache_iterate(c, walk_cb, &w), CACHE_OK);
+	total += w.n;
+	while (w.n == 100) {
+		char	 after[CACHE_KEY_MAX + 1];
+
+		memcpy(after, w.last, sizeof(after));
+		walk_init(&w);
+		w.stop_after = 100;
+		assert_int_equal(cache_iterate_from(c, after, strlen(after),
+		    walk_cb, &w), CACHE_OK);
+		total += w.n;
+	}
+	assert_int_equal(total, 250);
+	/* "after" need not be a key */
+	walk_init(&w);
+	assert_int_equal(cache_iterate_from(c, "d00199.example.", 15, walk_cb,
+	    &w), CACHE_OK);
+	assert_int_equal(w.n, 50);
+
+	/* the callback may write: delete everything while walking */
+	walk_init(&w);
+	w.del = c;
+	assert_int_equal(cache_iterate(c, walk_cb, &w), CACHE_OK);
+	assert_int_equal(w.n, 250);
+	assert_int_equal(test_get(c, "d00000.example", &got), CACHE_MISS);
+	walk_init(&w);
+	assert_int_equal(cache_iterate(c, walk_cb, &w), CACHE_OK);
+	assert_int_equal(w.n, 0);
+	cache_close(c);
+}
+
+static void
+batch_commit_and_abort(void **state)
+{
+	struct tdir *t = *state;
+	struct cache *c, *r;
+	static struct cache_record got;
+	struct walk w;
+
+	c = test_open(t, TEST_MAP_SIZE, 0);
+	assert_int_equal(cache_txn_begin(c), CACHE_OK);
+	assert_int_equal(cache_txn_begin(c), CACHE_ERROR);
+	test_fill(c, 0, 10, 0);
+	/* the batch reads its own writes; a walk sees the last commit */
+	assert_int_equal(test_get(c, "d00003.example", &got), CACHE_HIT);
+	walk_init(&w);
+	assert_int_equal(cache_iterate(c, walk_cb, &w), CACHE_OK);
+	assert_int_equal(w.n, 0);
+	cache_txn_abort(c);
+	assert_int_equal(test_get(c, "d00003.example", &got), CACHE_MISS);
+	assert_int_equal(cache_txn_commit(c), CACHE_ERROR);
+
+	assert_int_equal(cache_txn_begin(c), CACHE_OK);
+	test_fill(c, 0, 10, 0);
+	assert_int_equal(cache_del(c, "d00009.example"), CACHE_OK);
+	assert_int_equal(cache_del(c, "d00009.example"), CACHE_MISS);
+	assert_int_equal(cache_txn_commit(c), CACHE_OK);
+	assert_int_equal(test_get(c, "d00003.example", &got), CACHE_HIT);
+	assert_int_equal(test_get(c, "d00009.example", &got), CACHE_MISS);
+	/* close with a batch open: it is dropped */
+	assert_int_equal(cache_txn_begin(c), CACHE_OK);
+	assert_int_equal(cache_del(c, "d00003.example"), CACHE_OK);
+	cache_close(c);
+
+	r = test_open(t, 0, 1);
+	assert_int_equal(test_get(r, "d00003.example", &got), CACHE_HIT);
+	/* a reader cannot write */
+	test_record(&rec_a, 1);
+	assert_int_equal(cache_put(r, "d00001.example", &rec_a), CACHE_ERROR);
+	assert_int_equal(cache_del(r, "d00001.example"), CACHE_ERROR);
+	assert_int_equal(cache_purge_all(r), CACHE_ERROR);
+	assert_int_equal(cache_txn_begin(r), CACHE_ERROR);
+	cache_close(r);
+}
+
+static void
+reopen_keeps_data(void **state)
+{
+	struct tdir *t = *state;
+	struct cache *c;
+	static struct cache_record got;
+	struct cache_stats st;
+
+	c = test_open(t, TEST_MAP_SIZE, 0);
+	test_fill(c, 0, 500, 1);
+	cache_close(c);
+
+	c = test_open(t, 0, 1);
+	assert_int_equal(test_get(c, "d00499.example", &got), CACHE_HIT);
+	test_record(&rec_a, 499);
+	test_record_equal(&got, &rec_a);
+	assert_int_equal(cache_stats(c, &st), CACHE_OK);
+	assert_int_equal(st.entries, 500);
+	assert_true(st.map_size == TEST_MAP_SIZE);
+	assert_true(st.page_size >= 512);
+	assert_true(st.pages_used > 2 && st.pages_used < st.pages_max);
+	assert_true(st.pages_max == TEST_MAP_SIZE / st.page_size);
+	assert_int_equal(st.readers_max, CACHE_MAX_READERS);
+	assert_true(st.depth >= 1);
+	cache_close(c);
+
+	/* a writer that gives no size keeps the existing one */
+	c = test_open(t, 0, 0);
+	assert_int_equal(cache_stats(c, &st), CACHE_OK);
+	assert_true(st.map_size == TEST_MAP_SIZE);
+	assert_int_equal(st.entries, 500);
+	cache_close(c);
+}
+
+static void
+new_env_gets_default_map_size(void **state)
+{
+	struct tdir *t = *state;
+	struct cache *c;
+	struct cache_stats st;
+
+	c = test_open(t, 0, 0);
+	assert_int_equal(cache_stats(c, &st), CACHE_OK);
+	assert_true(st.map_size == CACHE_DEFAULT_MAP_SIZE);
+	assert_int_equal(st.entries, 0);
+	cache_close(c);
+}
+
+static void
+full_map_fails_writes_not_reads(void **state)
+{
+	struct tdir *t = *state;
+	struct cache *c;
+	static struct cache_record got;
+	char	 name[TEST_NAME_MAX];
+	unsigned int i;
+	int	 st = CACHE_OK;
+
+	c = test_open(t, (size_t)256 << 10, 0);
+	for (i = 0; i < 100000; i++) {
+		test_name(name, sizeof(name), i);
+		test_record(&rec_a, i);
+		if ((st = cache_put(c, name, &rec_a)) != CACHE_OK)
+			break;
+	}
+	assert_int_equal(st, CACHE_FULL);
+	assert_true(i > 100);
+	/* reads keep working, the failed write left nothing */
+	assert_int_equal(test_get(c, "d00000.example", &got), CACHE_HIT);
+	assert_int_equal(test_get(c, name, &got), CACHE_MISS);
+	assert_int_equal(cache_put(c, name, &rec_a), CACHE_FULL);
+
+	/* in a batch: the failure ends the batch, later writes and the
+	 * commit report it, nothing of the batch lands */
+	assert_int_equal(cache_txn_begin(c), CACHE_OK);
+	assert_int_equal(cache_del(c, "d00000.example"), CACHE_OK);
+	for (i = 200000; i < 300000; i++) {
+		test_name(name, sizeof(name), i);
+		if ((st = cache_put(c, name, &rec_a)) != CACHE_OK)
+			break;
+	}
+	assert_int_equal(st, CACHE_FULL);
+	assert_int_equal(cache_put(c, "x.example", &rec_a), CACHE_FULL);
+	assert_int_equal(cache_txn_commit(c), CACHE_FULL);
+	assert_int_equal(test_get(c, "d00000.example", &got), CACHE_HIT);
+	assert_int_equal(test_get(c, "d200000.example", &got), CACHE_MISS);
+	cache_close(c);
+}
+
+/* test_wait_child - reap pid, return its exit status (-1 if it did not
+ * exit normally) */
+static int
+test_wait_child(pid_t pid)
+{
+	int	 status;
+
+	while (waitpid(pid, &status, 0) == -1)
+		if (errno != EINTR)
+			return (-1);
+	if (WIFEXITED(status))
+		return (WEXITSTATUS(status));
+	return (-1);
+}
+
+/* test_create - create an empty environment and close it, so that a
+ * reader process can open it */
+static void
+test_create(const struct tdir *t, size_t map_size)
+{
+	cache_close(test_open(t, map_size, 0));
+}
+
+#define READER_WRITES	1000
+
+/* reader_child - open read-only, tell the parent, then read until the last
+ * record appears: every hit must be a whole, consistent record */
+static int
+reader_child(const struct tdir *t, int ready_fd)
+{
+	static struct cache_record got;
+	struct cache *c;
+	char	 err[512], name[TEST_NAME_MAX];
+	unsigned int i, hits = 0;
+	time_t	 deadline;
+	int	 st;
+
+	if ((c = cache_open(t->env, 0, 1, err, sizeof(err))) == NULL)
+		return (10);
+	if (write(ready_fd, "r", 1) != 1)
+		return (11);
+	close(ready_fd);
+	deadline = time(NULL) + 60;
+	for (;;) {
+		for (i = 0; i < READER_WRITES; i += 37) {
+			test_name(name, sizeof(name), i);
+			st = test_get(c, name, &got);
+			if (st == CACHE_HIT) {
+				hits++;
+				if (got.max_age != i ||
+				    got.nmx != 2 || got.kind != CACHE_KIND_STS)
+					return (12);
+			} else if (st != CACHE_MISS)
+				return (13);
+		}
+		test_name(name, sizeof(name), READER_WRITES - 1);
+		if (test_get(c, name, &got) == CACHE_HIT)
+			break;
+		if (time(NULL) > deadline)
+			return (14);
+	}
+	cache_close(c);
+	return (hits > 0 ? 0 : 15);
+}
+
+static void
+reader_process_while_writing(void **state)
+{
+	struct tdir *t = *state;
+	struct cache *c;
+	int	 fds[2];
+	char	 ch;
+	pid_t	 pid;
+
+	test_create(t, TEST_MAP_SIZE);
+	assert_int_equal(pipe(fds), 0);
+	pid = fork();
+	assert_true(pid != -1);
+	if (pid == 0) {
+		close(fds[0]);
+		_exit(reader_child(t, fds[1]));
+	}
+	close(fds[1]);
+	assert_int_equal(read(fds[0], &ch, 1), 1);
+	close(fds[0]);
+	c = test_open(t, 0, 0);
+	test_fill(c, 0, READER_WRITES, 0);	/* one commit per record */
+	cache_close(c);
+	assert_int_equal(test_wait_child(pid), 0);
+}
+
+#define KILL_RECORDS	1000
+
+/* writer_child - write KILL_RECORDS records, one commit each, reporting
+ * the count after each commit; the parent kills it on the way */
+static int
+writer_child(const struct tdir *t, int progress_fd)
+{
+	struct cache *c;
+	char	 err[512], name[TEST_NAME_MAX];
+	unsigned int i;
+
+	if ((c = cache_open(t->env, 0, 0, err, sizeof(err))) == NULL)
+		return (10);
+	for (i = 0; i < KILL_RECORDS; i++) {
+		test_name(name, sizeof(name), i);
+		test_record(&rec_a, i);
+		/* bigger values: more pages per commit to be killed in */
+		rec_a.nmx = 40;
+		for (unsigned int j = 2; j < rec_a.nmx; j++)
+			snprintf(rec_a.mx[j], sizeof(rec_a.mx[j]),
+			    "mx%u.padding-padding-padding.d%05u.example", j, i);
+		if (cache_put(c, name, &rec_a) != CACHE_OK)
+			return (11);
+		if (write(progress_fd, &i, sizeof(i)) != sizeof(i))
+			return (12);
+	}
+	cache_close(c);
+	return (0);
+}
+
+static void
+writer_killed_mid_way(void **state)
+{
+	struct tdir *t = *state;
+	struct cache *c;
+	static struct cache_record got;
+	struct walk w;
+	char	 name[TEST_NAME_MAX];
+	unsigned int done, round, kill_at;
+	int	 fds[2], status;
+	pid_t	 pid;
+
+	test_create(t, TEST_MAP_SIZE);
+	for (round = 0; round < 4; round++) {
+		kill_at = 50 + round * 150;
+		assert_int_equal(pipe(fds), 0);
+		pid = fork();
+		assert_true(pid != -1);
+		if (pid == 0) {
+			close(fds[0]);
+			_exit(writer_child(t, fds[1]));
+		}
+		close(fds[1]);
+		done = 0;
+		while (read(fds[0], &done, sizeof(done)) == sizeof(done) &&
+		    done < kill_at)
+			;
+		/* it is committing the next records as this lands */
+		assert_int_equal(kill(pid, SIGKILL), 0);
+		close(fds[0]);
+		assert_int_equal(waitpid(pid, &status, 0), pid);
+		assert_true(WIFSIGNALED(status));
+
+		/* reopen: no error, every entry decodes, the committed
+		 * records are all there, in one unbroken run from 0 */
+		c = test_open(t, 0, 0);
+		walk_init(&w);
+		assert_int_equal(cache_iterate(c, walk_cb, &w), CACHE_OK);
+		assert_int_equal(w.undecodable, 0);
+		assert_true(w.ordered);
+		assert_true(w.max_age_is_index);
+		assert_true(w.n >= done + 1 && w.n < KILL_RECORDS);
+		test_name(name, sizeof(name), w.n - 1);
+		assert_string_equal(w.last, name);
+		assert_int_equal(test_get(c, name, &got), CACHE_HIT);
+		assert_int_equal(got.nmx, 40);
+		/* and the writer lock was recovered: we can write */
+		test_record(&rec_a, 424242);
+		assert_int_equal(cache_put(c, "after.kill.example", &rec_a),
+		    CACHE_OK);
+		assert_int_equal(cache_del(c, "after.kill.example"), CACHE_OK);
+		assert_int_equal(cache_purge_all(c), CACHE_OK);
+		cache_close(c);
+	}
+}
+
+/* grown_map_child - a reader opened on the small map: wait until the
+ * parent wrote past it, then look the last record up */
+static int
+grown_map_child(const struct tdir *t, int ready_fd, int go_fd)
+{
+	static struct cache_record got;
+	struct cache *c;
+	struct cache_stats st;
+	char	 err[512], ch;
+
+	if ((c = cache_open(t->env, 0, 1, err, sizeof(err))) == NULL)
+		return (10);
+	if (test_get(c, "d00000.example", &got) != CACHE_MISS)
+		return (11);
+	if (write(ready_fd, "r", 1) != 1 || read(go_fd, &ch, 1) != 1)
+		return (12);
+	if (test_get(c, "d01999.example", &got) != CACHE_HIT ||
+	    got.max_age != 1999)
+		return (13);
+	if (cache_stats(c, &st) != CACHE_OK || st.map_size != TEST_MAP_SIZE)
+		return (14);
+	cache_close(c);
+	return (0);
+}
+
+static void
+reader_follows_grown_map(void **state)
+{
+	struct tdir *t = *state;
+	struct cache *c;
+	struct cache_stats st;
+	int	 ready[2], go[2];
+	pid_t	 pid;
+	char	 ch;
+
+	test_create(t, (size_t)1 << 20);
+	assert_int_equal(pipe(ready), 0);
+	assert_int_equal(pipe(go), 0);
+	pid = fork();
+	assert_true(pid != -1);
+	if (pid == 0) {
+		close(ready[0]);
+		close(go[1]);
+		_exit(grown_map_child(t, ready[1], go[0]));
+	}
+	close(ready[1]);
+	close(go[0]);
+	assert_int_equal(read(ready[0], &ch, 1), 1);
+	/* a writer restarted with a bigger max_size */
+	c = test_open(t, TEST_MAP_SIZE, 0);
+	test_fill(c, 0, 2000, 1);
+	test_fill(c, 2000, 18000, 1);
+	assert_int_equal(cache_stats(c, &st), CACHE_OK);
+	assert_true(st.pages_used * st.page_size > ((size_t)1 << 20));
+	cache_close(c);
+	assert_int_equal(write(go[1], "g", 1), 1);
+	assert_int_equal(test_wait_child(pid), 0);
+	close(ready[0]);
+	close(go[1]);
+}
+
+static void
+dead_reader_slots_cleared(void **state)
+{
+	struct tdir *t = *state;
+	struct cache *c;
+	static struct cache_record got;
+	int	 fds[2], dead = -1, status;
+	pid_t	 pid;
+	char	 ch;
+
+	test_create(t, TEST_MAP_SIZE);
+	assert_int_equal(pipe(fds), 0);
+	pid = fork();
+	assert_true(pid != -1);
+	if (pid == 0) {
+		struct cache *r;
+		char	 err[512];
+
+		close(fds[0]);
+		if ((r = cache_open(t->env, 0, 1, err, sizeof(err))) == NULL)
+			_exit(10);
+		(void)test_get(r, "x.example", &got);
+		if (write(fds[1], "r", 1) != 1)
+			_exit(11);
+		pause();
+		_exit(0);
+	}
+	close(fds[1]);
+	assert_int_equal(read(fds[0], &ch, 1), 1);
+	close(fds[0]);
+	c = test_open(t, 0, 0);
+	assert_int_equal(cache_reader_check(c, &dead), CACHE_OK);
+	assert_int_equal(dead, 0);		/* the reader is alive */
+	assert_int_equal(kill(pid, SIGKILL), 0);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_int_equal(cache_reader_check(c, &dead), CACHE_OK);
+	assert_int_equal(dead, 1);
+	assert_int_equal(cache_reader_check(c, NULL), CACHE_OK);
+	cache_close(c);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(record_round_trip_sts),
+		cmocka_unit_test(record_round_trip_negative_entry),
+		cmocka_unit_test(record_round_trip_largest),
+		cmocka_unit_test(record_golden_encoding),
+		cmocka_unit_test(decode_rejects_every_truncation),
+		cmocka_unit_test(decode_rejects_bad_fields),
+		cmocka_unit_test(encode_rejects_lone_wildcard),
+		cmocka_unit_test(encode_rejects_invalid_records),
+		cmocka_unit_test(freshness_helpers),
+		cmocka_unit_test(names_for_logs),
+		cmocka_unit_test_setup_teardown(open_creates_private_directory,
+		    tdir_setup, tdir_teardown),
+		cmocka_unit_test_setup_teardown(put_get_del,
+		    tdir_setup, tdir_teardown),
+		cmocka_unit_test_setup_teardown(keys_must_be_normalized,
+		    tdir_setup, tdir_teardown),
+		cmocka_unit_test_setup_teardown(damaged_values_are_misses,
+		    tdir_setup, tdir_teardown),
+		cmocka_unit_test_setup_teardown(iterate_in_order_and_in_slices,
+		    tdir_setup, tdir_teardown),
+		cmocka_unit_test_setup_teardown(batch_commit_and_abort,
+		    tdir_setup, tdir_teardown),
+		cmocka_unit_test_setup_teardown(reopen_keeps_data,
+		    tdir_setup, tdir_teardown),
+		cmocka_unit_test_setup_teardown(new_env_gets_default_map_size,
+		    tdir_setup, tdir_teardown),
+		cmocka_unit_test_setup_teardown(full_map_fails_writes_not_reads,
+		    tdir_setup, tdir_teardown),
+		cmocka_unit_test_setup_teardown(reader_process_while_writing,
+		    tdir_setup, tdir_teardown),
+		cmocka_unit_test_setup_teardown(writer_killed_mid_way,
+		    tdir_setup, tdir_teardown),
+		cmocka_unit_test_setup_teardown(reader_follows_grown_map,
+		    tdir_setup, tdir_teardown),
+		cmocka_unit_test_setup_teardown(dead_reader_slots_cleared,
+		    tdir_setup, tdir_teardown),
+	};
+
+	log_init("test_cache", 1, 0);
+	return (cmocka_run_group_tests(tests, NULL, NULL));
+}
