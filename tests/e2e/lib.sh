@@ -156,3 +156,47 @@ pq() {
 sm() {
 	python3 "$SMCLIENT" "$@"
 }
+
+# --- the loopback test world (tests/world) ---------------------------------
+
+# world_alive - the world's servers answer (DNS both, HTTPS port open)
+world_alive() {
+	[ -r "$WORLD_DIR/env.sh" ] || return 1
+	(
+		# shellcheck source=/dev/null
+		. "$WORLD_DIR/env.sh"
+		dig +time=1 +tries=1 +short @"$WORLD_NS_ADDR" SOA pstest. | grep -q . &&
+		dig +time=1 +tries=1 +short @"$WORLD_RESOLVER_ADDR" SOA pstest. | grep -q . &&
+		timeout 2 bash -c "exec 3<>/dev/tcp/$WORLD_HTTPS_ADDR/443" 2>/dev/null
+	)
+}
+
+# world_up - make sure the world runs (start it once, shared by every test
+# script; tests/run-all stops it at the end).  Skips the script if the
+# world's components are not installed.
+world_up() {
+	need nsd unbound nginx ldns-signzone postfix
+	WORLD_DIR=${WORLD_DIR:-/tmp/postsmtpsts-world}
+	export WORLD_DIR
+	mkdir -p "$(dirname "$WORLD_DIR")"
+	(
+		flock 9
+		if ! world_alive; then
+			"$top_srcdir/tests/world/start" >"$T/world-start.log" 2>&1 || {
+				echo "# world failed to start:"
+				sed 's/^/#   /' "$T/world-start.log" | tail -n 30
+				exit 1
+			}
+		fi
+	) 9>"$WORLD_DIR.lock" || return 1
+	# shellcheck source=/dev/null
+	. "$WORLD_DIR/env.sh"
+}
+
+# world_daemon_lines - configuration lines that point the daemon at the world
+world_daemon_lines() {
+	printf '%s\n' \
+		"dns { trust_anchor_file = \"$WORLD_TRUST_ANCHOR\" root_hints = \"$WORLD_ROOT_HINTS\" unbound_options = { \"do-not-query-localhost: no\" } }" \
+		"https { ca_file = \"$WORLD_CA\" connect_timeout = 3 timeout = ${HTTPS_TIMEOUT:-4} }" \
+		"request_timeout = ${REQUEST_TIMEOUT:-10}"
+}
