@@ -19,16 +19,20 @@
  * libunbound; if libunbound could not forget it, the query is kept as a
  * zombie without a callback until its late answer arrives or dns_free().
  *
- * The local-zone fix: libunbound answers NXDOMAIN itself for the RFC 6761
- * special-use zones (test., invalid., onion., home.arpa.), and the
- * "local-zone: test. nodefault" form is silently ignored through
- * ub_ctx_set_option() in unbound 1.17.  So (1) a "local-zone: Z nodefault"
- * in unbound_options is applied as "Z transparent" (which means: resolve
- * normally), and (2) whenever the DNS view is not the public one built into
- * libunbound (root_hints, forwarders or resolv.conf configured: a private
- * root or a lab resolver may well serve those zones), every special-use
- * zone the options do not mention is made transparent.  With the built-in
- * root hints the RFC 6761 behaviour stays.
+ * The local-zone fix: unbound carries built-in local zones answering
+ * NXDOMAIN for the RFC 6761 special-use zones (test., invalid., onion.,
+ * home.arpa.), and the "local-zone: test. nodefault" form is reported to be
+ * silently ignored through ub_ctx_set_option() in unbound 1.17.  So (1) a
+ * "local-zone: Z nodefault" in unbound_options is applied as
+ * "Z transparent" (which means: resolve normally), and (2) whenever the DNS
+ * view is not the public one built into libunbound (root_hints, forwarders
+ * or resolv.conf configured: a private root or a lab resolver may well
+ * serve those zones), every special-use zone the options do not mention is
+ * made transparent.  With the built-in root hints the RFC 6761 behaviour
+ * stays.  (Debian 12's libunbound 1.17.1 resolved a forwarded or
+ * root-hinted test. name even without (2) in our tests; the fix guards
+ * builds where the defaults bite, and tests/unit/test_dns.c checks that
+ * such names reach the configured server.)
  *
  * DNSSEC status (RFC 4035 §4.3): ub_result.secure -> DNS_SECURE,
  * ub_result.bogus -> DNS_BOGUS (libunbound then reports SERVFAIL and no
