@@ -1,0 +1,115 @@
+/*
+ * dns.h - asynchronous DNSSEC-validating lookups (libunbound) on libevent
+ *
+ * One struct dns owns one libunbound context configured from struct
+ * config_dns and driven by the caller's event base: the context's answer
+ * pipe (ub_fd) is watched by a persistent read event that calls
+ * ub_process().  Every query has its own deadline, enforced with a libevent
+ * timer because libunbound's async API has none.
+ *
+ * Callback contract: dns_query() always returns a handle, and the callback
+ * runs exactly once, later, from the event loop (never from inside
+ * dns_query), unless dns_cancel() was called first.  The handle is dead once
+ * the callback has started: forget it there.  The result and everything it
+ * points to are valid only during the callback.  From a callback one may
+ * start new queries and cancel other ones, but not call dns_free().
+ */
+#ifndef DNS_H
+#define DNS_H
+
+#include <stddef.h>
+
+struct event_base;
+struct config_dns;
+
+/* RR types the discovery and DANE code ask for (RFC 1035, 3596, 6698) */
+#define DNS_TYPE_A		1
+#define DNS_TYPE_MX		15
+#define DNS_TYPE_TXT		16
+#define DNS_TYPE_AAAA		28
+#define DNS_TYPE_TLSA		52
+
+/* DNS RCODEs (RFC 1035 §4.1.1) the callers test */
+#define DNS_RCODE_NOERROR	0
+#define DNS_RCODE_SERVFAIL	2
+#define DNS_RCODE_NXDOMAIN	3
+
+#define DNS_DEFAULT_TIMEOUT_MS	10000	/* per query, until dns_set_timeout */
+#define DNS_MAX_TIMEOUT_MS	300000
+
+enum dns_status {
+	DNS_OK = 0,		/* the resolver answered: see rcode etc. */
+	DNS_ERR_TIMEOUT,	/* no answer before the query's deadline */
+	DNS_ERR_RESOLVER,	/* libunbound refused or failed the query */
+};
+
+/* DNSSEC status of an answer, RFC 4035 §4.3 */
+enum dns_security {
+	DNS_INSECURE = 0,	/* no chain of trust (or no trust anchor) */
+	DNS_SECURE,		/* validated from the trust anchor */
+	DNS_BOGUS,		/* should have validated and did not */
+};
+
+struct dns_result {
+	enum dns_status	 status;
+	const char	*error;		/* status != DNS_OK: short reason */
+	const char	*qname;		/* as asked */
+	int		 rrtype;
+	int		 rcode;		/* DNS RCODE (SERVFAIL if not DNS_OK) */
+	int		 havedata;	/* rdata_count > 0 */
+	int		 nxdomain;	/* the name does not exist */
+	enum dns_security security;
+	const char	*why_bogus;	/* DNS_BOGUS: validator's reason or NULL */
+	int		 ttl;		/* seconds, of the answer RRset */
+	const char	*canonname;	/* after CNAMEs, or NULL */
+	size_t		 rdata_count;
+	const unsigned char *const *rdata;	/* rdata_count wire RDATAs */
+	const size_t	*rdata_len;
+};
+
+typedef void	dns_cb(const struct dns_result *res, void *arg);
+
+struct dns;
+struct dns_query;
+
+/*
+ * dns_new - a resolver on base, configured from cf
+ *
+ * Applies, in this order: unbound_config (ub_ctx_config), root_hints,
+ * forwarders, use_resolv_conf, trust_anchor_file (a plain DS/DNSKEY file, or
+ * an RFC 5011 managed file as unbound-anchor writes it, told apart by its
+ * ";;id:" lines), then each unbound_options "name: value" string, then the
+ * local-zone fix (see dns.c).  Returns NULL with a message in err (size
+ * errsz) on any configuration error.
+ */
+struct dns	*dns_new(struct event_base *base, const struct config_dns *cf,
+		    char *err, size_t errsz);
+
+/* dns_set_timeout - deadline of queries started from now on, in ms
+ * (clamped to 1..DNS_MAX_TIMEOUT_MS) */
+void		 dns_set_timeout(struct dns *d, int timeout_ms);
+
+/*
+ * dns_query - look up name (presentation form, trailing dot optional) and
+ * rrtype in class IN; cb(res, arg) runs later exactly once.  Never NULL.
+ */
+struct dns_query *dns_query(struct dns *d, const char *name, int rrtype,
+		    dns_cb *cb, void *arg);
+
+/* dns_cancel - the callback will not run; NULL is a no-op */
+void		 dns_cancel(struct dns_query *q);
+
+/* dns_free - cancel every pending query (no callbacks) and release the
+ * context; NULL is a no-op */
+void		 dns_free(struct dns *d);
+
+/* dns_security_name - "secure", "insecure", "bogus" */
+const char	*dns_security_name(enum dns_security sec);
+
+/* dns_status_name - "ok", "timeout", "resolver-error" */
+const char	*dns_status_name(enum dns_status st);
+
+/* dns_rcode_name - "NOERROR", "SERVFAIL", ... or "RCODE<n>" in buf */
+const char	*dns_rcode_name(int rcode, char *buf, size_t bufsz);
+
+#endif

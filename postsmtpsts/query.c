@@ -1,0 +1,646 @@
+/*
+ * query.c - postsmtpsts-query: run the MTA-STS discovery for one domain
+ *
+ *	postsmtpsts-query [-v] [-c config] [--json] [options] DOMAIN
+ *
+ * The same pipeline the resolver process runs (discover.c on dns.c and
+ * https.c, then decide.c), once, on an event base of its own, without the
+ * daemon and without the cache.  Every step is printed for a human (TXT
+ * records and their DNSSEC status, the policy host's addresses, URL,
+ * connect address, HTTP status and media type, the policy text, the parse
+ * result, the TLSRPT record), then the exact Postfix answer.  --json prints
+ * the same facts as one JSON object for scripts.
+ *
+ * Exit status: 0 a policy was found, 1 the domain has none, 2 an error
+ * (discovery failed, bad usage or configuration).
+ *
+ * The command-line options --trust-anchor, --root-hints, --forwarder,
+ * --resolv-conf, --unbound-config, --unbound-option, --ca-file, --proxy and
+ * the timeouts override the configuration file (or stand alone): operators
+ * use them to test a resolver or CA set-up before putting it in the file.
+ *
+ * RFC 8461 §3 (discovery), §5 (what the answer means), RFC 8460 §3
+ * (TLSRPT record).  All text that came from the network is escaped before
+ * it is printed (log_escape; JSON escaping for --json).
+ */
+#include "autoconf.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <event2/event.h>
+
+#include "buf.h"
+#include "config.h"
+#include "decide.h"
+#include "discover.h"
+#include "dns.h"
+#include "domain.h"
+#include "https.h"
+#include "log.h"
+#include "sockmap.h"
+#include "sts_policy.h"
+#include "xmalloc.h"
+
+#define QUERY_EXIT_POLICY	0
+#define QUERY_EXIT_NONE		1
+#define QUERY_EXIT_ERROR	2
+#define QUERY_MAX_OPTIONS	64	/* --unbound-option / --forwarder */
+#define QUERY_ERR_MAX		4096
+#define QUERY_ANSWER_MAX	100000	/* SOCKMAP reply limit */
+#define QUERY_ESC_MAX		(LOG_ESCAPE_MAX * 4 + 4)
+#define QUERY_MAX_TIMEOUT	300	/* seconds */
+
+struct query {
+	int		 json;
+	int		 exit_code;
+	int		 done;
+	struct event_base *base;
+	struct decide_options dopt;
+};
+
+enum {
+	QUERY_OPT_JSON = 256,
+	QUERY_OPT_TRUST_ANCHOR,
+	QUERY_OPT_ROOT_HINTS,
+	QUERY_OPT_FORWARDER,
+	QUERY_OPT_RESOLV_CONF,
+	QUERY_OPT_UNBOUND_CONFIG,
+	QUERY_OPT_UNBOUND_OPTION,
+	QUERY_OPT_CA_FILE,
+	QUERY_OPT_PROXY,
+	QUERY_OPT_DNS_TIMEOUT,
+	QUERY_OPT_CONNECT_TIMEOUT,
+	QUERY_OPT_TIMEOUT,
+	QUERY_OPT_KNOWN_ID,
+	QUERY_OPT_TESTING,
+	QUERY_OPT_TLSRPT,
+};
+
+static const struct option query_longopts[] = {
+	{ "config",		required_argument, NULL, 'c' },
+	{ "verbose",		no_argument,	   NULL, 'v' },
+	{ "help",		no_argument,	   NULL, 'h' },
+	{ "json",		no_argument,	   NULL, QUERY_OPT_JSON },
+	{ "trust-anchor",	required_argument, NULL, QUERY_OPT_TRUST_ANCHOR },
+	{ "root-hints",		required_argument, NULL, QUERY_OPT_ROOT_HINTS },
+	{ "forwarder",		required_argument, NULL, QUERY_OPT_FORWARDER },
+	{ "resolv-conf",	no_argument,	   NULL, QUERY_OPT_RESOLV_CONF },
+	{ "unbound-config",	required_argument, NULL, QUERY_OPT_UNBOUND_CONFIG },
+	{ "unbound-option",	required_argument, NULL, QUERY_OPT_UNBOUND_OPTION },
+	{ "ca-file",		required_argument, NULL, QUERY_OPT_CA_FILE },
+	{ "proxy",		required_argument, NULL, QUERY_OPT_PROXY },
+	{ "dns-timeout",	required_argument, NULL, QUERY_OPT_DNS_TIMEOUT },
+	{ "connect-timeout",	required_argument, NULL, QUERY_OPT_CONNECT_TIMEOUT },
+	{ "timeout",		required_argument, NULL, QUERY_OPT_TIMEOUT },
+	{ "known-id",		required_argument, NULL, QUERY_OPT_KNOWN_ID },
+	{ "testing",		required_argument, NULL, QUERY_OPT_TESTING },
+	{ "tlsrpt",		no_argument,	   NULL, QUERY_OPT_TLSRPT },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* query_usage - print the synopsis and exit with the error status */
+static void __attribute__((noreturn))
+query_usage(void)
+{
+	fprintf(stderr,
+	    "usage: postsmtpsts-query [-v] [-c config] [--json] "
+	    "[--known-id ID]\n"
+	    "\t[--trust-anchor file] [--root-hints file] [--forwarder addr]\n"
+	    "\t[--resolv-conf] [--unbound-config file] "
+	    "[--unbound-option 'name: value']\n"
+	    "\t[--ca-file file] [--proxy url] [--dns-timeout s] "
+	    "[--connect-timeout s]\n"
+	    "\t[--timeout s] [--testing notfound|may] [--tlsrpt] DOMAIN\n");
+	exit(QUERY_EXIT_ERROR);
+}
+
+/* query_seconds - parse a timeout option, 1..QUERY_MAX_TIMEOUT */
+static int
+query_seconds(const char *s, const char *what)
+{
+	char	*end;
+	long	 v;
+
+	v = strtol(s, &end, 10);
+	if (*s == '\0' || *end != '\0' || v < 1 || v > QUERY_MAX_TIMEOUT) {
+		fprintf(stderr, "postsmtpsts-query: %s: not a number of "
+		    "seconds in 1..%d: %s\n", what, QUERY_MAX_TIMEOUT, s);
+		exit(QUERY_EXIT_ERROR);
+	}
+	return ((int)v);
+}
+
+/* query_esc - untrusted text p[0..len) made printable (log_escape) */
+static const char *
+query_esc(char *out, const char *p, size_t len)
+{
+	return (log_escape(out, QUERY_ESC_MAX, p, len));
+}
+
+/* query_json_str - append s[0..len) as a JSON string literal */
+static void
+query_json_str(struct buf *b, const char *s, size_t len)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t	 i;
+
+	if (s == NULL) {
+		buf_append_str(b, "null");
+		return;
+	}
+	buf_append_char(b, '"');
+	for (i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c == '"' || c == '\\') {
+			buf_append_char(b, '\\');
+			buf_append_char(b, (char)c);
+		} else if (c < 0x20 || c == 0x7f || c >= 0x80) {
+			/* non-ASCII bytes too: the output stays valid JSON
+			 * whatever the server sent */
+			buf_append_str(b, "\\u00");
+			buf_append_char(b, hex[c >> 4]);
+			buf_append_char(b, hex[c & 15]);
+		} else
+			buf_append_char(b, (char)c);
+	}
+	buf_append_char(b, '"');
+}
+
+/* query_json_cstr - append a NUL-terminated string or null */
+static void
+query_json_cstr(struct buf *b, const char *s)
+{
+	query_json_str(b, s, s != NULL ? strlen(s) : 0);
+}
+
+/* query_json_key - append ,"key": (no comma before the first) */
+static void
+query_json_key(struct buf *b, const char *key)
+{
+	if (b->len > 0 && b->data[b->len - 1] != '{' &&
+	    b->data[b->len - 1] != '[')
+		buf_append_char(b, ',');
+	query_json_cstr(b, key);
+	buf_append_char(b, ':');
+}
+
+/* query_answer - the Postfix answer for the discovery result, via decide */
+static int
+query_answer(const struct query *qy, const struct discover_result *r,
+    struct buf *out)
+{
+	struct decide_input	 in;
+	struct decide_result	 dres;
+	struct buf		 data;
+
+	memset(&in, 0, sizeof(in));
+	in.domain = r->domain;
+	in.dane = DECIDE_DANE_NONE;	/* DANE is dane.c's, not queried */
+	switch (r->outcome) {
+	case DISCOVER_POLICY:
+		in.sts = DECIDE_STS_POLICY;
+		in.policy = r->policy;
+		break;
+	case DISCOVER_NO_POLICY:
+	case DISCOVER_UNCHANGED:	/* no cache here: nothing to apply */
+		in.sts = DECIDE_STS_NONE;
+		break;
+	case DISCOVER_FAILURE:
+		in.sts = DECIDE_STS_FAILED;
+		switch (r->failure) {
+		case DISCOVER_FAIL_TXT_INVALID:
+			/* RFC 8461 §3.1: as if there were no record */
+			in.sts = DECIDE_STS_NONE;
+			break;
+		case DISCOVER_FAIL_POLICY_INVALID:
+			in.sts_error = DECIDE_STS_ERR_INVALID;
+			break;
+		case DISCOVER_FAIL_WEBPKI:
+			in.sts_error = DECIDE_STS_ERR_WEBPKI;
+			break;
+		default:
+			in.sts_error = DECIDE_STS_ERR_FETCH;
+			break;
+		}
+		break;
+	}
+	buf_init(&data, QUERY_ANSWER_MAX);
+	buf_reset(out);
+	if (decide(&in, &qy->dopt, &data, &dres) == -1) {
+		buf_free(&data);
+		buf_append_str(out, "TEMP internal error in decide()");
+		return (-1);
+	}
+	if (dres.status == SOCKMAP_NOTFOUND)
+		buf_append_str(out, "NOTFOUND");
+	else {
+		buf_append_str(out, sockmap_status_name(dres.status));
+		buf_append_char(out, ' ');
+		buf_append(out, data.data, data.len);
+	}
+	buf_free(&data);
+	return (buf_cstr(out) == NULL ? -1 : 0);
+}
+
+/* query_print_text - the human-readable report */
+static void
+query_print_text(const struct discover_result *r, const char *answer)
+{
+	char		 esc[QUERY_ESC_MAX], rc[16];
+	const char	*line;
+	size_t		 i, pos, len;
+
+	printf("domain: %s\n", r->domain);
+	printf("TXT %s: ", r->txt_name);
+	if (r->txt_status != DNS_OK)
+		printf("%s", dns_status_name(r->txt_status));
+	else
+		printf("%s", dns_rcode_name(r->txt_rcode, rc, sizeof(rc)));
+	printf(", DNSSEC %s", dns_security_name(r->txt_security));
+	if (r->txt_why_bogus != NULL)
+		printf(" (%s)", query_esc(esc, r->txt_why_bogus,
+		    strlen(r->txt_why_bogus)));
+	printf(", %zu record%s\n", r->ntxt, r->ntxt == 1 ? "" : "s");
+	for (i = 0; i < r->ntxt; i++)
+		printf("  \"%s\"\n", query_esc(esc, r->txt[i],
+		    strlen(r->txt[i])));
+	if (r->record_checked)
+		printf("STS record: %s%s%s\n",
+		    sts_record_status_name(r->record_status),
+		    r->id != NULL ? ", id " : "", r->id != NULL ? r->id : "");
+	if (r->naddrs > 0 || r->fetched ||
+	    (r->outcome == DISCOVER_FAILURE &&
+	    r->failure == DISCOVER_FAIL_FETCH)) {
+		printf("policy host: %s (A: DNSSEC %s, AAAA: DNSSEC %s)\n",
+		    r->policy_host, dns_security_name(r->a_security),
+		    dns_security_name(r->aaaa_security));
+		for (i = 0; i < r->naddrs; i++)
+			printf("  address %s\n", r->addrs[i]);
+	}
+	if (r->fetched) {
+		printf("URL: %s\n", r->url);
+		printf("connected to: %s\n", r->connect_addr[0] != '\0' ?
+		    r->connect_addr : "(none)");
+		printf("HTTP status: %ld, media type: %s\n", r->http_status,
+		    r->content_type != NULL ? query_esc(esc, r->content_type,
+		    strlen(r->content_type)) : "(none)");
+		printf("fetch: %s\n", https_error_name(r->https_error));
+	}
+	if (r->policy_text != NULL) {
+		printf("policy text (%zu bytes):\n", r->policy_len);
+		for (pos = 0; pos < r->policy_len; pos += len + 1) {
+			line = r->policy_text + pos;
+			len = strcspn(line, "\n");
+			if (pos + len > r->policy_len)
+				len = r->policy_len - pos;
+			printf("  %s\n", query_esc(esc, line, len));
+		}
+	}
+	if (r->policy != NULL) {
+		printf("policy: valid, mode %s, max_age %lu, mx",
+		    sts_policy_mode_name(r->policy->mode),
+		    (unsigned long)r->policy->max_age);
+		for (i = 0; i < r->policy->nmx; i++)
+			printf(" %s", r->policy->mx[i]);
+		printf("\n");
+	} else if (r->policy_why != NULL)
+		printf("policy: invalid: %s\n", r->policy_why);
+	printf("TLSRPT %s%s: ", "_smtp._tls.", r->domain);
+	if (r->tlsrpt != NULL)
+		printf("\"%s\"\n", query_esc(esc, r->tlsrpt,
+		    strlen(r->tlsrpt)));
+	else
+		printf("none (%s)\n", r->tlsrpt_note);
+	printf("outcome: %s", discover_outcome_name(r->outcome));
+	if (r->outcome == DISCOVER_FAILURE)
+		printf(", failure %s (TLSRPT %s)",
+		    discover_failure_name(r->failure),
+		    discover_tlsrpt_result_type(r->failure));
+	printf("\n");
+	printf("detail: %s\n", query_esc(esc, r->detail, strlen(r->detail)));
+	printf("answer: %s\n", answer);
+}
+
+/* query_print_json - the same facts as one JSON object */
+static void
+query_print_json(const struct discover_result *r, const char *answer)
+{
+	struct buf	 b;
+	char		 rc[16];
+	size_t		 i, pos, len;
+	const char	*line;
+
+	buf_init(&b, 4 * QUERY_ANSWER_MAX + 16 * HTTPS_MAX_BODY);
+	buf_append_char(&b, '{');
+	query_json_key(&b, "domain");
+	query_json_cstr(&b, r->domain);
+	query_json_key(&b, "outcome");
+	query_json_cstr(&b, discover_outcome_name(r->outcome));
+	query_json_key(&b, "failure");
+	query_json_cstr(&b, r->outcome == DISCOVER_FAILURE ?
+	    discover_failure_name(r->failure) : NULL);
+	query_json_key(&b, "tlsrpt_result_type");
+	query_json_cstr(&b, r->outcome == DISCOVER_FAILURE ?
+	    discover_tlsrpt_result_type(r->failure) : NULL);
+	query_json_key(&b, "detail");
+	query_json_cstr(&b, r->detail);
+
+	query_json_key(&b, "txt");
+	buf_append_char(&b, '{');
+	query_json_key(&b, "name");
+	query_json_cstr(&b, r->txt_name);
+	query_json_key(&b, "status");
+	query_json_cstr(&b, dns_status_name(r->txt_status));
+	query_json_key(&b, "rcode");
+	query_json_cstr(&b, r->txt_status == DNS_OK ?
+	    dns_rcode_name(r->txt_rcode, rc, sizeof(rc)) : NULL);
+	query_json_key(&b, "dnssec");
+	query_json_cstr(&b, dns_security_name(r->txt_security));
+	query_json_key(&b, "why_bogus");
+	query_json_cstr(&b, r->txt_why_bogus);
+	query_json_key(&b, "records");
+	buf_append_char(&b, '[');
+	for (i = 0; i < r->ntxt; i++) {
+		if (i > 0)
+			buf_append_char(&b, ',');
+		query_json_cstr(&b, r->txt[i]);
+	}
+	buf_append_char(&b, ']');
+	query_json_key(&b, "record_status");
+	query_json_cstr(&b, r->record_checked ?
+	    sts_record_status_name(r->record_status) : NULL);
+	query_json_key(&b, "id");
+	query_json_cstr(&b, r->id);
+	buf_append_char(&b, '}');
+
+	query_json_key(&b, "policy_host");
+	buf_append_char(&b, '{');
+	query_json_key(&b, "name");
+	query_json_cstr(&b, r->policy_host);
+	query_json_key(&b, "a_dnssec");
+	query_json_cstr(&b, dns_security_name(r->a_security));
+	query_json_key(&b, "aaaa_dnssec");
+	query_json_cstr(&b, dns_security_name(r->aaaa_security));
+	query_json_key(&b, "addresses");
+	buf_append_char(&b, '[');
+	for (i = 0; i < r->naddrs; i++) {
+		if (i > 0)
+			buf_append_char(&b, ',');
+		query_json_cstr(&b, r->addrs[i]);
+	}
+	buf_append_str(&b, "]}");
+
+	query_json_key(&b, "fetch");
+	if (r->fetched) {
+		buf_append_char(&b, '{');
+		query_json_key(&b, "url");
+		query_json_cstr(&b, r->url);
+		query_json_key(&b, "connect_addr");
+		query_json_cstr(&b, r->connect_addr);
+		query_json_key(&b, "http_status");
+		buf_appendf(&b, "%ld", r->http_status);
+		query_json_key(&b, "media_type");
+		query_json_cstr(&b, r->content_type);
+		query_json_key(&b, "result");
+		query_json_cstr(&b, https_error_name(r->https_error));
+		buf_append_char(&b, '}');
+	} else
+		buf_append_str(&b, "null");
+	query_json_key(&b, "policy_text");
+	query_json_str(&b, r->policy_text, r->policy_len);
+	query_json_key(&b, "policy");
+	if (r->policy != NULL) {
+		buf_append_char(&b, '{');
+		query_json_key(&b, "mode");
+		query_json_cstr(&b, sts_policy_mode_name(r->policy->mode));
+		query_json_key(&b, "max_age");
+		buf_appendf(&b, "%lu", (unsigned long)r->policy->max_age);
+		query_json_key(&b, "mx");
+		buf_append_char(&b, '[');
+		for (i = 0; i < r->policy->nmx; i++) {
+			if (i > 0)
+				buf_append_char(&b, ',');
+			query_json_cstr(&b, r->policy->mx[i]);
+		}
+		buf_append_char(&b, ']');
+		query_json_key(&b, "lines");
+		buf_append_char(&b, '[');
+		pos = 0;
+		i = 0;
+		while (sts_policy_line(r->policy, &pos, &line, &len)) {
+			if (i++ > 0)
+				buf_append_char(&b, ',');
+			query_json_str(&b, line, len);
+		}
+		buf_append_str(&b, "]}");
+	} else
+		buf_append_str(&b, "null");
+	query_json_key(&b, "policy_error");
+	query_json_cstr(&b, r->policy_why);
+	query_json_key(&b, "tlsrpt");
+	buf_append_char(&b, '{');
+	query_json_key(&b, "record");
+	query_json_cstr(&b, r->tlsrpt);
+	query_json_key(&b, "note");
+	query_json_cstr(&b, r->tlsrpt_note);
+	query_json_key(&b, "dnssec");
+	query_json_cstr(&b, dns_security_name(r->tlsrpt_security));
+	buf_append_char(&b, '}');
+	query_json_key(&b, "answer");
+	query_json_cstr(&b, answer);
+	buf_append_char(&b, '}');
+	if (b.error || buf_cstr(&b) == NULL)
+		fprintf(stderr, "postsmtpsts-query: JSON output too large\n");
+	else
+		printf("%s\n", b.data);
+	buf_free(&b);
+}
+
+/* query_done - the discovery reported: print, set the exit status */
+static void
+query_done(const struct discover_result *r, void *arg)
+{
+	struct query	*qy = arg;
+	struct buf	 answer;
+	int		 bad;
+
+	buf_init(&answer, QUERY_ANSWER_MAX);
+	bad = query_answer(qy, r, &answer) == -1;
+	if (qy->json)
+		query_print_json(r, answer.data);
+	else
+		query_print_text(r, answer.data);
+	buf_free(&answer);
+
+	switch (r->outcome) {
+	case DISCOVER_POLICY:
+	case DISCOVER_UNCHANGED:
+		qy->exit_code = QUERY_EXIT_POLICY;
+		break;
+	case DISCOVER_NO_POLICY:
+		qy->exit_code = QUERY_EXIT_NONE;
+		break;
+	case DISCOVER_FAILURE:
+		qy->exit_code = QUERY_EXIT_ERROR;
+		break;
+	}
+	if (bad)
+		qy->exit_code = QUERY_EXIT_ERROR;
+	qy->done = 1;
+	event_base_loopbreak(qy->base);
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct query		 qy;
+	struct config_dns	 dcf;
+	struct config_https	 hcf;
+	char			*fwd[QUERY_MAX_OPTIONS + 1];
+	char			*ubopt[QUERY_MAX_OPTIONS + 1];
+	char			 err[QUERY_ERR_MAX], domain[DOMAIN_BUFSZ];
+	const char		*config_file = NULL, *known_id = NULL;
+	size_t			 nfwd = 0, nubopt = 0;
+	struct dns		*dns;
+	struct https		*https;
+	struct discover		*dv;
+	enum domain_status	 ds;
+	int			 ch, verbose = 0, dns_timeout = 0;
+
+	memset(&qy, 0, sizeof(qy));
+	memset(&dcf, 0, sizeof(dcf));
+	memset(&hcf, 0, sizeof(hcf));
+	qy.dopt.testing_answer = DECIDE_TESTING_NOTFOUND;
+	log_init("postsmtpsts-query", 1, 0);
+
+	while ((ch = getopt_long(argc, argv, "c:hv", query_longopts,
+	    NULL)) != -1) {
+		switch (ch) {
+		case 'c':
+			config_file = optarg;
+			break;
+		case 'v':
+			verbose++;
+			break;
+		case QUERY_OPT_JSON:
+			qy.json = 1;
+			break;
+		case QUERY_OPT_TRUST_ANCHOR:
+			dcf.trust_anchor_file = optarg;
+			break;
+		case QUERY_OPT_ROOT_HINTS:
+			dcf.root_hints = optarg;
+			break;
+		case QUERY_OPT_FORWARDER:
+			if (nfwd == QUERY_MAX_OPTIONS)
+				query_usage();
+			fwd[nfwd++] = optarg;
+			break;
+		case QUERY_OPT_RESOLV_CONF:
+			dcf.use_resolv_conf = 1;
+			break;
+		case QUERY_OPT_UNBOUND_CONFIG:
+			dcf.unbound_config = optarg;
+			break;
+		case QUERY_OPT_UNBOUND_OPTION:
+			if (nubopt == QUERY_MAX_OPTIONS)
+				query_usage();
+			ubopt[nubopt++] = optarg;
+			break;
+		case QUERY_OPT_CA_FILE:
+			hcf.ca_file = optarg;
+			break;
+		case QUERY_OPT_PROXY:
+			hcf.proxy = optarg;
+			break;
+		case QUERY_OPT_DNS_TIMEOUT:
+			dns_timeout = query_seconds(optarg, "--dns-timeout");
+			break;
+		case QUERY_OPT_CONNECT_TIMEOUT:
+			hcf.connect_timeout = query_seconds(optarg,
+			    "--connect-timeout");
+			break;
+		case QUERY_OPT_TIMEOUT:
+			hcf.timeout = query_seconds(optarg, "--timeout");
+			break;
+		case QUERY_OPT_KNOWN_ID:
+			known_id = optarg;
+			break;
+		case QUERY_OPT_TESTING:
+			if (strcmp(optarg, "may") == 0)
+				qy.dopt.testing_answer = DECIDE_TESTING_MAY;
+			else if (strcmp(optarg, "notfound") == 0)
+				qy.dopt.testing_answer =
+				    DECIDE_TESTING_NOTFOUND;
+			else
+				query_usage();
+			break;
+		case QUERY_OPT_TLSRPT:
+			qy.dopt.tlsrpt = 1;
+			break;
+		default:
+			query_usage();
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	if (argc != 1)
+		query_usage();
+	log_set_verbose(verbose);
+
+	if (config_file != NULL) {
+		/*
+		 * XXX config.c (branch config) is not merged yet: once it is,
+		 * load config_file here with config_load(), take cf->dns and
+		 * cf->https as the base and the map's testing_answer/tlsrpt,
+		 * and let the command-line options above override them.
+		 */
+		fprintf(stderr, "postsmtpsts-query: -c: the configuration "
+		    "module is not available in this build yet; use the "
+		    "command-line options\n");
+		return (QUERY_EXIT_ERROR);
+	}
+	fwd[nfwd] = NULL;
+	ubopt[nubopt] = NULL;
+	dcf.forwarders = nfwd > 0 ? fwd : NULL;
+	dcf.unbound_options = nubopt > 0 ? ubopt : NULL;
+
+	ds = domain_normalize(argv[0], strlen(argv[0]), domain);
+	if (ds != DOMAIN_OK) {
+		char esc[QUERY_ESC_MAX];
+
+		fprintf(stderr, "postsmtpsts-query: %s: %s: no policy of its "
+		    "own can exist\n", query_esc(esc, argv[0],
+		    strlen(argv[0])), domain_status_name(ds));
+		return (QUERY_EXIT_ERROR);
+	}
+
+	if ((qy.base = event_base_new()) == NULL)
+		fatalx("cannot create an event base");
+	if ((dns = dns_new(qy.base, &dcf, err, sizeof(err))) == NULL) {
+		fprintf(stderr, "postsmtpsts-query: dns: %s\n", err);
+		return (QUERY_EXIT_ERROR);
+	}
+	if (dns_timeout > 0)
+		dns_set_timeout(dns, dns_timeout * 1000);
+	if ((https = https_new(qy.base, &hcf, err, sizeof(err))) == NULL) {
+		fprintf(stderr, "postsmtpsts-query: https: %s\n", err);
+		dns_free(dns);
+		return (QUERY_EXIT_ERROR);
+	}
+	qy.exit_code = QUERY_EXIT_ERROR;
+	dv = discover_start(dns, https, domain, known_id, query_done, &qy);
+	event_base_dispatch(qy.base);
+	if (!qy.done) {
+		fprintf(stderr, "postsmtpsts-query: event loop ended early\n");
+		discover_cancel(dv);
+	}
+	https_free(https);
+	dns_free(dns);
+	event_base_free(qy.base);
+	return (qy.exit_code);
+}

@@ -1,0 +1,532 @@
+/*
+ * test_discover.c - the discovery state machine with link-time fakes of
+ * dns.h and https.h
+ *
+ * The fakes below replace every symbol of dns.o and https.o that
+ * discover.c uses, so the linker takes them instead of the library's.
+ * Each test starts a discovery, answers its lookups and fetch in a chosen
+ * order with chosen facts, and checks the single report.  No event loop,
+ * no network.  (The real thing runs in tests/e2e/query-world.sh.)
+ */
+#include "autoconf.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "discover.h"
+#include "dns.h"
+#include "https.h"
+
+#define FAKE_MAX	16
+
+/* ---- fake dns.h ---- */
+
+struct dns_query {
+	char		 name[300];
+	int		 rrtype;
+	dns_cb		*cb;
+	void		*arg;
+	int		 live;
+};
+
+static struct dns_query	 fake_q[FAKE_MAX];
+static int		 fake_nq;
+
+struct dns_query *
+dns_query(struct dns *d, const char *name, int rrtype, dns_cb *cb, void *arg)
+{
+	struct dns_query *q;
+
+	(void)d;
+	assert_true(fake_nq < FAKE_MAX);
+	q = &fake_q[fake_nq++];
+	snprintf(q->name, sizeof(q->name), "%s", name);
+	q->rrtype = rrtype;
+	q->cb = cb;
+	q->arg = arg;
+	q->live = 1;
+	return (q);
+}
+
+void
+dns_cancel(struct dns_query *q)
+{
+	if (q != NULL)
+		q->live = 0;
+}
+
+const char *
+dns_security_name(enum dns_security sec)
+{
+	return (sec == DNS_SECURE ? "secure" : sec == DNS_BOGUS ? "bogus" :
+	    "insecure");
+}
+
+const char *
+dns_status_name(enum dns_status st)
+{
+	return (st == DNS_OK ? "ok" : st == DNS_ERR_TIMEOUT ? "timeout" :
+	    "resolver-error");
+}
+
+const char *
+dns_rcode_name(int rcode, char *buf, size_t bufsz)
+{
+	snprintf(buf, bufsz, "RCODE%d", rcode);
+	return (buf);
+}
+
+/* ---- fake https.h ---- */
+
+struct https_fetch {
+	char		 host[300];
+	char		 addrs[FAKE_MAX][64];
+	size_t		 naddrs;
+	https_cb	*cb;
+	void		*arg;
+	int		 live;
+};
+
+static struct https_fetch fake_f;
+static int		 fake_nf;
+
+struct https_fetch *
+https_fetch(struct https *h, const char *host, const char *const *addrs,
+    size_t naddrs, https_cb *cb, void *arg)
+{
+	size_t	 i;
+
+	(void)h;
+	fake_nf++;
+	memset(&fake_f, 0, sizeof(fake_f));
+	snprintf(fake_f.host, sizeof(fake_f.host), "%s", host);
+	for (i = 0; i < naddrs && i < FAKE_MAX; i++)
+		snprintf(fake_f.addrs[i], sizeof(fake_f.addrs[i]), "%s",
+		    addrs[i]);
+	fake_f.naddrs = naddrs;
+	fake_f.cb = cb;
+	fake_f.arg = arg;
+	fake_f.live = 1;
+	return (&fake_f);
+}
+
+void
+https_cancel(struct https_fetch *f)
+{
+	if (f != NULL)
+		f->live = 0;
+}
+
+const char *
+https_error_name(enum https_error e)
+{
+	return (e == HTTPS_OK ? "ok" : e == HTTPS_ERR_WEBPKI ? "webpki" :
+	    "other");
+}
+
+/* ---- helpers ---- */
+
+struct report {
+	int		 calls;
+	enum discover_outcome outcome;
+	enum discover_failure failure;
+	enum dns_security txt_security;
+	char		 id[64];
+	char		 detail[512];
+	char		 tlsrpt[256];
+	int		 have_tlsrpt;
+	int		 have_policy;
+	int		 mode;
+	size_t		 nmx;
+	size_t		 naddrs;
+	char		 addr0[64];
+};
+
+static struct report	 rep;
+
+static void
+record(const struct discover_result *r, void *arg)
+{
+	(void)arg;
+	rep.calls++;
+	rep.outcome = r->outcome;
+	rep.failure = r->failure;
+	rep.txt_security = r->txt_security;
+	snprintf(rep.id, sizeof(rep.id), "%s", r->id != NULL ? r->id : "");
+	snprintf(rep.detail, sizeof(rep.detail), "%s", r->detail);
+	rep.have_tlsrpt = r->tlsrpt != NULL;
+	snprintf(rep.tlsrpt, sizeof(rep.tlsrpt), "%s",
+	    r->tlsrpt != NULL ? r->tlsrpt : r->tlsrpt_note);
+	rep.have_policy = r->policy != NULL;
+	if (r->policy != NULL) {
+		rep.mode = r->policy->mode;
+		rep.nmx = r->policy->nmx;
+	}
+	rep.naddrs = r->naddrs;
+	snprintf(rep.addr0, sizeof(rep.addr0), "%s",
+	    r->naddrs > 0 ? r->addrs[0] : "");
+}
+
+static int
+reset(void **state)
+{
+	(void)state;
+	memset(fake_q, 0, sizeof(fake_q));
+	fake_nq = 0;
+	memset(&fake_f, 0, sizeof(fake_f));
+	fake_nf = 0;
+	memset(&rep, 0, sizeof(rep));
+	return (0);
+}
+
+/* find - the live query for name/type */
+static struct dns_query *
+find(const char *name, int rrtype)
+{
+	int	 i;
+
+	for (i = 0; i < fake_nq; i++)
+		if (fake_q[i].live && fake_q[i].rrtype == rrtype &&
+		    strcmp(fake_q[i].name, name) == 0)
+			return (&fake_q[i]);
+	return (NULL);
+}
+
+/* answer - deliver a result with up to 4 RDATAs to the query name/type */
+static void
+answer(const char *name, int rrtype, enum dns_status st, int rcode,
+    enum dns_security sec, const char *const *rd, const size_t *rdlen,
+    size_t n)
+{
+	struct dns_query	*q = find(name, rrtype);
+	struct dns_result	 res;
+
+	if (q == NULL)
+		fail_msg("no live query for %s type %d", name, rrtype);
+	memset(&res, 0, sizeof(res));
+	res.status = st;
+	res.error = st == DNS_OK ? NULL : "fake failure";
+	res.qname = q->name;
+	res.rrtype = rrtype;
+	res.rcode = rcode;
+	res.nxdomain = rcode == DNS_RCODE_NXDOMAIN;
+	res.security = sec;
+	res.why_bogus = sec == DNS_BOGUS ? "signature expired" : NULL;
+	res.rdata_count = n;
+	res.havedata = n > 0;
+	res.rdata = (const unsigned char *const *)rd;
+	res.rdata_len = rdlen;
+	q->live = 0;
+	q->cb(&res, q->arg);
+}
+
+/* answer_txt - TXT answer with records given as "string|string" texts,
+ * each record one character-string */
+static void
+answer_txt(const char *name, enum dns_security sec, const char *r1,
+    const char *r2)
+{
+	char		 b[2][300];
+	const char	*rd[2];
+	size_t		 len[2], n = 0;
+	const char	*r[2] = { r1, r2 };
+	size_t		 i;
+
+	for (i = 0; i < 2; i++) {
+		if (r[i] == NULL)
+			continue;
+		len[n] = strlen(r[i]) + 1;
+		b[n][0] = (char)strlen(r[i]);
+		memcpy(b[n] + 1, r[i], strlen(r[i]));
+		rd[n] = b[n];
+		n++;
+	}
+	answer(name, DNS_TYPE_TXT, DNS_OK, DNS_RCODE_NOERROR, sec, rd, len, n);
+}
+
+static void
+answer_none(const char *name, int rrtype, int rcode)
+{
+	answer(name, rrtype, DNS_OK, rcode, DNS_INSECURE, NULL, NULL, 0);
+}
+
+static void
+answer_addr(const char *name, int rrtype, enum dns_security sec)
+{
+	static const char v4[] = { 127, 0, 44, 3 };
+	static const char v6[] = { 0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0,
+	    0, 0, 0, 0, 0, 0, 0, 1 };
+	const char	*rd[1];
+	size_t		 len[1];
+
+	rd[0] = rrtype == DNS_TYPE_A ? v4 : v6;
+	len[0] = rrtype == DNS_TYPE_A ? sizeof(v4) : sizeof(v6);
+	answer(name, rrtype, DNS_OK, DNS_RCODE_NOERROR, sec, rd, len, 1);
+}
+
+/* fetched - complete the live fetch */
+static void
+fetched(enum https_error e, const char *body)
+{
+	struct https_result	 res;
+
+	assert_true(fake_f.live);
+	memset(&res, 0, sizeof(res));
+	res.error = e;
+	res.host = fake_f.host;
+	res.url = "https://mta-sts.example.com/.well-known/mta-sts.txt";
+	res.connect_addr = fake_f.addrs[0];
+	res.status = e == HTTPS_OK ? 200 : 0;
+	res.content_type = "text/plain";
+	res.body = body != NULL ? body : "";
+	res.body_len = body != NULL ? strlen(body) : 0;
+	res.detail = e == HTTPS_OK ? "" : "fake fetch failure";
+	fake_f.live = 0;
+	fake_f.cb(&res, fake_f.arg);
+}
+
+static const char good_policy[] =
+    "version: STSv1\nmode: enforce\nmx: mx1.example.com\n"
+    "mx: *.example.net\nmax_age: 86400\n";
+
+/* ---- tests ---- */
+
+static void
+nxdomain_is_no_policy(void **state)
+{
+	(void)state;
+	discover_start(NULL, NULL, "example.com", NULL, record, NULL);
+	answer_none("_mta-sts.example.com", DNS_TYPE_TXT, DNS_RCODE_NXDOMAIN);
+	assert_int_equal(rep.calls, 0);		/* TLSRPT still pending */
+	answer_none("_smtp._tls.example.com", DNS_TYPE_TXT,
+	    DNS_RCODE_NXDOMAIN);
+	assert_int_equal(rep.calls, 1);
+	assert_int_equal(rep.outcome, DISCOVER_NO_POLICY);
+	assert_int_equal(fake_nf, 0);
+	assert_false(rep.have_tlsrpt);
+}
+
+static void
+full_discovery_yields_policy_and_tlsrpt(void **state)
+{
+	(void)state;
+	discover_start(NULL, NULL, "example.com", "older", record, NULL);
+	answer_txt("_smtp._tls.example.com", DNS_SECURE,
+	    "v=TLSRPTv1; rua=mailto:tlsrpt@example.com", "v=spf1 -all");
+	answer_txt("_mta-sts.example.com", DNS_SECURE, "v=spf1 -all",
+	    "v=STSv1; id=20240101;");
+	/* AAAA first: v4 addresses are still listed first */
+	answer_addr("mta-sts.example.com", DNS_TYPE_AAAA, DNS_SECURE);
+	assert_int_equal(fake_nf, 0);		/* waits for A too */
+	answer_addr("mta-sts.example.com", DNS_TYPE_A, DNS_SECURE);
+	assert_int_equal(fake_nf, 1);
+	assert_string_equal(fake_f.host, "mta-sts.example.com");
+	assert_int_equal(fake_f.naddrs, 2);
+	assert_string_equal(fake_f.addrs[0], "127.0.44.3");
+	assert_string_equal(fake_f.addrs[1], "2001:db8::1");
+	fetched(HTTPS_OK, good_policy);
+	assert_int_equal(rep.calls, 1);
+	assert_int_equal(rep.outcome, DISCOVER_POLICY);
+	assert_string_equal(rep.id, "20240101");
+	assert_int_equal(rep.txt_security, DNS_SECURE);
+	assert_true(rep.have_policy);
+	assert_int_equal(rep.mode, STS_MODE_ENFORCE);
+	assert_int_equal(rep.nmx, 2);
+	assert_true(rep.have_tlsrpt);
+	assert_string_equal(rep.tlsrpt,
+	    "v=TLSRPTv1; rua=mailto:tlsrpt@example.com");
+}
+
+static void
+known_id_is_unchanged_without_fetch(void **state)
+{
+	(void)state;
+	discover_start(NULL, NULL, "example.com", "abc", record, NULL);
+	answer_txt("_mta-sts.example.com", DNS_INSECURE, "v=STSv1; id=abc",
+	    NULL);
+	answer_none("_smtp._tls.example.com", DNS_TYPE_TXT, 0);
+	assert_int_equal(rep.calls, 1);
+	assert_int_equal(rep.outcome, DISCOVER_UNCHANGED);
+	assert_null(find("mta-sts.example.com", DNS_TYPE_A));
+	assert_int_equal(fake_nf, 0);
+}
+
+static void
+servfail_and_timeout_are_failures(void **state)
+{
+	(void)state;
+	discover_start(NULL, NULL, "example.com", NULL, record, NULL);
+	answer_none("_mta-sts.example.com", DNS_TYPE_TXT, DNS_RCODE_SERVFAIL);
+	answer_none("_smtp._tls.example.com", DNS_TYPE_TXT, 0);
+	assert_int_equal(rep.outcome, DISCOVER_FAILURE);
+	assert_int_equal(rep.failure, DISCOVER_FAIL_DNS_SERVFAIL);
+
+	reset(NULL);
+	discover_start(NULL, NULL, "example.com", NULL, record, NULL);
+	answer("_mta-sts.example.com", DNS_TYPE_TXT, DNS_ERR_TIMEOUT,
+	    DNS_RCODE_SERVFAIL, DNS_INSECURE, NULL, NULL, 0);
+	answer_none("_smtp._tls.example.com", DNS_TYPE_TXT, 0);
+	assert_int_equal(rep.failure, DISCOVER_FAIL_DNS_SERVFAIL);
+	assert_non_null(strstr(rep.detail, "fake failure"));
+}
+
+static void
+bogus_txt_is_a_failure_not_no_policy(void **state)
+{
+	(void)state;
+	discover_start(NULL, NULL, "example.com", NULL, record, NULL);
+	/* even a bogus NXDOMAIN must not read as "no record" */
+	answer("_mta-sts.example.com", DNS_TYPE_TXT, DNS_OK,
+	    DNS_RCODE_NXDOMAIN, DNS_BOGUS, NULL, NULL, 0);
+	answer_none("_smtp._tls.example.com", DNS_TYPE_TXT, 0);
+	assert_int_equal(rep.outcome, DISCOVER_FAILURE);
+	assert_int_equal(rep.failure, DISCOVER_FAIL_DNS_BOGUS);
+	assert_non_null(strstr(rep.detail, "signature expired"));
+	assert_string_equal(discover_tlsrpt_result_type(rep.failure),
+	    "dnssec-invalid");
+}
+
+static void
+two_sts_records_are_txt_invalid(void **state)
+{
+	(void)state;
+	discover_start(NULL, NULL, "example.com", NULL, record, NULL);
+	answer_txt("_mta-sts.example.com", DNS_INSECURE, "v=STSv1; id=a;",
+	    "v=STSv1; id=b;");
+	answer_none("_smtp._tls.example.com", DNS_TYPE_TXT, 0);
+	assert_int_equal(rep.failure, DISCOVER_FAIL_TXT_INVALID);
+	assert_int_equal(fake_nf, 0);
+}
+
+static void
+non_sts_records_only_is_no_policy(void **state)
+{
+	(void)state;
+	discover_start(NULL, NULL, "example.com", NULL, record, NULL);
+	answer_txt("_mta-sts.example.com", DNS_INSECURE, "v=STSv10; id=a;",
+	    NULL);
+	answer_none("_smtp._tls.example.com", DNS_TYPE_TXT, 0);
+	assert_int_equal(rep.outcome, DISCOVER_NO_POLICY);
+}
+
+static void
+bogus_addresses_are_never_fetched(void **state)
+{
+	(void)state;
+	discover_start(NULL, NULL, "example.com", NULL, record, NULL);
+	answer_none("_smtp._tls.example.com", DNS_TYPE_TXT, 0);
+	answer_txt("_mta-sts.example.com", DNS_INSECURE, "v=STSv1; id=a;",
+	    NULL);
+	answer_addr("mta-sts.example.com", DNS_TYPE_A, DNS_BOGUS);
+	answer_none("mta-sts.example.com", DNS_TYPE_AAAA, 0);
+	assert_int_equal(fake_nf, 0);
+	assert_int_equal(rep.failure, DISCOVER_FAIL_FETCH);
+	assert_non_null(strstr(rep.detail, "bogus"));
+}
+
+static void
+fetch_errors_map_to_failure_kinds(void **state)
+{
+	(void)state;
+	discover_start(NULL, NULL, "example.com", NULL, record, NULL);
+	answer_none("_smtp._tls.example.com", DNS_TYPE_TXT, 0);
+	answer_txt("_mta-sts.example.com", DNS_INSECURE, "v=STSv1; id=a;",
+	    NULL);
+	answer_addr("mta-sts.example.com", DNS_TYPE_A, DNS_INSECURE);
+	answer_none("mta-sts.example.com", DNS_TYPE_AAAA, 0);
+	fetched(HTTPS_ERR_WEBPKI, NULL);
+	assert_int_equal(rep.failure, DISCOVER_FAIL_WEBPKI);
+	assert_string_equal(discover_tlsrpt_result_type(rep.failure),
+	    "sts-webpki-invalid");
+
+	reset(NULL);
+	discover_start(NULL, NULL, "example.com", NULL, record, NULL);
+	answer_none("_smtp._tls.example.com", DNS_TYPE_TXT, 0);
+	answer_txt("_mta-sts.example.com", DNS_INSECURE, "v=STSv1; id=a;",
+	    NULL);
+	answer_addr("mta-sts.example.com", DNS_TYPE_A, DNS_INSECURE);
+	answer_none("mta-sts.example.com", DNS_TYPE_AAAA, 0);
+	fetched(HTTPS_ERR_REDIRECT, NULL);
+	assert_int_equal(rep.failure, DISCOVER_FAIL_FETCH);
+}
+
+static void
+invalid_policy_is_policy_invalid(void **state)
+{
+	(void)state;
+	discover_start(NULL, NULL, "example.com", NULL, record, NULL);
+	answer_none("_smtp._tls.example.com", DNS_TYPE_TXT, 0);
+	answer_txt("_mta-sts.example.com", DNS_INSECURE, "v=STSv1; id=a;",
+	    NULL);
+	answer_addr("mta-sts.example.com", DNS_TYPE_A, DNS_INSECURE);
+	answer_none("mta-sts.example.com", DNS_TYPE_AAAA, 0);
+	fetched(HTTPS_OK, "version: STSv1\nmode: enforce\nmx: a.example\n");
+	assert_int_equal(rep.outcome, DISCOVER_FAILURE);
+	assert_int_equal(rep.failure, DISCOVER_FAIL_POLICY_INVALID);
+}
+
+static void
+two_tlsrpt_records_count_as_none(void **state)
+{
+	(void)state;
+	discover_start(NULL, NULL, "example.com", NULL, record, NULL);
+	answer_txt("_smtp._tls.example.com", DNS_INSECURE,
+	    "v=TLSRPTv1; rua=mailto:a@example.com",
+	    "v=TLSRPTv1;rua=mailto:b@example.com");
+	answer_none("_mta-sts.example.com", DNS_TYPE_TXT, 0);
+	assert_int_equal(rep.calls, 1);
+	assert_false(rep.have_tlsrpt);
+	assert_non_null(strstr(rep.tlsrpt, "more than one"));
+}
+
+static void
+cancel_stops_lookups_and_fetch(void **state)
+{
+	struct discover	*dv;
+
+	(void)state;
+	dv = discover_start(NULL, NULL, "example.com", NULL, record, NULL);
+	answer_txt("_mta-sts.example.com", DNS_INSECURE, "v=STSv1; id=a;",
+	    NULL);
+	answer_addr("mta-sts.example.com", DNS_TYPE_A, DNS_INSECURE);
+	answer_none("mta-sts.example.com", DNS_TYPE_AAAA, 0);
+	assert_true(fake_f.live);
+	discover_cancel(dv);			/* ASan: all freed */
+	assert_false(fake_f.live);
+	assert_null(find("_smtp._tls.example.com", DNS_TYPE_TXT));
+	assert_int_equal(rep.calls, 0);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup(nxdomain_is_no_policy, reset),
+		cmocka_unit_test_setup(full_discovery_yields_policy_and_tlsrpt,
+		    reset),
+		cmocka_unit_test_setup(known_id_is_unchanged_without_fetch,
+		    reset),
+		cmocka_unit_test_setup(servfail_and_timeout_are_failures,
+		    reset),
+		cmocka_unit_test_setup(bogus_txt_is_a_failure_not_no_policy,
+		    reset),
+		cmocka_unit_test_setup(two_sts_records_are_txt_invalid, reset),
+		cmocka_unit_test_setup(non_sts_records_only_is_no_policy,
+		    reset),
+		cmocka_unit_test_setup(bogus_addresses_are_never_fetched,
+		    reset),
+		cmocka_unit_test_setup(fetch_errors_map_to_failure_kinds,
+		    reset),
+		cmocka_unit_test_setup(invalid_policy_is_policy_invalid, reset),
+		cmocka_unit_test_setup(two_tlsrpt_records_count_as_none, reset),
+		cmocka_unit_test_setup(cancel_stops_lookups_and_fetch, reset),
+	};
+
+	return (cmocka_run_group_tests(tests, NULL, NULL));
+}
