@@ -106,9 +106,9 @@ struct cache {
 	MDB_env		*env;
 	MDB_dbi		 dbi;
 	MDB_txn		*rtxn;		/* reset read txn, or NULL */
-	MDB_txn		*wtxn;		/* the open batch, NULL if none/failed */
+	MDB_txn		*wtxn;		/* open batch; NULL: none, failed */
 	int		 batch;		/* a batch is open */
-	int		 batch_status;	/* CACHE_OK or the failure that ended it */
+	int		 batch_status;	/* CACHE_OK, or what ended it */
 	int		 readonly;
 	char		*path;
 	unsigned char	 enc[CACHE_RECORD_MAX_LEN];	/* cache_put scratch */

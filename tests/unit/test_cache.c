@@ -628,7 +628,7 @@ struct walk {
 	struct cache	*del;		/* delete each entry through this */
 	char		 last[CACHE_KEY_MAX + 1];
 	int		 ordered;	/* keys came in ascending order */
-	int		 max_age_is_index;	/* rec->max_age matched the key */
+	int		 max_age_is_index; /* rec->max_age matched the key */
 };
 
 /* walk_cb - cache_iterate callback that records what it saw */
