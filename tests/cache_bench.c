@@ -5,8 +5,9 @@
  *
  * Opens DIR read-only, as a front worker does, and times LOOKUPS lookups
  * of names drawn at random from the N that cache_fill wrote (hits), then
- * LOOKUPS lookups of names that are not there (misses), after one untimed
- * warm-up pass.  Names are formatted before the clock starts, so the
+ * LOOKUPS lookups of names that are not there but sort among them, so a
+ * miss walks to a random leaf too (misses), after one untimed warm-up
+ * pass.  Names are formatted before the clock starts, so the
  * figure is cache_get alone: renew the read txn, B-tree search, decode,
  * reset.  Prints ns per lookup.
  */
@@ -87,7 +88,7 @@ main(int argc, char *argv[])
 		    "d%07lu.fill.example",
 		    (unsigned long)(cache_bench_rand(&seed) % n));
 		snprintf(misses + i * CACHE_BENCH_NAME, CACHE_BENCH_NAME,
-		    "m%07lu.fill.example",
+		    "d%07lu.miss.example",
 		    (unsigned long)(cache_bench_rand(&seed) % n));
 	}
 	(void)cache_bench_run(c, hits, count, &rec, CACHE_HIT, &bad);
