@@ -29,7 +29,7 @@
 
 #include <sys/stat.h>
 
-#include <errno.h>
+#include <ctype.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -95,29 +95,23 @@ static int
 cache_tool_domain(const char *arg, char *out, size_t outsz)
 {
 	size_t	 len, i;
-	char	 ch;
 
 	len = strlen(arg);
 	if (len > 0 && arg[len - 1] == '.')
 		len--;
-	if (len == 0 || len > CACHE_KEY_MAX || len >= outsz) {
-		log_warnx("domain name of %zu bytes: must be 1..%d", len,
+	if (len >= outsz) {
+		log_warnx("domain name of %zu bytes: longer than %d", len,
 		    CACHE_KEY_MAX);
 		return (-1);
 	}
-	for (i = 0; i < len; i++) {
-		ch = arg[i];
-		if (ch >= 'A' && ch <= 'Z')
-			ch = (char)(ch - 'A' + 'a');
-		if (!((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') ||
-		    ch == '-' || ch == '.' || ch == '_')) {
-			log_warnx("not a domain name (give an IDN as its "
-			    "xn-- A-label): %s", arg);
-			return (-1);
-		}
-		out[i] = ch;
-	}
+	for (i = 0; i < len; i++)
+		out[i] = (char)tolower((unsigned char)arg[i]);
 	out[len] = '\0';
+	if (!cache_key_valid(out, len)) {
+		log_warnx("not a domain name (give an IDN as its xn-- "
+		    "A-label): %s", arg);
+		return (-1);
+	}
 	return (0);
 }
 
