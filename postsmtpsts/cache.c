@@ -106,9 +106,9 @@ struct cache {
 	MDB_env		*env;
 	MDB_dbi		 dbi;
 	MDB_txn		*rtxn;		/* reset read txn, or NULL */
-	MDB_txn		*wtxn;		/* the open batch, NULL if none/failed */
+	MDB_txn		*wtxn;		/* open batch; NULL: none, failed */
 	int		 batch;		/* a batch is open */
-	int		 batch_status;	/* CACHE_OK or the failure that ended it */
+	int		 batch_status;	/* CACHE_OK, or what ended it */
 	int		 readonly;
 	char		*path;
 	unsigned char	 enc[CACHE_RECORD_MAX_LEN];	/* cache_put scratch */
@@ -211,9 +211,7 @@ cache_enums_valid(unsigned int kind, unsigned int mode, unsigned int dnssec)
 	return (1);
 }
 
-/* cache_key_valid - a normalized domain: 1..CACHE_KEY_MAX bytes of
- * [a-z0-9_.-], no dot at either end */
-static int
+int
 cache_key_valid(const char *k, size_t len)
 {
 	size_t	 i;
@@ -588,13 +586,6 @@ cache_close(struct cache *c)
 	free(c);
 }
 
-/* cache_log_key - escape key[0..len) into out for a log line */
-static const char *
-cache_log_key(char *out, size_t outsz, const char *key, size_t len)
-{
-	return (log_escape(out, outsz, key, len));
-}
-
 int
 cache_get(struct cache *c, const char *domain, size_t len,
     struct cache_record *out)
@@ -607,7 +598,7 @@ cache_get(struct cache *c, const char *domain, size_t len,
 
 	if (!cache_key_valid(domain, len)) {
 		log_warnx("cache %s: lookup of an unnormalized key \"%s\"",
-		    c->path, cache_log_key(esc, sizeof(esc), domain, len));
+		    c->path, log_escape(esc, sizeof(esc), domain, len));
 		return (CACHE_ERROR);
 	}
 	if (c->wtxn != NULL)
@@ -723,7 +714,7 @@ cache_put(struct cache *c, const char *domain, const struct cache_record *rec)
 	len = strnlen(domain, CACHE_KEY_MAX + 1);
 	if (!cache_key_valid(domain, len)) {
 		log_warnx("cache %s: not storing unnormalized key \"%s\"",
-		    c->path, cache_log_key(esc, sizeof(esc), domain, len));
+		    c->path, log_escape(esc, sizeof(esc), domain, len));
 		return (CACHE_ERROR);
 	}
 	if (cache_record_encode(rec, c->enc, sizeof(c->enc), &vlen) == -1) {
@@ -748,7 +739,7 @@ cache_del(struct cache *c, const char *domain)
 	len = strnlen(domain, CACHE_KEY_MAX + 1);
 	if (!cache_key_valid(domain, len)) {
 		log_warnx("cache %s: not deleting unnormalized key \"%s\"",
-		    c->path, cache_log_key(esc, sizeof(esc), domain, len));
+		    c->path, log_escape(esc, sizeof(esc), domain, len));
 		return (CACHE_ERROR);
 	}
 	k.mv_data = (void *)(uintptr_t)domain;

@@ -247,6 +247,11 @@ int	cache_record_encode(const struct cache_record *rec, unsigned char *out,
 enum cache_decode_status cache_record_decode(const unsigned char *p,
 	    size_t len, struct cache_record *out);
 
+/* cache_key_valid - 1 if key[0..len) is a key the cache takes: 1..
+ * CACHE_KEY_MAX bytes of [a-z0-9_.-], no dot at either end (domain_normalize()
+ * output always is).  Pure. */
+int	cache_key_valid(const char *key, size_t len);
+
 /* cache_record_fresh - 1 if rec may still be used at now (now < expires_at) */
 int	cache_record_fresh(const struct cache_record *rec, int64_t now);
 /* cache_record_needs_refresh - 1 if the resolver should re-check rec at now:

@@ -52,7 +52,6 @@
 
 #include "buf.h"
 #include "config.h"
-#include "domain.h"
 #include "log.h"
 #include "xmalloc.h"
 
@@ -61,15 +60,18 @@
 #define CONFIG_MAX_PORT		65535
 #define CONFIG_MAX_PROXY	1024	/* proxy URL, bytes */
 #define CONFIG_MAX_UB_OPTION	1024	/* one unbound_options entry */
-#define CONFIG_DUMP_ESCAPE	(LOG_ESCAPE_MAX + 8)
+/* XXX domain.h's limits (DOMAIN_MAX_LEN ...) once domain.c is merged */
+#define CONFIG_DNS_MAX_LEN	253	/* presentation form, no trailing dot */
+#define CONFIG_DNS_MAX_LABEL	63
+#define CONFIG_DNS_BUFSZ	(CONFIG_DNS_MAX_LEN + 1)
 
 /*
- * The hidden sub-section of every titled section.  cfg_getopt() reads '|'
- * as a path separator, so no configuration file can name it; libconfuse
- * creates it, with the line of the enclosing section's '{', as it creates
- * the section.
+ * The hidden sub-section of every titled section.  libconfuse creates it,
+ * with the line of the enclosing section's '{', as it creates the section.
+ * cfg_getopt() reads a name ending in '|' as the path of an option inside
+ * a sub-section "line", which does not exist, so no file can name it.
  */
-#define CONFIG_POS_OPT		"|line"
+#define CONFIG_POS_OPT		"line|"
 
 /* Where the value at index idx of opt was read. */
 struct config_line {
@@ -219,10 +221,15 @@ static const char *const config_levels[] = {
 static void
 config_report(struct config_ctx *ctx, int line, const char *msg)
 {
-	char	 text[CONFIG_ERROR_LINE + PATH_MAX];
-	size_t	 n, room;
+	char	 text[CONFIG_ERROR_LINE + PATH_MAX], clean[CONFIG_ERROR_LINE];
+	size_t	 n, room, i;
 	int	 len;
 
+	/* one error, one line: libconfuse may quote a multi-line token */
+	for (i = 0; msg[i] != '\0' && i + 1 < sizeof(clean); i++)
+		clean[i] = (unsigned char)msg[i] < 0x20 ? '?' : msg[i];
+	clean[i] = '\0';
+	msg = clean;
 	ctx->nerr++;
 	if (ctx->errsz == 0 || ctx->nerr > CONFIG_MAX_ERRORS + 1)
 		return;
@@ -482,7 +489,8 @@ config_strip_comments(char *p, size_t len, int *errline, const char **what)
 			}
 			i++;
 			word = 0;
-		} else if (!word && c == '$' && i + 1 < len && p[i + 1] == '{') {
+		} else if (!word && c == '$' && i + 1 < len &&
+		    p[i + 1] == '{') {
 			for (i += 2; i < len && p[i] != '}'; i++)
 				if (p[i] == '\n')
 					line++;
@@ -492,7 +500,8 @@ config_strip_comments(char *p, size_t len, int *errline, const char **what)
 			for (; i < len && p[i] != '\n'; i++)
 				p[i] = ' ';
 			word = 0;
-		} else if (!word && c == '/' && i + 1 < len && p[i + 1] == '*') {
+		} else if (!word && c == '/' && i + 1 < len &&
+		    p[i + 1] == '*') {
 			start = line;
 			p[i++] = ' ';
 			p[i++] = ' ';
@@ -558,7 +567,7 @@ config_read(struct config_ctx *ctx, const char *path, size_t *lenp)
 		close(fd);
 		return (NULL);
 	}
-	/* + 1: notice growth since fstat; + 2: newline and NUL */
+	/* + 1: notice growth since fstat; + 2: a newline if empty, NUL */
 	text = xmalloc((size_t)st.st_size + 3);
 	while (len <= (size_t)st.st_size) {
 		n = read(fd, text + len, (size_t)st.st_size + 1 - len);
@@ -655,8 +664,9 @@ config_path(struct config_ctx *ctx, cfg_t *sec, const char *secname,
 
 	if (*s == '\0') {
 		if (!empty_ok)
-			config_err(ctx, sec, name, 0, "%s%s%s must not be empty",
-			    secname ? secname : "", secname ? ": " : "", name);
+			config_err(ctx, sec, name, 0,
+			    "%s%s%s must not be empty", secname ? secname : "",
+			    secname ? ": " : "", name);
 		return (NULL);
 	}
 	if ((why = config_path_ok(s)) != NULL) {
@@ -705,7 +715,7 @@ config_name(struct config_ctx *ctx, cfg_t *sec, const char *secname,
 
 /*
  * config_dnsname - check a host or domain name and copy it, lower-case and
- * without the one trailing dot (when dot_ok), into out (DOMAIN_BUFSZ).
+ * without the one trailing dot (when dot_ok), into out (CONFIG_DNS_BUFSZ).
  * Labels are 1..63 letters, digits, '-' or '_', no '-' at either end; at
  * least minlabels labels; the last label not all digits (an IPv4 address).
  * Returns NULL or why not.
@@ -723,15 +733,16 @@ config_dnsname(const char *in, char *out, int minlabels, int dot_ok)
 		len--;
 	if (len == 0)
 		return ("is empty");
-	if (len > DOMAIN_MAX_LEN)
+	if (len > CONFIG_DNS_MAX_LEN)
 		return ("is longer than 253 characters");
 	for (i = 0; i <= len; i++) {
 		c = i < len ? (char)tolower((unsigned char)in[i]) : '.';
 		if (c == '.') {
 			if (lablen == 0)
 				return ("has an empty label");
-			if (lablen > DOMAIN_MAX_LABEL)
-				return ("has a label longer than 63 characters");
+			if (lablen > CONFIG_DNS_MAX_LABEL)
+				return ("has a label longer than 63 "
+				    "characters");
 			if (in[labstart] == '-' || in[i - 1] == '-')
 				return ("has a label that starts or ends with "
 				    "'-'");
@@ -806,7 +817,7 @@ static int
 config_match(struct config_ctx *ctx, cfg_t *sec, const char *title,
     enum config_level level, const char *val, struct buf *b)
 {
-	char	 esc[LOG_ESCAPE_MAX + 8], name[DOMAIN_BUFSZ];
+	char	 esc[LOG_ESCAPE_MAX + 8], name[CONFIG_DNS_BUFSZ];
 	const char *p = val, *end, *why;
 	char	 sep = level == CONFIG_LEVEL_FINGERPRINT ? '|' : ':';
 	char	*tok;
@@ -972,9 +983,12 @@ config_mode(const char *s, mode_t *mode)
 static void
 config_build_listen(struct config_ctx *ctx, cfg_t *cfg, struct config *cf)
 {
+	static const char *const unix_only[] = { "mode", "owner", "group",
+		NULL };
 	char	 esc[LOG_ESCAPE_MAX + 8], what[LOG_ESCAPE_MAX + 32];
 	struct config_listen *l;
 	const char *spec, *why, *mode;
+	const char *const *o;
 	unsigned int i, n = cfg_size(cfg, "listen");
 	cfg_t	*sec = NULL;
 	size_t	 j;
@@ -1000,21 +1014,16 @@ config_build_listen(struct config_ctx *ctx, cfg_t *cfg, struct config *cf)
 		if (sec == NULL)
 			continue;
 		if (l->kind == CONFIG_LISTEN_INET) {
-			if (cfg_getopt(sec, "mode")->flags & CFGF_MODIFIED)
-				config_err(ctx, sec, "mode", 0, "listen \"%s\": "
-				    "mode applies to unix sockets only", esc);
-			if (cfg_getopt(sec, "owner")->flags & CFGF_MODIFIED)
-				config_err(ctx, sec, "owner", 0, "listen \"%s\": "
-				    "owner applies to unix sockets only", esc);
-			if (cfg_getopt(sec, "group")->flags & CFGF_MODIFIED)
-				config_err(ctx, sec, "group", 0, "listen \"%s\": "
-				    "group applies to unix sockets only", esc);
+			for (o = unix_only; *o != NULL; o++)
+				if (cfg_getopt(sec, *o)->flags & CFGF_MODIFIED)
+					config_err(ctx, sec, *o, 0, "%s: %s "
+					    "applies to unix sockets only",
+					    what, *o);
 		} else {
 			mode = config_str(sec, "mode");
 			if (config_mode(mode, &l->mode) == -1)
-				config_err(ctx, sec, "mode", 0, "listen \"%s\": "
-				    "mode must be an octal string like \"0660\"",
-				    esc);
+				config_err(ctx, sec, "mode", 0, "%s: mode must "
+				    "be an octal string like \"0660\"", what);
 			l->owner = config_name(ctx, sec, what, "owner");
 			l->group = config_name(ctx, sec, what, "group");
 		}
@@ -1023,9 +1032,10 @@ config_build_listen(struct config_ctx *ctx, cfg_t *cfg, struct config *cf)
 			    (cf->listen[j].path != NULL ||
 			    cf->listen[j].host != NULL) &&
 			    config_listen_conflict(&cf->listen[j], l)) {
-				config_err(ctx, sec, NULL, 0, "listen \"%s\" "
-				    "duplicates listen \"%s\" at line %d", esc,
-				    cf->listen[j].spec, config_sec_line(
+				config_err(ctx, sec, NULL, 0, "%s duplicates "
+				    "listen \"%s\" at line %d", what,
+				    config_esc(esc, sizeof(esc),
+				    cf->listen[j].spec), config_sec_line(
 				    cfg_getnsec(cfg, "listen", (unsigned)j)));
 				break;
 			}
@@ -1068,8 +1078,8 @@ config_build_maps(struct config_ctx *ctx, cfg_t *cfg, struct config *cf)
 		m->name = xstrdup(name);
 		config_esc(esc, sizeof(esc), name);
 		if (!config_map_name_ok(name))
-			config_err(ctx, sec, NULL, 0, "map \"%s\": a map name is "
-			    "1 to %d letters, digits, '.', '_' or '-'", esc,
+			config_err(ctx, sec, NULL, 0, "map \"%s\": a map name "
+			    "is 1 to %d letters, digits, '.', '_' or '-'", esc,
 			    CONFIG_MAX_MAP_NAME);
 		ta = config_str(sec, "testing_answer");
 		if (strcasecmp(ta, "notfound") == 0)
@@ -1089,7 +1099,7 @@ config_build_domain(struct config_ctx *ctx, cfg_t *sec,
     struct config_domain *d)
 {
 	char	 esc[LOG_ESCAPE_MAX + 8], esc2[LOG_ESCAPE_MAX + 8];
-	char	 name[DOMAIN_BUFSZ];
+	char	 name[CONFIG_DNS_BUFSZ];
 	const char *title = cfg_title(sec), *why, *ls, *ms, *ss;
 	enum config_level level;
 	struct buf b;
@@ -1121,17 +1131,19 @@ config_build_domain(struct config_ctx *ctx, cfg_t *sec,
 	if (*ms != '\0') {
 		/* smtp_tls_policy.c: match is valid at these levels only */
 		if (level != CONFIG_LEVEL_FINGERPRINT &&
-		    level != CONFIG_LEVEL_VERIFY && level != CONFIG_LEVEL_SECURE)
+		    level != CONFIG_LEVEL_VERIFY &&
+		    level != CONFIG_LEVEL_SECURE)
 			config_err(ctx, sec, "match", 0, "domain \"%s\": match "
-			    "is not valid at level %s (only fingerprint, verify, "
-			    "secure)", esc, d->level);
+			    "is not valid at level %s (only fingerprint, "
+			    "verify, secure)", esc, d->level);
 		else if (config_match(ctx, sec, esc, level, ms, &b) == 0 &&
 		    !b.error)
 			d->match = xmemdup0(b.data, b.len);
 	}
 	if (*ss != '\0') {
 		if (level != CONFIG_LEVEL_VERIFY &&
-		    level != CONFIG_LEVEL_SECURE && level != CONFIG_LEVEL_DANE &&
+		    level != CONFIG_LEVEL_SECURE &&
+		    level != CONFIG_LEVEL_DANE &&
 		    level != CONFIG_LEVEL_DANE_ONLY)
 			config_err(ctx, sec, "servername", 0, "domain \"%s\": "
 			    "servername is not valid at level %s (only dane, "
@@ -1141,8 +1153,8 @@ config_build_domain(struct config_ctx *ctx, cfg_t *sec,
 		else if ((why = config_dnsname(ss, name, 1, 0)) != NULL)
 			config_err(ctx, sec, "servername", 0, "domain \"%s\": "
 			    "servername must be \"hostname\" or a host name; "
-			    "\"%s\" %s", esc, config_esc(esc2, sizeof(esc2), ss),
-			    why);
+			    "\"%s\" %s", esc,
+			    config_esc(esc2, sizeof(esc2), ss), why);
 		else
 			d->servername = xstrdup(name);
 	}
@@ -1184,11 +1196,11 @@ config_domain_keycmp(const void *a, const void *b)
 static void
 config_build_domains(struct config_ctx *ctx, cfg_t *cfg, struct config *cf)
 {
-	char	 esc[LOG_ESCAPE_MAX + 8];
+	char	 esc[LOG_ESCAPE_MAX + 8], esc2[LOG_ESCAPE_MAX + 8];
 	struct config_domain_key *keys;
 	struct config_domain *sorted;
 	unsigned int i, n = cfg_size(cfg, "domain");
-	cfg_t	*sec;
+	cfg_t	*sec, *first;
 
 	if (n == 0)
 		return;
@@ -1208,11 +1220,11 @@ config_build_domains(struct config_ctx *ctx, cfg_t *cfg, struct config *cf)
 		if (strcmp(keys[i - 1].name, keys[i].name) != 0)
 			continue;
 		sec = cfg_getnsec(cfg, "domain", keys[i].idx);
+		first = cfg_getnsec(cfg, "domain", keys[i - 1].idx);
 		config_err(ctx, sec, NULL, 0, "domain \"%s\" duplicates domain "
 		    "\"%s\" at line %d", config_esc(esc, sizeof(esc),
-		    cfg_title(sec)), cfg_title(cfg_getnsec(cfg, "domain",
-		    keys[i - 1].idx)), config_sec_line(cfg_getnsec(cfg,
-		    "domain", keys[i - 1].idx)));
+		    cfg_title(sec)), config_esc(esc2, sizeof(esc2),
+		    cfg_title(first)), config_sec_line(first));
 	}
 	sorted = xcalloc(n, sizeof(*sorted));
 	for (i = 0; i < n; i++)
@@ -1362,8 +1374,8 @@ config_build_dns(struct config_ctx *ctx, cfg_t *cfg, struct config *cf)
 		cf->dns.forwarders[j++] = xstrdup(s);
 	}
 	if (n > 0 && cf->dns.use_resolv_conf)
-		config_err(ctx, sec, "use_resolv_conf", 0, "dns: forwarders and "
-		    "use_resolv_conf = true exclude each other");
+		config_err(ctx, sec, "use_resolv_conf", 0, "dns: forwarders "
+		    "and use_resolv_conf = true exclude each other");
 
 	n = cfg_size(sec, "unbound_options");
 	cf->dns.unbound_options = xcalloc((size_t)n + 1, sizeof(char *));
@@ -1395,8 +1407,8 @@ config_build_https(struct config_ctx *ctx, cfg_t *cfg, struct config *cf)
 			if ((unsigned char)s[i] <= ' ' || s[i] == 0x7f)
 				break;
 		if (s[i] != '\0' || i > CONFIG_MAX_PROXY)
-			config_err(ctx, sec, "proxy", 0, "https: proxy \"%s\" is "
-			    "not a URL", config_esc(esc, sizeof(esc), s));
+			config_err(ctx, sec, "proxy", 0, "https: proxy \"%s\" "
+			    "is not a URL", config_esc(esc, sizeof(esc), s));
 		else
 			cf->https.proxy = xstrdup(s);
 	}

@@ -29,7 +29,8 @@
 /* Defaults of the options whose value is a path or a name. */
 #define CONFIG_DEFAULT_USER		"postsmtpsts"
 #define CONFIG_DEFAULT_RUNTIME_DIR	RUNSTATEDIR "/postsmtpsts"
-#define CONFIG_DEFAULT_PID_FILE		CONFIG_DEFAULT_RUNTIME_DIR "/postsmtpsts.pid"
+#define CONFIG_DEFAULT_PID_FILE	\
+	CONFIG_DEFAULT_RUNTIME_DIR "/postsmtpsts.pid"
 #define CONFIG_DEFAULT_CACHE_PATH	LOCALSTATEDIR "/lib/postsmtpsts/cache"
 #define CONFIG_DEFAULT_TRUST_ANCHOR	"/usr/share/dns/root.key"
 #define CONFIG_DEFAULT_LISTEN		"inet:127.0.0.1:8461"

@@ -12,6 +12,7 @@
  */
 #include "autoconf.h"
 
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -628,7 +629,7 @@ struct walk {
 	struct cache	*del;		/* delete each entry through this */
 	char		 last[CACHE_KEY_MAX + 1];
 	int		 ordered;	/* keys came in ascending order */
-	int		 max_age_is_index;	/* rec->max_age matched the key */
+	int		 max_age_is_index; /* rec->max_age matched the key */
 };
 
 /* walk_cb - cache_iterate callback that records what it saw */
@@ -920,6 +921,70 @@ test_create(const struct tdir *t, size_t map_size)
 	cache_close(test_open(t, map_size, 0));
 }
 
+/* disk_full_child - with the file size capped (pwrite fails with EFBIG,
+ * as it would with ENOSPC), writes must fail as CACHE_FULL and reads go on */
+static int
+disk_full_child(const struct tdir *t)
+{
+	static struct cache_record got;
+	struct cache *c;
+	struct rlimit rl;
+	struct stat st;
+	char	 err[512], name[TEST_NAME_MAX], data[PATH_MAX + 16];
+	unsigned int i;
+	int	 rc = CACHE_OK;
+
+	if (signal(SIGXFSZ, SIG_IGN) == SIG_ERR)
+		return (10);
+	if ((c = cache_open(t->env, 0, 0, err, sizeof(err))) == NULL)
+		return (11);
+	snprintf(data, sizeof(data), "%s/data.mdb", t->env);
+	if (stat(data, &st) == -1)
+		return (12);
+	rl.rlim_cur = rl.rlim_max = (rlim_t)st.st_size + 64 * 1024;
+	if (setrlimit(RLIMIT_FSIZE, &rl) == -1)
+		return (13);
+	for (i = 1000; i < 100000; i++) {
+		test_name(name, sizeof(name), i);
+		test_record(&rec_a, i);
+		if ((rc = cache_put(c, name, &rec_a)) != CACHE_OK)
+			break;
+	}
+	if (rc != CACHE_FULL)
+		return (14);
+	if (test_get(c, name, &got) != CACHE_MISS)
+		return (15);
+	if (test_get(c, "d00000.example", &got) != CACHE_HIT ||
+	    test_get(c, "d00999.example", &got) != CACHE_HIT)
+		return (16);
+	cache_close(c);
+	return (0);
+}
+
+static void
+full_disk_fails_writes_not_reads(void **state)
+{
+	struct tdir *t = *state;
+	struct cache *c;
+	static struct cache_record got;
+	pid_t	 pid;
+
+	c = test_open(t, TEST_MAP_SIZE, 0);
+	test_fill(c, 0, 1000, 1);
+	cache_close(c);
+	pid = fork();
+	assert_true(pid != -1);
+	if (pid == 0)
+		_exit(disk_full_child(t));
+	assert_int_equal(test_wait_child(pid), 0);
+	/* nothing broke: the file opens, old data is there, writes work */
+	c = test_open(t, 0, 0);
+	assert_int_equal(test_get(c, "d00500.example", &got), CACHE_HIT);
+	test_record(&rec_a, 1);
+	assert_int_equal(cache_put(c, "after.full.example", &rec_a), CACHE_OK);
+	cache_close(c);
+}
+
 #define READER_WRITES	1000
 
 /* reader_child - open read-only, tell the parent, then read until the last
@@ -1207,6 +1272,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(new_env_gets_default_map_size,
 		    tdir_setup, tdir_teardown),
 		cmocka_unit_test_setup_teardown(full_map_fails_writes_not_reads,
+		    tdir_setup, tdir_teardown),
+		cmocka_unit_test_setup_teardown(full_disk_fails_writes_not_reads,
 		    tdir_setup, tdir_teardown),
 		cmocka_unit_test_setup_teardown(reader_process_while_writing,
 		    tdir_setup, tdir_teardown),

@@ -191,7 +191,8 @@ static const char full_text[] =
 	"\t    \"2001:db8::53@5353\" }\n"
 	"\tuse_resolv_conf = false\n"
 	"\tunbound_config = \"/etc/postsmtpsts/unbound.conf\"\n"
-	"\tunbound_options = { \"edns-buffer-size: 1232\", \"so-rcvbuf: 1m\" }\n"
+	"\tunbound_options = { \"edns-buffer-size: 1232\",\n"
+	"\t    \"so-rcvbuf: 1m\" }\n"
 	"}\n"
 	"https { ca_file = \"/etc/ssl/certs/ca-certificates.crt\"\n"
 	"\tproxy = \"http://proxy.example:3128\"\n"
@@ -334,9 +335,10 @@ static const struct answer_case {
 	{ "dane-only", "level = dane-only", "dane-only" },
 	{ "fingerprint without match", "level = fingerprint", "fingerprint" },
 	{ "fingerprint sha256 no colons", "level = fingerprint match = "
-	    "\"00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff\"",
-	    "fingerprint match="
-	    "00112233445566778899AABBCCDDEEFF00112233445566778899AABBCCDDEEFF" },
+	    "\"00112233445566778899aabbccddeeff"
+	    "00112233445566778899aabbccddeeff\"",
+	    "fingerprint match=00112233445566778899AABBCCDDEEFF"
+	    "00112233445566778899AABBCCDDEEFF" },
 	{ "verify keywords", "level = verify match = "
 	    "\"hostname:dot-nexthop:NEXTHOP\"",
 	    "verify match=hostname:dot-nexthop:nexthop" },
@@ -430,7 +432,8 @@ dump_loads_back_identically(void **state)
 		"",
 		full_text,
 		"user = \"\"\nrequest_timeout = 0.125\n"
-		"listen \"unix:/tmp/a \\\"quoted\\\" $HOME\" { mode = \"600\" }\n"
+		"listen \"unix:/tmp/a \\\"quoted\\\" $HOME\" {\n"
+		"\tmode = \"600\"\n}\n"
 		"dns { trust_anchor_file = \"\" }\n",
 	};
 	size_t	 i;
@@ -508,6 +511,10 @@ static const struct error_case {
 	    "invalid boolean value for option 'tlsrpt'" },
 	{ "section without title", "\nlisten { }\n", 2, "missing title" },
 	{ "section without brace", "dns = 1\n", 1, "missing opening brace" },
+	{ "hidden line section unreachable", "listen \"inet:*:1\" {\n"
+	    "\t\"line|\" { }\n}\n", 2, "'line'" },
+	{ "multi-line token in a message", "\"x\ny\" = 1\n", 2,
+	    "no such option 'x?y'" },
 	{ "unterminated string", "#\nuser = \"abc\n\n", 2,
 	    "unterminated string" },
 	{ "unterminated single-quoted string", "user = 'abc\\'\n", 1,
@@ -556,16 +563,16 @@ static const struct error_case {
 	    "pid_file \"run/x.pid\" is not an absolute path" },
 	{ "runtime_dir empty", "runtime_dir = \"\"\n", 1,
 	    "runtime_dir must not be empty" },
-	{ "runtime_dir too long", "runtime_dir = /aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
-	    "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n", 1,
+	{ "runtime_dir too long", "runtime_dir = /aaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+	    "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n", 1,
 	    "runtime_dir is longer than 75 bytes" },
 	/* listen */
 	{ "listen scheme unknown", "\nlisten \"tcp:1.2.3.4:5\" { }\n", 2,
 	    "is neither unix:/path nor inet:host:port" },
 	{ "listen unix relative", "listen \"unix:sock\" { }\n", 1,
 	    "needs an absolute socket path" },
-	{ "listen unix too long", "listen \"unix:/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
-	    "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+	{ "listen unix too long", "listen \"unix:/aaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+	    "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
 	    "aaaaaaaaaaaaaaaaaaaaaaaa\" { }\n", 1, "too long for sun_path" },
 	{ "listen unix directory", "listen \"unix:/run/\" { }\n", 1,
 	    "names a directory" },
@@ -603,16 +610,19 @@ static const struct error_case {
 	    "\tmode = \"0600\"\n}\n", 2, "mode applies to unix sockets only" },
 	{ "listen owner on inet", "listen \"inet:127.0.0.1:25\" {\n\n"
 	    "\towner = postfix\n}\n", 3, "owner applies to unix sockets only" },
-	{ "listen group on inet", "listen \"inet:127.0.0.1:25\" { group = x }\n",
-	    1, "group applies to unix sockets only" },
-	{ "listen mode not octal", "listen \"unix:/s\" {\n\tmode = \"0668\"\n}\n",
-	    2, "mode must be an octal string" },
+	{ "listen group on inet",
+	    "listen \"inet:127.0.0.1:25\" { group = x }\n", 1,
+	    "group applies to unix sockets only" },
+	{ "listen mode not octal",
+	    "listen \"unix:/s\" {\n\tmode = \"0668\"\n}\n", 2,
+	    "mode must be an octal string" },
 	{ "listen mode too big", "listen \"unix:/s\" { mode = \"4755\" }\n", 1,
 	    "mode must be an octal string" },
 	{ "listen mode short", "listen \"unix:/s\" { mode = \"66\" }\n", 1,
 	    "mode must be an octal string" },
-	{ "listen owner invalid", "listen \"unix:/s\" {\n\towner = \"a:b\"\n}\n",
-	    2, "listen \"unix:/s\": owner \"a:b\" is not a valid" },
+	{ "listen owner invalid",
+	    "listen \"unix:/s\" {\n\towner = \"a:b\"\n}\n", 2,
+	    "listen \"unix:/s\": owner \"a:b\" is not a valid" },
 	/* map */
 	{ "map name invalid", "\nmap \"post fix\" { }\n", 2,
 	    "map \"post fix\": a map name is 1 to 64" },
@@ -667,12 +677,13 @@ static const struct error_case {
 	    "match = \"a.example b.example\" }\n", 1, "contains a character" },
 	{ "match too many", "domain \"a.example\" { level = secure match = "
 	    "\"a:a:a:a:a:a:a:a:a:a:a:a:a:a:a:a:a:a:a:a:a:a:a:a:a:a:a:a:a:a:a:a:"
-	    "a:a:a:a:a:a:a:a:a:a:a:a:a:a:a:a:a:a:a:a:a:a:a:a:a:a:a:a:a:a:a:a:a\""
-	    " }\n", 1, "more than 64 match patterns" },
+	    "a:a:a:a:a:a:a:a:a:a:a:a:a:a:a:a:a:a:a:a:a:a:a:a:a:a:a:a:a:a:a:a:"
+	    "a\" }\n", 1, "more than 64 match patterns" },
 	{ "fingerprint not hex", "domain \"a.example\" { level = fingerprint "
 	    "match = \"zz:zz\" }\n", 1, "\"zz:zz\" is not a hex fingerprint" },
 	{ "fingerprint wrong length", "domain \"a.example\" { level = "
-	    "fingerprint match = \"ab:cd:ef\" }\n", 1, "is not a hex fingerprint" },
+	    "fingerprint match = \"ab:cd:ef\" }\n", 1,
+	    "is not a hex fingerprint" },
 	{ "fingerprint colon-separated list", "domain \"a.example\" { level = "
 	    "fingerprint match = \"00112233445566778899aabbccddeeff:"
 	    "00112233445566778899aabbccddeeff\" }\n", 1,
