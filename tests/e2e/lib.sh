@@ -89,6 +89,7 @@ mkdir -p "$PF_DIR"
 cat >"$PF_DIR/main.cf" <<PFEOF
 compatibility_level = 3.6
 maillog_file = /dev/stderr
+maillog_file_prefixes = /var, /dev/stdout, /dev/stderr
 PFEOF
 
 # daemon_config [EXTRA LINES] - write the test configuration
@@ -114,10 +115,12 @@ daemon_start() {
 	daemon_config "$@"
 	"$DAEMON" -f -c "$CONF" >"$DAEMON_LOG" 2>&1 &
 	DAEMON_PID=$!
+	# Ready when Postfix gets a clean NOTFOUND for a key that needs no
+	# lookup (a bracketed next hop).
 	for _i in $(seq 1 100); do
-		if [ -S "$SOCK" ] && pq readiness.invalid >/dev/null 2>&1 ||
-		    [ -S "$SOCK" ] && [ $? -eq 1 ]; then
-			return 0
+		if [ -S "$SOCK" ]; then
+			_out=$(pq '[readiness.invalid]' 2>&1)
+			[ $? -eq 1 ] && [ -z "$_out" ] && return 0
 		fi
 		kill -0 "$DAEMON_PID" 2>/dev/null || break
 		sleep 0.1
@@ -134,6 +137,12 @@ daemon_stop() {
 	_rc=$?
 	DAEMON_PID=
 	return $_rc
+}
+
+# worker_pid N - pid of front worker N (its latest incarnation)
+worker_pid() {
+	sed -n "s/.*debug: worker $1 started, pid \([0-9]*\).*/\1/p" \
+	    "$DAEMON_LOG" | tail -n1
 }
 
 # worker_pids - pids of the daemon's children

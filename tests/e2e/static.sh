@@ -7,7 +7,7 @@ daemon_start \
 	'domain "pinned.example" { level = "secure" match = "mx1.pinned.example:.pinned.net" servername = "hostname" }' \
 	'domain "may.example" { level = "may" }' \
 	'domain "xn--bcher-kva.example" { level = "encrypt" }' \
-	'map "alt" { }' || { echo "Bail out! daemon did not start"; exit 1; }
+	'map "postfix" { }' 'map "alt" { }' || { echo "Bail out! daemon did not start"; exit 1; }
 
 for via in unix inet; do
 	is "$(pq pinned.example postfix $via)" \
