@@ -8,17 +8,17 @@
  * domain name that MTA-STS (RFC 8461) and DANE (RFC 7672) policies are
  * looked up for, or why the key is not one.
  *
- *	RFC 1034 §3.1		one trailing dot marks an absolute name
- *	RFC 1035 §2.3.4		labels of 1..63 octets, names of 255 octets,
- *				i.e. 253 characters in presentation form
- *	RFC 1123 §2.1		letters, digits, hyphen; a label may start with
- *				a digit but not with or end in a hyphen
- *	RFC 8552 §1.1		underscore labels (_mta-sts, _dmarc) exist
- *	RFC 5891 §5, UTS #46	U-labels become A-labels before lookup
- *				(libidn2, nontransitional: "ß" stays "ß")
- *	RFC 8461 §3.4		a parent domain's policy never applies, so
- *				".parent" keys are not plain
- *	RFC 6335 §5.1		service names are 1..15 characters
+ *	RFC 1034 §3.1	one trailing dot marks an absolute name
+ *	RFC 1035 §2.3.4	labels of 1..63 octets, names of 255 octets, i.e.
+ *			253 characters in presentation form
+ *	RFC 1123 §2.1	letters, digits, hyphen; a label may start with a
+ *			digit but not start or end with a hyphen
+ *	RFC 8552 §1.1	underscore labels (_mta-sts, _dmarc) exist
+ *	RFC 5891 §5	U-labels become A-labels before lookup (libidn2,
+ *			UTS #46 nontransitional: "ß" stays "ß")
+ *	RFC 8461 §3.4	a parent domain's policy never applies, so
+ *			".parent" keys are not plain
+ *	RFC 6335 §5.1	service names are 1..15 characters
  *
  * Pure: no logging, no global state; nothing longer than DOMAIN_MAX_KEY is
  * examined or given to libidn2.

@@ -46,7 +46,8 @@ for t in $targets; do
 		continue
 	fi
 	if out=$("$bin" "$corpus" 2>&1); then
-		n=$(printf '%s\n' "$out" | sed -n 's/^replay: \([0-9]*\) inputs$/\1/p')
+		n=$(printf '%s\n' "$out" |
+		    sed -n 's/^replay: \([0-9]*\) inputs$/\1/p')
 		echo "ok $i - $t: ${n:-?} inputs replayed"
 	else
 		rc=$?

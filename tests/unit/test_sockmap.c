@@ -26,7 +26,8 @@
 #define nitems(a)	(sizeof(a) / sizeof((a)[0]))
 #define IN(s)		(s), (sizeof(s) - 1)
 
-#define NAME64	"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._"
+#define NAME64	"abcdefghijklmnopqrstuvwxyz" "ABCDEFGHIJKLMNOPQRSTUVWXYZ" \
+		"0123456789._"
 
 struct request_case {
 	const char *name;
@@ -175,7 +176,8 @@ static const struct reply_case reply_cases[] = {
 	{ "reply TEMP without reason", SOCKMAP_TEMP, NULL, 0,
 	    IN("5:TEMP ,") },
 	{ "reply TIMEOUT with reason", SOCKMAP_TIMEOUT,
-	    IN("policy fetch timed out"), IN("30:TIMEOUT policy fetch timed out,") },
+	    IN("policy fetch timed out"),
+	    IN("30:TIMEOUT policy fetch timed out,") },
 	{ "reply PERM with reason", SOCKMAP_PERM,
 	    IN("missing space after map name"),
 	    IN("33:PERM missing space after map name,") },
