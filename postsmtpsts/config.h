@@ -11,6 +11,7 @@
 #define CONFIG_H_POSTSMTPSTS
 
 #include <stddef.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #ifndef SYSCONFDIR
@@ -24,6 +25,39 @@
 #endif
 
 #define CONFIG_DEFAULT_FILE	SYSCONFDIR "/postsmtpsts/postsmtpsts.conf"
+
+/* Defaults of the options whose value is a path or a name. */
+#define CONFIG_DEFAULT_USER		"postsmtpsts"
+#define CONFIG_DEFAULT_RUNTIME_DIR	RUNSTATEDIR "/postsmtpsts"
+#define CONFIG_DEFAULT_PID_FILE	\
+	CONFIG_DEFAULT_RUNTIME_DIR "/postsmtpsts.pid"
+#define CONFIG_DEFAULT_CACHE_PATH	LOCALSTATEDIR "/lib/postsmtpsts/cache"
+#define CONFIG_DEFAULT_TRUST_ANCHOR	"/usr/share/dns/root.key"
+#define CONFIG_DEFAULT_LISTEN		"inet:127.0.0.1:8461"
+#define CONFIG_DEFAULT_MAP		"postfix"
+
+/*
+ * Limits config_load() enforces (inclusive).  Times in seconds.
+ */
+#define CONFIG_MAX_FILE_SIZE	(16 * 1024 * 1024)	/* bytes */
+#define CONFIG_MAX_WORKERS	256
+#define CONFIG_MAX_CONNECTIONS	1000000
+#define CONFIG_MAX_IDLE_TIMEOUT	86400
+#define CONFIG_MIN_REQUEST_TIMEOUT_MS 1
+#define CONFIG_MAX_REQUEST_TIMEOUT_MS 60000	/* well below Postfix's 100s */
+#define CONFIG_MAX_VERBOSE	9
+#define CONFIG_MAX_HTTPS_TIMEOUT 300
+#define CONFIG_MIN_CACHE_SIZE	(1LL << 20)		/* 1 MiB */
+#define CONFIG_MAX_CACHE_SIZE	(1LL << 40)		/* 1 TiB */
+#define CONFIG_MAX_NEGATIVE_TTL	86400
+#define CONFIG_MAX_REFRESH_BEFORE 31557600	/* RFC 8461 §3.2 max_age */
+#define CONFIG_MAX_MAP_NAME	64
+#define CONFIG_MAX_MATCH	64	/* match tokens per pinned domain */
+#define CONFIG_MAX_ANSWER	4096	/* composed pinned answer, bytes */
+#define CONFIG_MAX_PATH		1023	/* any configured path, bytes */
+#define CONFIG_MAX_RUNTIME_DIR	75	/* leaves room in sun_path (108) */
+#define CONFIG_MAX_NAME		32	/* user and group names */
+#define CONFIG_MAX_ERRORS	50	/* reported per config_load() */
 
 enum config_listen_kind {
 	CONFIG_LISTEN_UNIX,
@@ -119,8 +153,27 @@ struct config {
  *
  * Returns a new config, or NULL after writing "file:line: message" lines to
  * errbuf (size errsz, always NUL-terminated) for the caller to print.
+ *
+ * Each error line ends in a newline; an error not tied to a line (the file
+ * cannot be read) is written as "file: message".  Up to CONFIG_MAX_ERRORS
+ * are reported; what does not fit in errbuf is cut off.  path NULL means
+ * CONFIG_DEFAULT_FILE.  Nothing is allocated after a failure and the
+ * process never exits, except when out of memory (xmalloc).  Not
+ * reentrant: libconfuse's scanner is global state.
  */
 struct config *config_load(const char *path, char *errbuf, size_t errsz);
+
+/*
+ * config_dump - print cf to fp in the configuration file's own syntax
+ *
+ * Every option is printed with its effective value (defaults filled in,
+ * workers resolved, domains sorted, each with its composed answer as a
+ * comment), so the output loads again to the same configuration.
+ */
+void	config_dump(const struct config *cf, FILE *fp);
+
+/* config_answer_name - "notfound", "temp" or "may" */
+const char *config_answer_name(enum config_answer a);
 
 /* config_free - release everything; NULL is a no-op */
 void	config_free(struct config *cf);
