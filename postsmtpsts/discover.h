@@ -73,6 +73,7 @@ struct discover_result {
 
 	/* A/AAAA mta-sts.DOMAIN */
 	const char	*policy_host;
+	int		 addrs_checked;	/* A and AAAA were looked up */
 	enum dns_security a_security;
 	enum dns_security aaaa_security;
 	size_t		 naddrs;
