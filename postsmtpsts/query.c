@@ -275,7 +275,7 @@ static void
 query_print_text(const struct discover_result *r, const char *answer)
 {
 	char		 esc[QUERY_ESC_MAX], rc[16];
-	const char	*line;
+	const char	*line, *nl;
 	size_t		 i, pos, len;
 
 	printf("domain: %s\n", r->domain);
@@ -316,9 +316,9 @@ query_print_text(const struct discover_result *r, const char *answer)
 		printf("policy text (%zu bytes):\n", r->policy_len);
 		for (pos = 0; pos < r->policy_len; pos += len + 1) {
 			line = r->policy_text + pos;
-			len = strcspn(line, "\n");
-			if (pos + len > r->policy_len)
-				len = r->policy_len - pos;
+			nl = memchr(line, '\n', r->policy_len - pos);
+			len = nl != NULL ? (size_t)(nl - line) :
+			    r->policy_len - pos;
 			printf("  %s\n", query_esc(esc, line, len));
 		}
 	}
