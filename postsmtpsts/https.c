@@ -367,7 +367,8 @@ https_opensocket_cb(void *clientp, curlsocktype purpose,
 	(void)purpose;
 	if (f->h->proxy == NULL) {
 		if (sa->family == AF_INET)
-			p = &((struct sockaddr_in *)(void *)&sa->addr)->sin_addr;
+			p = &((struct sockaddr_in *)(void *)
+			    &sa->addr)->sin_addr;
 		else if (sa->family == AF_INET6)
 			p = &((struct sockaddr_in6 *)(void *)
 			    &sa->addr)->sin6_addr;
@@ -593,7 +594,8 @@ https_setup(struct https_fetch *f)
 	    HTTPS_MAX_ADDRS * (HTTPS_ADDR_MAX + 3));
 	if (https_resolve_entry(f, &rb) == -1) {
 		buf_free(&rb);
-		snprintf(f->detail, sizeof(f->detail), "resolve entry too long");
+		snprintf(f->detail, sizeof(f->detail),
+		    "resolve entry too long");
 		return (-1);
 	}
 	f->resolve = curl_slist_append(NULL, rb.data);
