@@ -149,7 +149,8 @@ srv_teardown(void **state)
 	if (srv.dir[0] != '\0' && strncmp(srv.dir, "/tmp/test_https.",
 	    16) == 0) {
 		snprintf(cmd, sizeof(cmd), "rm -rf %s", srv.dir);
-		(void)system(cmd);
+		if (system(cmd) != 0)
+			fprintf(stderr, "cannot remove %s\n", srv.dir);
 	}
 	return (0);
 }
