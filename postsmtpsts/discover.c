@@ -350,6 +350,7 @@ discover_addrs_ready(struct discover *dv)
 
 	if (!dv->a_done || !dv->aaaa_done)
 		return;
+	dv->res.addrs_checked = 1;
 	for (i = 0; i < dv->n4; i++)
 		dv->addrv[n++] = dv->addrs4[i];
 	for (i = 0; i < dv->n6; i++)

@@ -46,7 +46,7 @@ enum discover_outcome {
 enum discover_failure {
 	DISCOVER_FAIL_NONE = 0,
 	DISCOVER_FAIL_DNS_SERVFAIL,	/* TXT lookup failed or timed out */
-	DISCOVER_FAIL_DNS_BOGUS,	/* TXT answer failed DNSSEC validation */
+	DISCOVER_FAIL_DNS_BOGUS,	/* TXT answer is DNSSEC-bogus */
 	DISCOVER_FAIL_TXT_INVALID,	/* STS record invalid or not unique */
 	DISCOVER_FAIL_FETCH,		/* no address, connect, HTTP, size... */
 	DISCOVER_FAIL_WEBPKI,		/* the policy host's certificate */
@@ -67,12 +67,13 @@ struct discover_result {
 	const char	*txt_why_bogus;	/* or NULL */
 	size_t		 ntxt;
 	const char *const *txt;		/* joined records, NUL-terminated */
-	int		 record_checked;	/* record_status is meaningful */
+	int		 record_checked;	/* record_status is set */
 	enum sts_record_status record_status;
 	const char	*id;		/* the valid record's id, or NULL */
 
 	/* A/AAAA mta-sts.DOMAIN */
 	const char	*policy_host;
+	int		 addrs_checked;	/* A and AAAA were looked up */
 	enum dns_security a_security;
 	enum dns_security aaaa_security;
 	size_t		 naddrs;

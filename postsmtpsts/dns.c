@@ -35,8 +35,9 @@
  * such names reach the configured server.)
  *
  * DNSSEC status (RFC 4035 §4.3): ub_result.secure -> DNS_SECURE,
- * ub_result.bogus -> DNS_BOGUS (libunbound then reports SERVFAIL and no
- * data), else DNS_INSECURE.  Without a trust anchor nothing is secure.
+ * ub_result.bogus -> DNS_BOGUS (libunbound then withholds the data; the
+ * rcode may still read NOERROR, so callers test security before rcode),
+ * else DNS_INSECURE.  Without a trust anchor nothing is secure.
  */
 #include "autoconf.h"
 
@@ -275,7 +276,7 @@ dns_configure(struct ub_ctx *ctx, const struct config_dns *cf, char *err,
 			    cf->trust_anchor_file, ub_strerror(r));
 			return (-1);
 		}
-	} else
+	} else if (cf->unbound_config == NULL)
 		log_warnx("dns: no trust anchor configured: no answer will "
 		    "be DNSSEC-secure");
 	for (p = cf->unbound_options; p != NULL && *p != NULL; p++)

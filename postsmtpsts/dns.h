@@ -59,7 +59,7 @@ struct dns_result {
 	int		 havedata;	/* rdata_count > 0 */
 	int		 nxdomain;	/* the name does not exist */
 	enum dns_security security;
-	const char	*why_bogus;	/* DNS_BOGUS: validator's reason or NULL */
+	const char	*why_bogus;	/* DNS_BOGUS: the reason, or NULL */
 	int		 ttl;		/* seconds, of the answer RRset */
 	const char	*canonname;	/* after CNAMEs, or NULL */
 	size_t		 rdata_count;

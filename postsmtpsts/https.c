@@ -8,7 +8,8 @@
  * RFC 8461 §3.3 as applied to each transfer:
  *  - only https (CURLOPT_PROTOCOLS_STR), TLS >= 1.2, SNI (curl sends the
  *    URL's host), PKIX validation of the chain and the host name against
- *    the CA file or the system store;
+ *    the CA file or else the system store (HTTPS_SYSTEM_CA_BUNDLE when it
+ *    exists, curl's built-in default otherwise) - never both;
  *  - no redirects: FOLLOWLOCATION off, a 3xx is HTTPS_ERR_REDIRECT;
  *  - status 200 only, media type text/plain (parameters allowed);
  *  - the body is at most HTTPS_MAX_BODY bytes: a larger Content-Length is
@@ -43,6 +44,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include <curl/curl.h>
 #include <event2/event.h>
@@ -59,6 +61,10 @@
 #define HTTPS_ADDR_MAX		INET6_ADDRSTRLEN
 #define HTTPS_PORT		443
 #define HTTPS_MS_PER_S		1000
+/* The system store as one file (Debian's ca-certificates): libcurl-gnutls
+ * reloads its CA store for every connection, and parsing this one file
+ * costs about a fifth of reading the hashed directory /etc/ssl/certs. */
+#define HTTPS_SYSTEM_CA_BUNDLE	"/etc/ssl/certs/ca-certificates.crt"
 
 struct https_sock {
 	LIST_ENTRY(https_sock) entry;
@@ -233,6 +239,8 @@ https_new(struct event_base *base, const struct config_https *cf, char *err,
 	LIST_INIT(&h->socks);
 	if (cf->ca_file != NULL)
 		h->ca_file = xstrdup(cf->ca_file);
+	else if (access(HTTPS_SYSTEM_CA_BUNDLE, R_OK) == 0)
+		h->ca_file = xstrdup(HTTPS_SYSTEM_CA_BUNDLE);
 	if (cf->proxy != NULL)
 		h->proxy = xstrdup(cf->proxy);
 	h->connect_timeout_ms = https_ms(cf->connect_timeout,
@@ -359,7 +367,8 @@ https_opensocket_cb(void *clientp, curlsocktype purpose,
 	(void)purpose;
 	if (f->h->proxy == NULL) {
 		if (sa->family == AF_INET)
-			p = &((struct sockaddr_in *)(void *)&sa->addr)->sin_addr;
+			p = &((struct sockaddr_in *)(void *)
+			    &sa->addr)->sin_addr;
 		else if (sa->family == AF_INET6)
 			p = &((struct sockaddr_in6 *)(void *)
 			    &sa->addr)->sin6_addr;
@@ -585,7 +594,8 @@ https_setup(struct https_fetch *f)
 	    HTTPS_MAX_ADDRS * (HTTPS_ADDR_MAX + 3));
 	if (https_resolve_entry(f, &rb) == -1) {
 		buf_free(&rb);
-		snprintf(f->detail, sizeof(f->detail), "resolve entry too long");
+		snprintf(f->detail, sizeof(f->detail),
+		    "resolve entry too long");
 		return (-1);
 	}
 	f->resolve = curl_slist_append(NULL, rb.data);
@@ -615,8 +625,13 @@ https_setup(struct https_fetch *f)
 	HTTPS_SETOPT(CURLOPT_SSL_VERIFYPEER, 1L);
 	HTTPS_SETOPT(CURLOPT_SSL_VERIFYHOST, 2L);
 	HTTPS_SETOPT(CURLOPT_SSLVERSION, (long)CURL_SSLVERSION_TLSv1_2);
-	if (h->ca_file != NULL)
+	if (h->ca_file != NULL) {
+		/* the CA file instead of the system store, not besides it:
+		 * libcurl-gnutls also loads its built-in CA directory
+		 * (/etc/ssl/certs) unless CAPATH is cleared */
 		HTTPS_SETOPT(CURLOPT_CAINFO, h->ca_file);
+		HTTPS_SETOPT(CURLOPT_CAPATH, (char *)NULL);
+	}
 	if (h->proxy != NULL)
 		HTTPS_SETOPT(CURLOPT_PROXY, h->proxy);
 	else

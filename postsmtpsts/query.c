@@ -14,10 +14,12 @@
  * Exit status: 0 a policy was found, 1 the domain has none, 2 an error
  * (discovery failed, bad usage or configuration).
  *
- * The command-line options --trust-anchor, --root-hints, --forwarder,
- * --resolv-conf, --unbound-config, --unbound-option, --ca-file, --proxy and
- * the timeouts override the configuration file (or stand alone): operators
- * use them to test a resolver or CA set-up before putting it in the file.
+ * Settings come from -c FILE (config_load) or, without it, the daemon's
+ * defaults.  The command-line options --trust-anchor, --root-hints,
+ * --forwarder, --resolv-conf, --unbound-config, --unbound-option,
+ * --ca-file, --proxy, the timeouts, --testing and --tlsrpt override them:
+ * operators use them to test a resolver or CA set-up before putting it in
+ * the file.
  *
  * RFC 8461 §3 (discovery), §5 (what the answer means), RFC 8460 §3
  * (TLSRPT record).  All text that came from the network is escaped before
@@ -29,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <event2/event.h>
 
@@ -52,6 +55,25 @@
 #define QUERY_ANSWER_MAX	100000	/* SOCKMAP reply limit */
 #define QUERY_ESC_MAX		(LOG_ESCAPE_MAX * 4 + 4)
 #define QUERY_MAX_TIMEOUT	300	/* seconds */
+
+/* what the command line says; NULL/-1: keep the configuration's */
+struct query_overrides {
+	const char	*trust_anchor;
+	const char	*root_hints;
+	const char	*unbound_config;
+	const char	*ca_file;
+	const char	*proxy;
+	const char	*map;
+	int		 resolv_conf;
+	int		 connect_timeout;
+	int		 timeout;
+	int		 testing;	/* -1, or enum decide_testing */
+	int		 tlsrpt;	/* -1, 0 or 1 */
+	char		*fwd[QUERY_MAX_OPTIONS + 1];
+	size_t		 nfwd;
+	char		*ubopt[QUERY_MAX_OPTIONS + 1];
+	size_t		 nubopt;
+};
 
 struct query {
 	int		 json;
@@ -77,27 +99,30 @@ enum {
 	QUERY_OPT_KNOWN_ID,
 	QUERY_OPT_TESTING,
 	QUERY_OPT_TLSRPT,
+	QUERY_OPT_MAP,
 };
 
 static const struct option query_longopts[] = {
-	{ "config",		required_argument, NULL, 'c' },
-	{ "verbose",		no_argument,	   NULL, 'v' },
-	{ "help",		no_argument,	   NULL, 'h' },
-	{ "json",		no_argument,	   NULL, QUERY_OPT_JSON },
-	{ "trust-anchor",	required_argument, NULL, QUERY_OPT_TRUST_ANCHOR },
-	{ "root-hints",		required_argument, NULL, QUERY_OPT_ROOT_HINTS },
-	{ "forwarder",		required_argument, NULL, QUERY_OPT_FORWARDER },
-	{ "resolv-conf",	no_argument,	   NULL, QUERY_OPT_RESOLV_CONF },
-	{ "unbound-config",	required_argument, NULL, QUERY_OPT_UNBOUND_CONFIG },
-	{ "unbound-option",	required_argument, NULL, QUERY_OPT_UNBOUND_OPTION },
-	{ "ca-file",		required_argument, NULL, QUERY_OPT_CA_FILE },
-	{ "proxy",		required_argument, NULL, QUERY_OPT_PROXY },
-	{ "dns-timeout",	required_argument, NULL, QUERY_OPT_DNS_TIMEOUT },
-	{ "connect-timeout",	required_argument, NULL, QUERY_OPT_CONNECT_TIMEOUT },
-	{ "timeout",		required_argument, NULL, QUERY_OPT_TIMEOUT },
-	{ "known-id",		required_argument, NULL, QUERY_OPT_KNOWN_ID },
-	{ "testing",		required_argument, NULL, QUERY_OPT_TESTING },
-	{ "tlsrpt",		no_argument,	   NULL, QUERY_OPT_TLSRPT },
+	{ "config", required_argument, NULL, 'c' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "json", no_argument, NULL, QUERY_OPT_JSON },
+	{ "trust-anchor", required_argument, NULL, QUERY_OPT_TRUST_ANCHOR },
+	{ "root-hints", required_argument, NULL, QUERY_OPT_ROOT_HINTS },
+	{ "forwarder", required_argument, NULL, QUERY_OPT_FORWARDER },
+	{ "resolv-conf", no_argument, NULL, QUERY_OPT_RESOLV_CONF },
+	{ "unbound-config", required_argument, NULL, QUERY_OPT_UNBOUND_CONFIG },
+	{ "unbound-option", required_argument, NULL, QUERY_OPT_UNBOUND_OPTION },
+	{ "ca-file", required_argument, NULL, QUERY_OPT_CA_FILE },
+	{ "proxy", required_argument, NULL, QUERY_OPT_PROXY },
+	{ "dns-timeout", required_argument, NULL, QUERY_OPT_DNS_TIMEOUT },
+	{ "connect-timeout", required_argument, NULL,
+	    QUERY_OPT_CONNECT_TIMEOUT },
+	{ "timeout", required_argument, NULL, QUERY_OPT_TIMEOUT },
+	{ "known-id", required_argument, NULL, QUERY_OPT_KNOWN_ID },
+	{ "testing", required_argument, NULL, QUERY_OPT_TESTING },
+	{ "tlsrpt", no_argument, NULL, QUERY_OPT_TLSRPT },
+	{ "map", required_argument, NULL, QUERY_OPT_MAP },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -106,7 +131,7 @@ static void __attribute__((noreturn))
 query_usage(void)
 {
 	fprintf(stderr,
-	    "usage: postsmtpsts-query [-v] [-c config] [--json] "
+	    "usage: postsmtpsts-query [-v] [-c config] [--map name] [--json] "
 	    "[--known-id ID]\n"
 	    "\t[--trust-anchor file] [--root-hints file] [--forwarder addr]\n"
 	    "\t[--resolv-conf] [--unbound-config file] "
@@ -251,7 +276,7 @@ static void
 query_print_text(const struct discover_result *r, const char *answer)
 {
 	char		 esc[QUERY_ESC_MAX], rc[16];
-	const char	*line;
+	const char	*line, *nl;
 	size_t		 i, pos, len;
 
 	printf("domain: %s\n", r->domain);
@@ -272,9 +297,7 @@ query_print_text(const struct discover_result *r, const char *answer)
 		printf("STS record: %s%s%s\n",
 		    sts_record_status_name(r->record_status),
 		    r->id != NULL ? ", id " : "", r->id != NULL ? r->id : "");
-	if (r->naddrs > 0 || r->fetched ||
-	    (r->outcome == DISCOVER_FAILURE &&
-	    r->failure == DISCOVER_FAIL_FETCH)) {
+	if (r->addrs_checked) {
 		printf("policy host: %s (A: DNSSEC %s, AAAA: DNSSEC %s)\n",
 		    r->policy_host, dns_security_name(r->a_security),
 		    dns_security_name(r->aaaa_security));
@@ -294,9 +317,9 @@ query_print_text(const struct discover_result *r, const char *answer)
 		printf("policy text (%zu bytes):\n", r->policy_len);
 		for (pos = 0; pos < r->policy_len; pos += len + 1) {
 			line = r->policy_text + pos;
-			len = strcspn(line, "\n");
-			if (pos + len > r->policy_len)
-				len = r->policy_len - pos;
+			nl = memchr(line, '\n', r->policy_len - pos);
+			len = nl != NULL ? (size_t)(nl - line) :
+			    r->policy_len - pos;
 			printf("  %s\n", query_esc(esc, line, len));
 		}
 	}
@@ -382,9 +405,11 @@ query_print_json(const struct discover_result *r, const char *answer)
 	query_json_key(&b, "name");
 	query_json_cstr(&b, r->policy_host);
 	query_json_key(&b, "a_dnssec");
-	query_json_cstr(&b, dns_security_name(r->a_security));
+	query_json_cstr(&b, r->addrs_checked ?
+	    dns_security_name(r->a_security) : NULL);
 	query_json_key(&b, "aaaa_dnssec");
-	query_json_cstr(&b, dns_security_name(r->aaaa_security));
+	query_json_cstr(&b, r->addrs_checked ?
+	    dns_security_name(r->aaaa_security) : NULL);
 	query_json_key(&b, "addresses");
 	buf_append_char(&b, '[');
 	for (i = 0; i < r->naddrs; i++) {
@@ -494,27 +519,111 @@ query_done(const struct discover_result *r, void *arg)
 	event_base_loopbreak(qy->base);
 }
 
+/*
+ * query_settings - the DNS and HTTPS settings and map options: from the
+ * configuration file if one was given (else the daemon's defaults), then
+ * the command-line overrides.  Forwarders on the command line replace the
+ * file's; unbound options are applied after the file's, so they win.
+ * The strings stay owned by cf (or argv); *ubopt_out is allocated.
+ */
+static int
+query_settings(const struct config *cf, struct query_overrides *ov,
+    struct config_dns *dcf, struct config_https *hcf,
+    struct decide_options *dopt, char ***ubopt_out)
+{
+	const struct config_map	*map = NULL;
+	char			**v;
+	size_t			 n = 0, i;
+
+	memset(dcf, 0, sizeof(*dcf));
+	memset(hcf, 0, sizeof(*hcf));
+	memset(dopt, 0, sizeof(*dopt));
+	dopt->testing_answer = DECIDE_TESTING_NOTFOUND;
+	if (cf != NULL) {
+		*dcf = cf->dns;
+		*hcf = cf->https;
+		if (ov->map != NULL) {
+			map = config_find_map(cf, ov->map, strlen(ov->map));
+			if (map == NULL) {
+				fprintf(stderr, "postsmtpsts-query: %s: no map "
+				    "named \"%s\"\n", cf->file, ov->map);
+				return (-1);
+			}
+		} else if ((map = config_find_map(cf, CONFIG_DEFAULT_MAP,
+		    strlen(CONFIG_DEFAULT_MAP))) == NULL && cf->nmaps > 0)
+			map = &cf->maps[0];
+		if (map != NULL) {
+			dopt->testing_answer = map->testing_answer ==
+			    CONFIG_ANSWER_MAY ? DECIDE_TESTING_MAY :
+			    DECIDE_TESTING_NOTFOUND;
+			dopt->tlsrpt = map->tlsrpt;
+		}
+	} else if (ov->map != NULL) {
+		fprintf(stderr, "postsmtpsts-query: --map needs -c\n");
+		return (-1);
+	} else if (access(CONFIG_DEFAULT_TRUST_ANCHOR, R_OK) == 0)
+		/* the daemon's default, so both validate alike */
+		dcf->trust_anchor_file = CONFIG_DEFAULT_TRUST_ANCHOR;
+
+	if (ov->trust_anchor != NULL)
+		dcf->trust_anchor_file = ov->trust_anchor[0] != '\0' ?
+		    (char *)ov->trust_anchor : NULL;
+	if (ov->root_hints != NULL)
+		dcf->root_hints = (char *)ov->root_hints;
+	if (ov->unbound_config != NULL)
+		dcf->unbound_config = (char *)ov->unbound_config;
+	if (ov->resolv_conf)
+		dcf->use_resolv_conf = 1;
+	if (ov->nfwd > 0) {
+		ov->fwd[ov->nfwd] = NULL;
+		dcf->forwarders = ov->fwd;
+	}
+	for (v = dcf->unbound_options; v != NULL && *v != NULL; v++)
+		n++;
+	*ubopt_out = xcalloc(n + ov->nubopt + 1, sizeof(**ubopt_out));
+	for (i = 0; i < n; i++)
+		(*ubopt_out)[i] = dcf->unbound_options[i];
+	for (i = 0; i < ov->nubopt; i++)
+		(*ubopt_out)[n + i] = ov->ubopt[i];
+	dcf->unbound_options = *ubopt_out;
+
+	if (ov->ca_file != NULL)
+		hcf->ca_file = (char *)ov->ca_file;
+	if (ov->proxy != NULL)
+		hcf->proxy = (char *)ov->proxy;
+	if (ov->connect_timeout > 0)
+		hcf->connect_timeout = ov->connect_timeout;
+	if (ov->timeout > 0)
+		hcf->timeout = ov->timeout;
+	if (ov->testing != -1)
+		dopt->testing_answer = (enum decide_testing)ov->testing;
+	if (ov->tlsrpt != -1)
+		dopt->tlsrpt = ov->tlsrpt;
+	return (0);
+}
+
 int
 main(int argc, char *argv[])
 {
 	struct query		 qy;
+	struct query_overrides	 ov;
 	struct config_dns	 dcf;
 	struct config_https	 hcf;
-	char			*fwd[QUERY_MAX_OPTIONS + 1];
-	char			*ubopt[QUERY_MAX_OPTIONS + 1];
+	struct config		*cf = NULL;
 	char			 err[QUERY_ERR_MAX], domain[DOMAIN_BUFSZ];
+	char			 esc[QUERY_ESC_MAX];
+	char			**ubopt = NULL;
 	const char		*config_file = NULL, *known_id = NULL;
-	size_t			 nfwd = 0, nubopt = 0;
-	struct dns		*dns;
-	struct https		*https;
+	struct dns		*dns = NULL;
+	struct https		*https = NULL;
 	struct discover		*dv;
 	enum domain_status	 ds;
 	int			 ch, verbose = 0, dns_timeout = 0;
 
 	memset(&qy, 0, sizeof(qy));
-	memset(&dcf, 0, sizeof(dcf));
-	memset(&hcf, 0, sizeof(hcf));
-	qy.dopt.testing_answer = DECIDE_TESTING_NOTFOUND;
+	memset(&ov, 0, sizeof(ov));
+	ov.testing = -1;
+	ov.tlsrpt = -1;
 	log_init("postsmtpsts-query", 1, 0);
 
 	while ((ch = getopt_long(argc, argv, "c:hv", query_longopts,
@@ -530,57 +639,59 @@ main(int argc, char *argv[])
 			qy.json = 1;
 			break;
 		case QUERY_OPT_TRUST_ANCHOR:
-			dcf.trust_anchor_file = optarg;
+			ov.trust_anchor = optarg;
 			break;
 		case QUERY_OPT_ROOT_HINTS:
-			dcf.root_hints = optarg;
+			ov.root_hints = optarg;
 			break;
 		case QUERY_OPT_FORWARDER:
-			if (nfwd == QUERY_MAX_OPTIONS)
+			if (ov.nfwd == QUERY_MAX_OPTIONS)
 				query_usage();
-			fwd[nfwd++] = optarg;
+			ov.fwd[ov.nfwd++] = optarg;
 			break;
 		case QUERY_OPT_RESOLV_CONF:
-			dcf.use_resolv_conf = 1;
+			ov.resolv_conf = 1;
 			break;
 		case QUERY_OPT_UNBOUND_CONFIG:
-			dcf.unbound_config = optarg;
+			ov.unbound_config = optarg;
 			break;
 		case QUERY_OPT_UNBOUND_OPTION:
-			if (nubopt == QUERY_MAX_OPTIONS)
+			if (ov.nubopt == QUERY_MAX_OPTIONS)
 				query_usage();
-			ubopt[nubopt++] = optarg;
+			ov.ubopt[ov.nubopt++] = optarg;
 			break;
 		case QUERY_OPT_CA_FILE:
-			hcf.ca_file = optarg;
+			ov.ca_file = optarg;
 			break;
 		case QUERY_OPT_PROXY:
-			hcf.proxy = optarg;
+			ov.proxy = optarg;
 			break;
 		case QUERY_OPT_DNS_TIMEOUT:
 			dns_timeout = query_seconds(optarg, "--dns-timeout");
 			break;
 		case QUERY_OPT_CONNECT_TIMEOUT:
-			hcf.connect_timeout = query_seconds(optarg,
+			ov.connect_timeout = query_seconds(optarg,
 			    "--connect-timeout");
 			break;
 		case QUERY_OPT_TIMEOUT:
-			hcf.timeout = query_seconds(optarg, "--timeout");
+			ov.timeout = query_seconds(optarg, "--timeout");
 			break;
 		case QUERY_OPT_KNOWN_ID:
 			known_id = optarg;
 			break;
 		case QUERY_OPT_TESTING:
 			if (strcmp(optarg, "may") == 0)
-				qy.dopt.testing_answer = DECIDE_TESTING_MAY;
+				ov.testing = DECIDE_TESTING_MAY;
 			else if (strcmp(optarg, "notfound") == 0)
-				qy.dopt.testing_answer =
-				    DECIDE_TESTING_NOTFOUND;
+				ov.testing = DECIDE_TESTING_NOTFOUND;
 			else
 				query_usage();
 			break;
 		case QUERY_OPT_TLSRPT:
-			qy.dopt.tlsrpt = 1;
+			ov.tlsrpt = 1;
+			break;
+		case QUERY_OPT_MAP:
+			ov.map = optarg;
 			break;
 		default:
 			query_usage();
@@ -592,45 +703,33 @@ main(int argc, char *argv[])
 		query_usage();
 	log_set_verbose(verbose);
 
-	if (config_file != NULL) {
-		/*
-		 * XXX config.c (branch config) is not merged yet: once it is,
-		 * load config_file here with config_load(), take cf->dns and
-		 * cf->https as the base and the map's testing_answer/tlsrpt,
-		 * and let the command-line options above override them.
-		 */
-		fprintf(stderr, "postsmtpsts-query: -c: the configuration "
-		    "module is not available in this build yet; use the "
-		    "command-line options\n");
+	if (config_file != NULL &&
+	    (cf = config_load(config_file, err, sizeof(err))) == NULL) {
+		fprintf(stderr, "%s", err);
 		return (QUERY_EXIT_ERROR);
 	}
-	fwd[nfwd] = NULL;
-	ubopt[nubopt] = NULL;
-	dcf.forwarders = nfwd > 0 ? fwd : NULL;
-	dcf.unbound_options = nubopt > 0 ? ubopt : NULL;
+	if (query_settings(cf, &ov, &dcf, &hcf, &qy.dopt, &ubopt) == -1)
+		goto fail;
 
 	ds = domain_normalize(argv[0], strlen(argv[0]), domain);
 	if (ds != DOMAIN_OK) {
-		char esc[QUERY_ESC_MAX];
-
 		fprintf(stderr, "postsmtpsts-query: %s: %s: no policy of its "
 		    "own can exist\n", query_esc(esc, argv[0],
 		    strlen(argv[0])), domain_status_name(ds));
-		return (QUERY_EXIT_ERROR);
+		goto fail;
 	}
 
 	if ((qy.base = event_base_new()) == NULL)
 		fatalx("cannot create an event base");
 	if ((dns = dns_new(qy.base, &dcf, err, sizeof(err))) == NULL) {
 		fprintf(stderr, "postsmtpsts-query: dns: %s\n", err);
-		return (QUERY_EXIT_ERROR);
+		goto fail;
 	}
 	if (dns_timeout > 0)
 		dns_set_timeout(dns, dns_timeout * 1000);
 	if ((https = https_new(qy.base, &hcf, err, sizeof(err))) == NULL) {
 		fprintf(stderr, "postsmtpsts-query: https: %s\n", err);
-		dns_free(dns);
-		return (QUERY_EXIT_ERROR);
+		goto fail;
 	}
 	qy.exit_code = QUERY_EXIT_ERROR;
 	dv = discover_start(dns, https, domain, known_id, query_done, &qy);
@@ -642,5 +741,15 @@ main(int argc, char *argv[])
 	https_free(https);
 	dns_free(dns);
 	event_base_free(qy.base);
+	free(ubopt);
+	config_free(cf);
 	return (qy.exit_code);
+fail:
+	https_free(https);
+	dns_free(dns);
+	if (qy.base != NULL)
+		event_base_free(qy.base);
+	free(ubopt);
+	config_free(cf);
+	return (QUERY_EXIT_ERROR);
 }

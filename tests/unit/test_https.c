@@ -1,13 +1,28 @@
 /*
- * test_https.c - https.c without a server: the media type check, and
- * transfers that must fail before any byte is sent
+ * test_https.c - https.c: the media type check, transfers that must fail
+ * before any byte is sent, and real transfers against "openssl s_server
+ * -WWW" on loopback port 443 with a CA made for the test: a body without
+ * Content-Length that grows past HTTPS_MAX_BODY (cut by the write
+ * callback), a good one, a wrong certificate name, an unknown CA.  Those
+ * skip when openssl is missing or port 443 cannot be bound (not root).
  */
 #include "autoconf.h"
 
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+
+#include <netinet/in.h>
+#include <arpa/inet.h>
+
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 #include <event2/event.h>
@@ -20,7 +35,125 @@ struct outcome {
 	enum https_error error;
 	char		 detail[256];
 	struct event_base *base;
+	long		 status;
+	size_t		 body_len;
+	char		 content_type[64];
 };
+
+#define SRV_BIG_ADDR	"127.0.86.1"	/* serves 70000 bytes, no length */
+#define SRV_SMALL_ADDR	"127.0.86.2"	/* serves a valid policy */
+#define SRV_BIG_SIZE	70000
+
+struct server {
+	char	 dir[64];
+	pid_t	 pid[2];
+	int	 up;
+};
+
+static struct server	 srv;
+
+static const char srv_script[] =
+    "set -e; cd %s; "
+    "openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes "
+    "-keyout ca.key -out ca.pem -days 2 -subj /CN=test-ca; "
+    "openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes "
+    "-keyout srv.key -out srv.csr -subj /CN=mta-sts.big.test; "
+    "printf 'subjectAltName=DNS:mta-sts.big.test,DNS:mta-sts.small.test\\n'"
+    " >ext; "
+    "openssl x509 -req -in srv.csr -CA ca.pem -CAkey ca.key "
+    "-CAcreateserial -out srv.pem -days 2 -extfile ext; "
+    "mkdir -p big/.well-known small/.well-known; "
+    "head -c %d /dev/zero | tr '\\0' a >big/.well-known/mta-sts.txt; "
+    "printf 'version: STSv1\\nmode: testing\\nmx: mx.small.test\\n"
+    "max_age: 600\\n' >small/.well-known/mta-sts.txt";
+
+/* srv_spawn - openssl s_server -WWW in dir/sub on addr:443 */
+static pid_t
+srv_spawn(const char *sub, const char *addr)
+{
+	char	 accept[64], docroot[128];
+	pid_t	 pid;
+
+	snprintf(accept, sizeof(accept), "%s:443", addr);
+	snprintf(docroot, sizeof(docroot), "%s/%s", srv.dir, sub);
+	if ((pid = fork()) == -1)
+		return (-1);
+	if (pid == 0) {
+		if (chdir(docroot) == -1 || freopen("/dev/null", "w",
+		    stdout) == NULL || freopen("/dev/null", "w", stderr) ==
+		    NULL)
+			_exit(127);
+		execlp("openssl", "openssl", "s_server", "-quiet", "-WWW",
+		    "-accept", accept, "-cert", "../srv.pem", "-key",
+		    "../srv.key", (char *)NULL);
+		_exit(127);
+	}
+	return (pid);
+}
+
+/* srv_listening - wait up to 3 s until addr:443 accepts connections */
+static int
+srv_listening(const char *addr)
+{
+	struct sockaddr_in sin;
+	int	 i, fd, ok;
+
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_port = htons(443);
+	inet_pton(AF_INET, addr, &sin.sin_addr);
+	for (i = 0; i < 60; i++) {
+		if ((fd = socket(AF_INET, SOCK_STREAM, 0)) == -1)
+			return (0);
+		ok = connect(fd, (struct sockaddr *)&sin, sizeof(sin)) == 0;
+		close(fd);
+		if (ok)
+			return (1);
+		usleep(50000);
+	}
+	return (0);
+}
+
+static int
+srv_setup(void **state)
+{
+	char	 cmd[2048];
+
+	(void)state;
+	memset(&srv, 0, sizeof(srv));
+	snprintf(srv.dir, sizeof(srv.dir), "/tmp/test_https.XXXXXX");
+	if (mkdtemp(srv.dir) == NULL)
+		return (0);
+	snprintf(cmd, sizeof(cmd), srv_script, srv.dir, SRV_BIG_SIZE);
+	if (system(cmd) != 0)
+		return (0);		/* no openssl: the tests skip */
+	srv.pid[0] = srv_spawn("big", SRV_BIG_ADDR);
+	srv.pid[1] = srv_spawn("small", SRV_SMALL_ADDR);
+	srv.up = srv.pid[0] > 0 && srv.pid[1] > 0 &&
+	    srv_listening(SRV_BIG_ADDR) && srv_listening(SRV_SMALL_ADDR);
+	return (0);
+}
+
+static int
+srv_teardown(void **state)
+{
+	char	 cmd[128];
+	int	 i;
+
+	(void)state;
+	for (i = 0; i < 2; i++)
+		if (srv.pid[i] > 0) {
+			kill(srv.pid[i], SIGTERM);
+			waitpid(srv.pid[i], NULL, 0);
+		}
+	if (srv.dir[0] != '\0' && strncmp(srv.dir, "/tmp/test_https.",
+	    16) == 0) {
+		snprintf(cmd, sizeof(cmd), "rm -rf %s", srv.dir);
+		if (system(cmd) != 0)
+			fprintf(stderr, "cannot remove %s\n", srv.dir);
+	}
+	return (0);
+}
 
 static void
 media_types(void **state)
@@ -60,21 +193,27 @@ record(const struct https_result *res, void *arg)
 
 	o->calls++;
 	o->error = res->error;
-	strncat(o->detail, res->detail, sizeof(o->detail) - 1);
+	o->status = res->status;
+	o->body_len = res->body_len;
+	snprintf(o->detail, sizeof(o->detail), "%s", res->detail);
+	snprintf(o->content_type, sizeof(o->content_type), "%s",
+	    res->content_type != NULL ? res->content_type : "");
 	event_base_loopbreak(o->base);
 }
 
 static void
-run_fetch(const char *host, const char *const *addrs, size_t n,
-    struct outcome *o)
+run_fetch_ca(const char *host, const char *const *addrs, size_t n,
+    const char *ca_file, struct outcome *o)
 {
 	struct event_base *base = event_base_new();
 	struct config_https cf;
 	struct https	*h;
 	char		 err[256];
-	struct timeval	 tv = { 5, 0 };
+	struct timeval	 tv = { 10, 0 };
 
 	memset(&cf, 0, sizeof(cf));
+	cf.ca_file = (char *)ca_file;
+	cf.timeout = 8;
 	memset(o, 0, sizeof(*o));
 	o->base = base;
 	h = https_new(base, &cf, err, sizeof(err));
@@ -85,6 +224,13 @@ run_fetch(const char *host, const char *const *addrs, size_t n,
 	event_base_dispatch(base);
 	https_free(h);
 	event_base_free(base);
+}
+
+static void
+run_fetch(const char *host, const char *const *addrs, size_t n,
+    struct outcome *o)
+{
+	run_fetch_ca(host, addrs, n, NULL, o);
 }
 
 static void
@@ -150,6 +296,80 @@ cancel_and_free_with_fetches_pending(void **state)
 	assert_int_equal(o.calls, 0);
 }
 
+/* srv_ca - the test CA file, or skip when the server is not up */
+static const char *
+srv_ca(char *buf, size_t bufsz)
+{
+	if (!srv.up)
+		skip();
+	snprintf(buf, bufsz, "%s/ca.pem", srv.dir);
+	return (buf);
+}
+
+static void
+small_policy_is_fetched(void **state)
+{
+	const char	*addrs[] = { SRV_SMALL_ADDR };
+	struct outcome	 o;
+	char		 ca[128];
+
+	(void)state;
+	run_fetch_ca("mta-sts.small.test", addrs, 1, srv_ca(ca, sizeof(ca)),
+	    &o);
+	assert_int_equal(o.calls, 1);
+	if (o.error != HTTPS_OK)
+		fail_msg("error %s: %s", https_error_name(o.error), o.detail);
+	assert_int_equal(o.status, 200);
+	assert_string_equal(o.content_type, "text/plain");
+	assert_int_equal(o.body_len, 60);
+}
+
+static void
+unbounded_body_is_cut_at_the_limit(void **state)
+{
+	const char	*addrs[] = { SRV_BIG_ADDR };
+	struct outcome	 o;
+	char		 ca[128];
+
+	(void)state;
+	/* HTTP/1.0 without Content-Length: only the write callback can
+	 * stop it */
+	run_fetch_ca("mta-sts.big.test", addrs, 1, srv_ca(ca, sizeof(ca)),
+	    &o);
+	assert_int_equal(o.calls, 1);
+	assert_int_equal(o.error, HTTPS_ERR_TOO_LARGE);
+	assert_true(o.body_len <= HTTPS_MAX_BODY);
+}
+
+static void
+wrong_certificate_name_is_webpki(void **state)
+{
+	const char	*addrs[] = { SRV_SMALL_ADDR };
+	struct outcome	 o;
+	char		 ca[128];
+
+	(void)state;
+	run_fetch_ca("mta-sts.other.test", addrs, 1, srv_ca(ca, sizeof(ca)),
+	    &o);
+	assert_int_equal(o.calls, 1);
+	assert_int_equal(o.error, HTTPS_ERR_WEBPKI);
+	assert_int_equal(o.status, 0);
+}
+
+static void
+unknown_ca_is_webpki(void **state)
+{
+	const char	*addrs[] = { SRV_SMALL_ADDR };
+	struct outcome	 o;
+	char		 ca[128];
+
+	(void)state;
+	srv_ca(ca, sizeof(ca));
+	run_fetch_ca("mta-sts.small.test", addrs, 1, NULL, &o);	/* system */
+	assert_int_equal(o.calls, 1);
+	assert_int_equal(o.error, HTTPS_ERR_WEBPKI);
+}
+
 static void
 error_names(void **state)
 {
@@ -171,7 +391,11 @@ main(void)
 		cmocka_unit_test(closed_port_is_a_connect_error),
 		cmocka_unit_test(cancel_and_free_with_fetches_pending),
 		cmocka_unit_test(error_names),
+		cmocka_unit_test(small_policy_is_fetched),
+		cmocka_unit_test(unbounded_body_is_cut_at_the_limit),
+		cmocka_unit_test(wrong_certificate_name_is_webpki),
+		cmocka_unit_test(unknown_ca_is_webpki),
 	};
 
-	return (cmocka_run_group_tests(tests, NULL, NULL));
+	return (cmocka_run_group_tests(tests, srv_setup, srv_teardown));
 }
