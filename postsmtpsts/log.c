@@ -49,7 +49,7 @@ log_get_verbose(void)
 }
 
 /* log_emit - format and write one line at a syslog priority */
-static void
+static void __attribute__((format(printf, 4, 0)))
 log_emit(int pri, const char *tag, const char *errstr, const char *fmt,
     va_list ap)
 {
