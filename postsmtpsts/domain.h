@@ -16,6 +16,13 @@
 #define DOMAIN_MAX_LEN		253	/* presentation form, no trailing dot */
 #define DOMAIN_MAX_LABEL	63
 #define DOMAIN_BUFSZ		(DOMAIN_MAX_LEN + 1)
+/*
+ * Longest key examined, in bytes: a U-label name may be up to four times
+ * its A-label form (one 4-byte UTF-8 character per Punycode digit), plus
+ * brackets and a port.  Longer keys are DOMAIN_INVALID without further ado,
+ * and nothing longer is ever handed to libidn2.
+ */
+#define DOMAIN_MAX_KEY		1024
 
 enum domain_status {
 	DOMAIN_OK = 0,		/* out holds the normalized A-label name */
@@ -34,6 +41,14 @@ enum domain_status {
  * an empty label, or more than one trailing dot is DOMAIN_INVALID.  A name
  * whose last label is all digits (an IPv4 address) and a single-label
  * name are DOMAIN_NOT_PLAIN: neither can have a policy of its own.
+ *
+ * The other DOMAIN_NOT_PLAIN forms are checked too, and are DOMAIN_INVALID
+ * when malformed: "[inner]" and "[inner]:port" (inner: a host name, an IPv4
+ * address, an IPv6 address with or without an "ipv6:" prefix), "host:port",
+ * a bare IPv6 address (two or more colons), ".parent" (one leading dot, then
+ * a valid name).  A port is 1..65535 or a service name (RFC 6335 §5.1:
+ * 1..15 characters).  A key longer than DOMAIN_MAX_KEY is DOMAIN_INVALID.
+ * Unless DOMAIN_OK is returned, out holds the empty string.
  */
 enum domain_status domain_normalize(const char *key, size_t len, char *out);
 

@@ -41,9 +41,27 @@ enum netstring_status netstring_decode(const char *p, size_t len, size_t max,
 /*
  * netstring_encode - append "<len>:<p[0..len)>," to out
  *
- * Returns 0, or -1 when out's limit is reached (out's sticky error is set).
+ * Returns 0, or -1 when out's limit is reached (out's sticky error is set
+ * and nothing is appended: out never holds a partial netstring).
  */
 int	netstring_encode(struct buf *out, const char *p, size_t len);
+
+/*
+ * netstring_encoded_len - bytes netstring_encode() appends for a payload of
+ * len bytes: digits, ':', payload, ','.  SIZE_MAX if that overflows.
+ * Lets a caller check room before appending anything.
+ */
+size_t	netstring_encoded_len(size_t len);
+
+/*
+ * netstring_encode_begin, netstring_encode_end - frame a payload that the
+ * caller appends in pieces: begin appends "<len>:", the caller appends
+ * exactly len bytes, end appends ','.  Each returns 0 or -1 (out's sticky
+ * error set).  To keep out free of a partial frame, check
+ * netstring_encoded_len(len) against out's room first.
+ */
+int	netstring_encode_begin(struct buf *out, size_t len);
+int	netstring_encode_end(struct buf *out);
 
 /* netstring_strerror - short description of a decode status, for replies */
 const char *netstring_strerror(enum netstring_status st);
