@@ -191,7 +191,7 @@ world_up() {
 	(
 		flock 9
 		if ! world_alive; then
-			"$top_srcdir/tests/world/start" >"$T/world-start.log" 2>&1 || {
+			"$top_srcdir/tests/world/start" >"$T/world-start.log" 2>&1 9>&- || {
 				echo "# world failed to start:"
 				sed 's/^/#   /' "$T/world-start.log" | tail -n 30
 				exit 1
