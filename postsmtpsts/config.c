@@ -268,7 +268,7 @@ config_errorf(struct config_ctx *ctx, int line, const char *fmt, ...)
 }
 
 /* config_cb_error - libconfuse's error function: its message, its line */
-static void
+static void __attribute__((format(printf, 2, 0)))
 config_cb_error(cfg_t *cfg, const char *fmt, va_list ap)
 {
 	char	 msg[CONFIG_ERROR_LINE];
