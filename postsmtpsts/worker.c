@@ -7,7 +7,7 @@
  * many requests, so connections are persistent and many are open at once.
  *
  * Per connection:
- *  - input is decoded in place from the bufferevent's input buffer; a
+ *  - input is decoded in place from the connection's input evbuffer; a
  *    request longer than SOCKMAP_MAX_QUERY is refused as soon as its length
  *    prefix is read, so a 1 MB claim is never buffered;
  *  - a broken frame gets one PERM reply and the connection is closed after
@@ -50,7 +50,6 @@
 #include <unistd.h>
 
 #include <event2/buffer.h>
-#include <event2/bufferevent.h>
 #include <event2/event.h>
 #include <event2/listener.h>
 
@@ -102,7 +101,14 @@ struct inflight {
 struct conn {
 	TAILQ_ENTRY(conn) entry;
 	struct worker	*w;
-	struct bufferevent *bev;
+	int		 fd;
+	struct event	*ev_read;
+	struct event	*ev_write;
+	struct event	*ev_idle;
+	struct evbuffer	*in;
+	struct evbuffer	*out;
+	int		 reading;	/* ev_read armed */
+	int		 writing;	/* ev_write armed */
 	TAILQ_HEAD(, slot) fifo;	/* replies not yet written, in order */
 	int		 nslots;
 	int		 closing;	/* close once output is written */
@@ -135,16 +141,16 @@ struct worker {
 	struct cache	*cache;
 	time_t		 cache_retry;
 
+	struct timeval	 idle;
 	char		 reply[WORKER_REPLY_BUFSZ];	/* hot-path scratch */
+	char		 rbuf[16384];			/* read(2) scratch */
 	char		 data[SOCKMAP_MAX_REPLY];
 	unsigned char	 msg[IPC_MAX_MSG];
 	struct cache_record rec;
 	struct sts_policy pol;
 };
 
-static void	conn_read_cb(struct bufferevent *, void *);
-static void	conn_write_cb(struct bufferevent *, void *);
-static void	conn_event_cb(struct bufferevent *, short, void *);
+static void	conn_kick(struct conn *);
 static int	conn_process(struct conn *);
 static void	resolver_connect(struct worker *);
 static void	resolver_flush(struct worker *);
@@ -234,10 +240,62 @@ conn_free(struct conn *c)
 	}
 	TAILQ_REMOVE(&w->conns, c, entry);
 	w->nconns--;
-	bufferevent_free(c->bev);
+	event_free(c->ev_read);
+	event_free(c->ev_write);
+	event_free(c->ev_idle);
+	evbuffer_free(c->in);
+	evbuffer_free(c->out);
+	close(c->fd);
 	free(c);
 	if (w->draining && w->nconns == 0)
 		event_base_loopexit(w->base, NULL);
+}
+
+/* conn_read_enable - arm or disarm the read event */
+static void
+conn_read_enable(struct conn *c, int on)
+{
+	if (on && !c->reading)
+		event_add(c->ev_read, NULL);
+	else if (!on && c->reading)
+		event_del(c->ev_read);
+	c->reading = on;
+}
+
+/*
+ * conn_output - write what is pending now; wait for EV_WRITE for the rest
+ *
+ * Writing at once, and arming EV_WRITE only when the socket is full, is
+ * what keeps a warm lookup at three system calls (read, write, epoll_wait).
+ * Frees the connection (returns -1) when it is closing and done.
+ */
+static int
+conn_output(struct conn *c)
+{
+	if (evbuffer_get_length(c->out) > 0 &&
+	    evbuffer_write(c->out, c->fd) == -1 &&
+	    errno != EAGAIN && errno != EINTR) {
+		log_debug(1, "connection write error: %s", strerror(errno));
+		conn_free(c);
+		return (-1);
+	}
+	if (evbuffer_get_length(c->out) > 0) {
+		if (!c->writing) {
+			/* A client that reads nothing for idle_timeout goes. */
+			event_add(c->ev_write, &c->w->idle);
+			c->writing = 1;
+		}
+		return (0);
+	}
+	if (c->writing) {
+		event_del(c->ev_write);
+		c->writing = 0;
+	}
+	if (c->closing && TAILQ_EMPTY(&c->fifo)) {
+		conn_free(c);
+		return (-1);
+	}
+	return (0);
 }
 
 /* conn_close_after_write - stop reading; free once the output is out */
@@ -245,10 +303,8 @@ static void
 conn_close_after_write(struct conn *c)
 {
 	c->closing = 1;
-	bufferevent_disable(c->bev, EV_READ);
-	if (TAILQ_EMPTY(&c->fifo) &&
-	    evbuffer_get_length(bufferevent_get_output(c->bev)) == 0)
-		conn_free(c);
+	conn_read_enable(c, 0);
+	conn_output(c);
 }
 
 /*
@@ -278,7 +334,7 @@ worker_format(struct worker *w, enum sockmap_status st, const char *data,
 static void
 conn_flush(struct conn *c)
 {
-	struct evbuffer	*out = bufferevent_get_output(c->bev);
+	struct evbuffer	*out = c->out;
 	struct slot	*sl;
 
 	while ((sl = TAILQ_FIRST(&c->fifo)) != NULL && sl->done) {
@@ -305,10 +361,7 @@ slot_complete(struct slot *sl, enum sockmap_status st, const char *data,
 	sl->done = 1;
 	if (sl == TAILQ_FIRST(&c->fifo)) {
 		conn_flush(c);
-		if (c->reading_paused || c->closing)
-			conn_write_cb(c->bev, c);
-		else if (evbuffer_get_length(bufferevent_get_input(c->bev)) > 0)
-			conn_process(c);
+		conn_kick(c);
 	}
 }
 
@@ -322,8 +375,7 @@ conn_reply(struct conn *c, enum sockmap_status st, const char *data,
 
 	if (TAILQ_EMPTY(&c->fifo)) {
 		out = worker_format(c->w, st, data, len);
-		if (evbuffer_add(bufferevent_get_output(c->bev), out.data,
-		    out.len) == -1)
+		if (evbuffer_add(c->out, out.data, out.len) == -1)
 			log_warnx("evbuffer_add failed: reply dropped");
 		return;
 	}
@@ -495,8 +547,8 @@ worker_answer(struct conn *c, const char *name, size_t name_len,
 static int
 conn_process(struct conn *c)
 {
-	struct evbuffer	*in = bufferevent_get_input(c->bev);
-	struct evbuffer	*out = bufferevent_get_output(c->bev);
+	struct evbuffer	*in = c->in;
+	struct evbuffer	*out = c->out;
 	enum netstring_status st;
 	const char	*payload, *name, *key, *why;
 	size_t		 len, want, plen, used, name_len, key_len;
@@ -507,7 +559,7 @@ conn_process(struct conn *c)
 		    c->nslots >= WORKER_MAX_INFLIGHT) {
 			/* The client is not reading, or has too many
 			 * lookups running: stop until that changes. */
-			bufferevent_disable(c->bev, EV_READ);
+			conn_read_enable(c, 0);
 			c->reading_paused = 1;
 			return (0);
 		}
@@ -541,58 +593,93 @@ conn_process(struct conn *c)
 	return (0);
 }
 
-/* conn_read_cb - new bytes from Postfix */
+/*
+ * conn_kick - push output; resume reading a paused connection once its
+ * client has caught up (output below WORKER_OUTPUT_LOW, lookups below
+ * WORKER_MAX_INFLIGHT), serving what is already buffered
+ */
 static void
-conn_read_cb(struct bufferevent *bev, void *arg)
+conn_kick(struct conn *c)
 {
-	(void)bev;
-	conn_process(arg);
+	for (;;) {
+		if (conn_output(c) == -1)
+			return;
+		if (!c->reading_paused || c->closing ||
+		    evbuffer_get_length(c->out) >= WORKER_OUTPUT_LOW ||
+		    c->nslots >= WORKER_MAX_INFLIGHT)
+			return;
+		c->reading_paused = 0;
+		conn_read_enable(c, 1);
+		if (conn_process(c) == -1)
+			return;
+	}
 }
 
-/* conn_write_cb - output drained to the low-water mark */
+/* conn_read_cb - new bytes from Postfix, or EOF */
 static void
-conn_write_cb(struct bufferevent *bev, void *arg)
+conn_read_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct conn	*c = arg;
-	struct evbuffer	*out = bufferevent_get_output(bev);
+	struct worker	*w = c->w;
+	ssize_t		 n;
 
-	if (c->closing) {
-		if (TAILQ_EMPTY(&c->fifo) && evbuffer_get_length(out) == 0)
-			conn_free(c);
+	(void)what;
+	n = read(fd, w->rbuf, sizeof(w->rbuf));
+	if (n == -1) {
+		if (errno == EAGAIN || errno == EINTR)
+			return;
+		log_debug(1, "connection read error: %s", strerror(errno));
+		conn_free(c);
 		return;
 	}
-	if (c->reading_paused && evbuffer_get_length(out) < WORKER_OUTPUT_LOW &&
-	    c->nslots < WORKER_MAX_INFLIGHT) {
-		c->reading_paused = 0;
-		bufferevent_enable(bev, EV_READ);
-		/* Requests may already be buffered: serve them now. */
-		conn_process(c);
-	}
-}
-
-/* conn_event_cb - EOF, error or timeout */
-static void
-conn_event_cb(struct bufferevent *bev, short what, void *arg)
-{
-	struct conn	*c = arg;
-
-	(void)bev;
-	if (what & BEV_EVENT_TIMEOUT) {
-		/* Idle means idle: a connection waiting for a lookup is not. */
-		if (!TAILQ_EMPTY(&c->fifo)) {
-			bufferevent_enable(bev, EV_READ | EV_WRITE);
-			return;
-		}
-		log_debug(1, "connection idle for %d s: closing",
-		    c->w->cf->idle_timeout);
-	} else if (what & BEV_EVENT_ERROR)
-		log_debug(1, "connection error: %s",
-		    evutil_socket_error_to_string(EVUTIL_SOCKET_ERROR()));
-	else if ((what & BEV_EVENT_EOF) && !TAILQ_EMPTY(&c->fifo)) {
-		/* Half-close: the client may still read its answers. */
+	if (n == 0) {
+		/* EOF.  A half-closed client may still read its answers. */
 		conn_close_after_write(c);
 		return;
 	}
+	evtimer_add(c->ev_idle, &w->idle);
+	if (evbuffer_add(c->in, w->rbuf, (size_t)n) == -1) {
+		log_warnx("evbuffer_add failed: closing connection");
+		conn_free(c);
+		return;
+	}
+	if (conn_process(c) == -1)
+		return;
+	conn_kick(c);
+}
+
+/* conn_write_cb - room in the socket again, or the client stopped reading */
+static void
+conn_write_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct conn	*c = arg;
+
+	(void)fd;
+	c->writing = 0;
+	if (what & EV_TIMEOUT) {
+		log_debug(1, "client read nothing for %d s: closing",
+		    c->w->cf->idle_timeout);
+		conn_free(c);
+		return;
+	}
+	conn_kick(c);
+}
+
+/* conn_idle_cb - no request for idle_timeout seconds */
+static void
+conn_idle_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct conn	*c = arg;
+
+	(void)fd;
+	(void)what;
+	/* Idle means idle: a connection waiting for a lookup is not. */
+	if (!TAILQ_EMPTY(&c->fifo)) {
+		evtimer_add(c->ev_idle, &c->w->idle);
+		return;
+	}
+	log_debug(1, "connection idle for %d s: closing",
+	    c->w->cf->idle_timeout);
 	conn_free(c);
 }
 
@@ -603,7 +690,6 @@ worker_accept_cb(struct evconnlistener *l, evutil_socket_t fd,
 {
 	struct worker	*w = arg;
 	struct conn	*c;
-	struct timeval	 idle;
 
 	(void)l;
 	(void)sa;
@@ -617,21 +703,20 @@ worker_accept_cb(struct evconnlistener *l, evutil_socket_t fd,
 	c = xcalloc(1, sizeof(*c));
 	c->w = w;
 	TAILQ_INIT(&c->fifo);
-	c->bev = bufferevent_socket_new(w->base, fd, BEV_OPT_CLOSE_ON_FREE);
-	if (c->bev == NULL) {
-		log_warnx("bufferevent_socket_new failed: refusing connection");
-		evutil_closesocket(fd);
-		free(c);
-		return;
-	}
+	c->fd = fd;
+	c->in = evbuffer_new();
+	c->out = evbuffer_new();
+	c->ev_read = event_new(w->base, fd, EV_READ | EV_PERSIST, conn_read_cb,
+	    c);
+	c->ev_write = event_new(w->base, fd, EV_WRITE, conn_write_cb, c);
+	c->ev_idle = evtimer_new(w->base, conn_idle_cb, c);
+	if (c->in == NULL || c->out == NULL || c->ev_read == NULL ||
+	    c->ev_write == NULL || c->ev_idle == NULL)
+		fatalx("worker %d: out of memory for a connection", w->id);
 	TAILQ_INSERT_TAIL(&w->conns, c, entry);
 	w->nconns++;
-	bufferevent_setcb(c->bev, conn_read_cb, conn_write_cb, conn_event_cb, c);
-	bufferevent_setwatermark(c->bev, EV_WRITE, WORKER_OUTPUT_LOW, 0);
-	idle.tv_sec = w->cf->idle_timeout;
-	idle.tv_usec = 0;
-	bufferevent_set_timeouts(c->bev, &idle, &idle);
-	bufferevent_enable(c->bev, EV_READ | EV_WRITE);
+	conn_read_enable(c, 1);
+	evtimer_add(c->ev_idle, &w->idle);
 }
 
 /* worker_accept_error_cb - accept(2) failed: log, keep listening */
@@ -878,6 +963,7 @@ worker_main(const struct config *cf, const int *fds, int nfds, int id)
 	w->rfd = -1;
 	w->deadline.tv_sec = cf->request_timeout_ms / 1000;
 	w->deadline.tv_usec = (cf->request_timeout_ms % 1000) * 1000;
+	w->idle.tv_sec = cf->idle_timeout;
 	TAILQ_INIT(&w->conns);
 	TAILQ_INIT(&w->unsent);
 	signal(SIGPIPE, SIG_IGN);
