@@ -18,14 +18,16 @@
  * map's options.  One log line per discovery, key=value.
  *
  * Proactive refresh (RFC 8461 §5.1: "senders SHOULD ... proactively
- * refresh"): every cache.refresh_interval seconds a timer walks the next
- * RESOLVER_REFRESH_SLICE entries of the cache (a cursor remembers where
- * the last tick stopped, so a million entries never block the loop) and
- * starts a job without waiters for each STS entry past its next_refresh.
+ * refresh"): every cache.refresh_interval seconds a pass walks the whole
+ * cache in slices of RESOLVER_REFRESH_SLICE entries, RESOLVER_REFRESH_PAUSE_MS
+ * apart (a cursor remembers where the last slice stopped, so a million
+ * entries never block the loop for long), and starts a job without waiters
+ * for each STS entry past its next_refresh.
  * Such a job fetches without the known id, so a successful fetch extends
  * max_age; a failure keeps the policy and backs off (facts_merge).  At most
  * RESOLVER_REFRESH_JOBS refreshes run at once, leaving the other job slots
- * to requests; the walk stops at the limit and resumes there next tick.
+ * to requests; the walk stops at the limit and resumes there after
+ * RESOLVER_REFRESH_BUSY_MS.
  * Entries expired for more than RESOLVER_EXPIRED_GRACE seconds are
  * deleted (negative entries included: they simply expire).
  *
@@ -110,6 +112,9 @@ struct resolver {
 	size_t		 cursor_len;	/* 0: start from the first key */
 	int		 walked;	/* entries seen in this tick */
 	int		 walk_full;	/* stopped at the refresh limit */
+	size_t		 pass_entries;	/* this pass so far, for the log */
+	size_t		 pass_started;
+	struct timespec	 pass_t0;
 	int		 ndead;
 	char		 (*dead)[DOMAIN_BUFSZ];	/* to delete after the walk */
 	TAILQ_HEAD(, rconn) rconns;
@@ -357,6 +362,7 @@ resolver_walk_cb(const char *domain, size_t len,
 		log_debug(1, "domain=%s refresh=start next_refresh=%lld "
 		    "expires_at=%lld", domain, (long long)rec->next_refresh,
 		    (long long)rec->expires_at);
+		r->pass_started++;
 		job_start(j);
 	} else if (rec != NULL && now - rec->expires_at >
 	    RESOLVER_EXPIRED_GRACE && job_find(r, domain, len) == NULL)
@@ -366,36 +372,63 @@ resolver_walk_cb(const char *domain, size_t len,
 	return (++r->walked >= RESOLVER_REFRESH_SLICE);
 }
 
-/* resolver_refresh_cb - a tick: walk the next slice of the cache */
+/* resolver_refresh_arm - schedule the next slice in ms milliseconds */
+static void
+resolver_refresh_arm(struct resolver *r, long ms)
+{
+	struct timeval	 tv;
+
+	tv.tv_sec = ms / 1000;
+	tv.tv_usec = (ms % 1000) * 1000;
+	event_add(r->ev_refresh, &tv);
+}
+
+/* resolver_refresh_cb - walk the next slice of the cache */
 static void
 resolver_refresh_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct resolver	*r = arg;
-	int		 i, ndel = 0;
+	struct timespec	 t1;
+	int		 i, ndel = 0, done = 0;
 
 	(void)fd;
 	(void)what;
-	if (r->cache == NULL)
-		return;
+	if (r->cursor_len == 0) {
+		r->pass_entries = 0;
+		r->pass_started = 0;
+		clock_gettime(CLOCK_MONOTONIC, &r->pass_t0);
+	}
 	r->walked = 0;
 	r->walk_full = 0;
 	r->ndead = 0;
 	if (cache_iterate_from(r->cache, r->cursor_len > 0 ? r->cursor : NULL,
-	    r->cursor_len, resolver_walk_cb, r) != CACHE_OK)
+	    r->cursor_len, resolver_walk_cb, r) != CACHE_OK ||
+	    (!r->walk_full && r->walked < RESOLVER_REFRESH_SLICE))
+		done = 1;	/* reached the end (or failed): pass over */
+	r->pass_entries += (size_t)r->walked;
+	if (r->ndead > 0 && cache_txn_begin(r->cache) == CACHE_OK) {
+		for (i = 0; i < r->ndead; i++)
+			if (cache_del(r->cache, r->dead[i]) == CACHE_OK)
+				ndel++;
+		if (cache_txn_commit(r->cache) != CACHE_OK)
+			ndel = 0;
+		log_info("cache_expired_deleted=%d grace=%d", ndel,
+		    RESOLVER_EXPIRED_GRACE);
+	}
+	if (r->walk_full)
+		resolver_refresh_arm(r, RESOLVER_REFRESH_BUSY_MS);
+	else if (!done)
+		resolver_refresh_arm(r, RESOLVER_REFRESH_PAUSE_MS);
+	else {
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		log_debug(1, "refresh pass: entries=%zu refreshes=%zu "
+		    "elapsed_ms=%lld", r->pass_entries, r->pass_started,
+		    (long long)(t1.tv_sec - r->pass_t0.tv_sec) * 1000 +
+		    (t1.tv_nsec - r->pass_t0.tv_nsec) / 1000000);
 		r->cursor_len = 0;
-	else if (!r->walk_full && r->walked < RESOLVER_REFRESH_SLICE)
-		r->cursor_len = 0;	/* reached the end: wrap around */
-	if (r->ndead == 0)
-		return;
-	if (cache_txn_begin(r->cache) != CACHE_OK)
-		return;
-	for (i = 0; i < r->ndead; i++)
-		if (cache_del(r->cache, r->dead[i]) == CACHE_OK)
-			ndel++;
-	if (cache_txn_commit(r->cache) != CACHE_OK)
-		ndel = 0;
-	log_info("cache_expired_deleted=%d grace=%d", ndel,
-	    RESOLVER_EXPIRED_GRACE);
+		resolver_refresh_arm(r, (long)r->cf->cache.refresh_interval *
+		    1000);
+	}
 }
 
 /* resolver_request - a worker asks about a domain */
@@ -533,7 +566,6 @@ resolver_main(const struct config *cf, int lfd)
 	struct resolver	*r;
 	struct rconn	*rc;
 	struct job	*j;
-	struct timeval	 tv;
 	char		 err[512];
 	size_t		 b;
 
@@ -566,11 +598,9 @@ resolver_main(const struct config *cf, int lfd)
 	evsignal_add(r->ev_int, NULL);
 	if (r->cache != NULL) {
 		r->dead = xcalloc(RESOLVER_REFRESH_SLICE, sizeof(*r->dead));
-		tv.tv_sec = cf->cache.refresh_interval;
-		tv.tv_usec = 0;
-		r->ev_refresh = event_new(r->base, -1, EV_PERSIST,
-		    resolver_refresh_cb, r);
-		event_add(r->ev_refresh, &tv);
+		r->ev_refresh = evtimer_new(r->base, resolver_refresh_cb, r);
+		resolver_refresh_arm(r, (long)cf->cache.refresh_interval *
+		    1000);
 	}
 	log_debug(1, "resolver started");
 

@@ -18,6 +18,8 @@ struct config;
 					   at once: the rest is left to
 					   requests */
 #define RESOLVER_REFRESH_SLICE	2000	/* cache entries walked per tick */
+#define RESOLVER_REFRESH_PAUSE_MS 10	/* between slices of one pass */
+#define RESOLVER_REFRESH_BUSY_MS 1000	/* retry when refresh slots are full */
 #define RESOLVER_EXPIRED_GRACE	86400	/* delete entries expired longer */
 
 /*
