@@ -60,6 +60,10 @@ seed none.pstest enforce none1 100 3600 -1 mx1.none.pstest
 seed testing.pstest enforce testing1 100 3600 -1 mx1.testing.pstest
 # a new id and a new policy: the proactive refresh replaces it
 seed enforce-wild.pstest enforce old1 100 3600 -1 mx1.enforce-wild.pstest
+# the same id and policy: a proactive refresh fetches and extends max_age
+seed txt-split.pstest enforce 2024 100 3600 -1 mx1.txt-split.pstest
+# expired two days ago (past the grace): deleted by the refresh walk
+seed gone.tofu-nx.pstest enforce gone1 300000 -200000 -200000 mx.example
 # a short max_age, no refresh before it runs out: rediscovered after expiry
 seed enforce.pstest enforce enforce1 17 3 3600 mx9.enforce.pstest
 ok $? "records planted in the cache"
@@ -73,10 +77,10 @@ is "$(pq enforce.pstest)" "$(sec mx9.enforce.pstest)" \
 
 # Wait for the refresh ticks: every due entry is tried once.
 for _i in $(seq 1 60); do
-	[ "$(grep -c 'refresh=proactive' "$DAEMON_LOG")" -ge 7 ] && break
+	[ "$(grep -c 'refresh=proactive' "$DAEMON_LOG")" -ge 8 ] && break
 	sleep 0.2
 done
-is "$(grep -c 'refresh=proactive' "$DAEMON_LOG")" 7 \
+is "$(grep -c 'refresh=proactive' "$DAEMON_LOG")" 8 \
     "each due entry refreshed proactively once (then backed off)"
 is "$(pq no-txt.pstest)" "$(sec mx1.no-txt.pstest)" "TOFU: TXT removed -> kept"
 is "$(pq tofu-nx.pstest)" "$(sec mx1.tofu-nx.pstest)" "TOFU: NXDOMAIN -> kept"
@@ -96,6 +100,17 @@ is "$(fetches enforce-wild.pstest)" 1 \
 is "$(pq enforce-wild.pstest)" \
     "$(sec mx1.enforce-wild.pstest:.mail.enforce-wild.pstest)" \
     "new id, new policy -> new answer"
+
+"$TOOL" -d "$C" show txt-split.pstest >"$T/show" 2>&1
+fetched=$(date -d "$(sed -n 's/^fetched_at: //p' "$T/show")" +%s)
+ok "$(grep -q '^max_age: 86400$' "$T/show" &&
+    [ $(($(date +%s) - fetched)) -le 60 ]; echo $?)" \
+    "same id: the refresh fetched and extended max_age"
+is "$(pq txt-split.pstest)" "$(sec mx1.txt-split.pstest)" "... same answer"
+"$TOOL" -d "$C" show gone.tofu-nx.pstest >/dev/null 2>&1
+is $? 1 "an entry expired past the grace period was deleted"
+ok "$(grep -q 'cache_expired_deleted=1 ' "$DAEMON_LOG"; echo $?)" \
+    "... and the deletion logged"
 
 # new id with mode none: the domain retires its policy
 seed none.pstest enforce old0 100 3600 -1 mx1.none.pstest
@@ -132,6 +147,8 @@ is "$(pq ctype-charset.pstest)" "$(sec mx1.ctype-charset.pstest)" \
 # -- restart: the cache answers for a domain whose HTTPS is broken
 daemon_stop
 ok $? "clean stop"
+is "$(grep -c -E 'Sanitizer|runtime error|panic' "$DAEMON_LOG")" 0 \
+    "no sanitizer report or panic in the daemon log"
 mark
 daemon_start "${lines[@]}" "cache { path = \"$C\" refresh_interval = 1 }" ||
     { echo "Bail out! daemon did not restart"; exit 1; }
@@ -168,6 +185,8 @@ is "$(pq enforce-wild.pstest)" \
     "the master restarted the resolver; answers go on"
 daemon_stop
 ok $? "clean stop after the resolver was killed"
+is "$(grep -c -E 'Sanitizer|runtime error|panic' "$DAEMON_LOG")" 0 \
+    "no sanitizer report or panic in the daemon log"
 "$TOOL" -d "$C" list >"$T/list" 2>"$T/list.err"
 ok $? "postsmtpsts-cache list reads the cache"
 n=$(grep -c '\.tofu-nx\.pstest ' "$T/list")
