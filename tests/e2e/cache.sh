@@ -2,11 +2,13 @@
 # cache.sh - the persistent cache and trust on first use (RFC 8461 §5.1,
 # §10.2), end to end in the loopback world: cached enforce policies survive
 # every downgrade the world can serve (no TXT, NXDOMAIN, HTTPS 404, no policy
-# host, a weaker mode under the same id), a new id replaces, a short-lived
-# entry is rediscovered, the resolver refreshes proactively (seen in the
-# HTTPS access log), concurrent lookups are coalesced into one fetch, the
-# cache answers after a restart, and a resolver killed with SIGKILL while it
-# writes leaves a cache whose every entry decodes.
+# host, untrusted certificate, invalid policy, a weaker mode under the same
+# id), a new id replaces, a same-id refresh extends max_age, a short-lived
+# entry is rediscovered, long-expired entries are deleted, the resolver
+# refreshes proactively (seen in the HTTPS access log), concurrent lookups
+# are coalesced into one fetch, the cache answers after a restart, and a
+# resolver killed with SIGKILL while it writes leaves a cache whose every
+# entry decodes.
 #
 # The world is shared and may have been started from another tree, so this
 # test never changes it: it plants records in its own cache (mdb_load, the
@@ -57,6 +59,9 @@ seed http-404.pstest enforce http4041 100 3600 -1 mx1.http-404.pstest
 seed no-policy-host.pstest enforce nopolicyhost1 100 3600 -1 \
     mx1.no-policy-host.pstest
 seed none.pstest enforce none1 100 3600 -1 mx1.none.pstest
+seed cert-unknownca.pstest enforce certunknownca1 100 3600 -1 \
+    mx1.cert-unknownca.pstest
+seed mode-bad.pstest enforce modebad1 100 3600 -1 mx1.mode-bad.pstest
 seed testing.pstest enforce testing1 100 3600 -1 mx1.testing.pstest
 # a new id and a new policy: the proactive refresh replaces it
 seed enforce-wild.pstest enforce old1 100 3600 -1 mx1.enforce-wild.pstest
@@ -77,10 +82,10 @@ is "$(pq enforce.pstest)" "$(sec mx9.enforce.pstest)" \
 
 # Wait for the refresh ticks: every due entry is tried once.
 for _i in $(seq 1 60); do
-	[ "$(grep -c 'refresh=proactive' "$DAEMON_LOG")" -ge 8 ] && break
+	[ "$(grep -c 'refresh=proactive' "$DAEMON_LOG")" -ge 10 ] && break
 	sleep 0.2
 done
-is "$(grep -c 'refresh=proactive' "$DAEMON_LOG")" 8 \
+is "$(grep -c 'refresh=proactive' "$DAEMON_LOG")" 10 \
     "each due entry refreshed proactively once (then backed off)"
 is "$(pq no-txt.pstest)" "$(sec mx1.no-txt.pstest)" "TOFU: TXT removed -> kept"
 is "$(pq tofu-nx.pstest)" "$(sec mx1.tofu-nx.pstest)" "TOFU: NXDOMAIN -> kept"
@@ -88,6 +93,10 @@ is "$(pq http-404.pstest)" "$(sec mx1.http-404.pstest)" \
     "TOFU: HTTPS 404 -> kept"
 is "$(pq no-policy-host.pstest)" "$(sec mx1.no-policy-host.pstest)" \
     "TOFU: policy host gone -> kept"
+is "$(pq cert-unknownca.pstest)" "$(sec mx1.cert-unknownca.pstest)" \
+    "TOFU: policy host certificate from an unknown CA -> kept"
+is "$(pq mode-bad.pstest)" "$(sec mx1.mode-bad.pstest)" \
+    "TOFU: invalid policy served -> kept"
 is "$(pq none.pstest)" "$(sec mx1.none.pstest)" \
     "TOFU: mode none under the same id -> kept"
 is "$(pq testing.pstest)" "$(sec mx1.testing.pstest)" \
