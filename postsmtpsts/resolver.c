@@ -354,6 +354,9 @@ resolver_walk_cb(const char *domain, size_t len,
 		if (r->refreshing >= RESOLVER_REFRESH_JOBS ||
 		    r->running >= RESOLVER_MAX_JOBS) {
 			r->walk_full = 1;
+			log_debug(1, "refresh walk: %d refreshes, %d jobs "
+			    "running: resuming at %s later", r->refreshing,
+			    r->running, domain);
 			return (1);	/* resume here next tick */
 		}
 		j = job_new(r, domain, len, rec);
