@@ -2,6 +2,8 @@
  * cache_tool.c - postsmtpsts-cache(8): inspect and maintain the policy cache
  *
  * postsmtpsts-cache [-v] [-c config] [-d cachedir] command
+ *   (the directory: -d, else cache.path of -c config or of the default
+ *   configuration file if it exists, else the built-in default)
  *   list               one line per entry: domain kind mode id expires_at
  *                      next_refresh last_error (times in ISO 8601, UTC)
  *   show DOMAIN        every field of one entry
@@ -319,8 +321,9 @@ main(int argc, char *argv[])
 {
 	static struct cache_record rec;
 	struct cache	*c;
+	struct config	*cf = NULL;
 	const char	*dir = NULL, *conf = NULL, *cmd, *type = "hash";
-	char		 key[CACHE_KEY_MAX + 1];
+	char		 key[CACHE_KEY_MAX + 1], err[1024];
 	int		 ch, readonly, rv = 0, st;
 
 	log_init("postsmtpsts-cache", 1, LOG_MAIL);
@@ -362,26 +365,25 @@ main(int argc, char *argv[])
 		cache_tool_usage();
 
 	if (dir == NULL) {
-		/*
-		 * XXX integrator: take the directory from the configuration:
-		 *	cf = config_load(conf ? conf : CONFIG_DEFAULT_FILE,
-		 *	    err, sizeof(err));  (print err, exit 1 on NULL)
-		 *	dir = cf->cache.path;
-		 * config.c is not on this branch yet, so -c cannot be
-		 * honoured and -d (or the built-in default) is used.
-		 */
-		if (conf != NULL) {
-			log_warnx("-c %s: reading the configuration is not "
-			    "available yet, give the cache directory with -d",
-			    conf);
-			return (1);
-		}
-		dir = CACHE_TOOL_DEFAULT_DIR;
+		/* -d wins; else the configuration's cache.path (the
+		 * default file if -c is not given, when it exists). */
+		if (conf != NULL || access(CONFIG_DEFAULT_FILE, F_OK) == 0) {
+			cf = config_load(conf != NULL ? conf :
+			    CONFIG_DEFAULT_FILE, err, sizeof(err));
+			if (cf == NULL) {
+				log_warnx("%s", err);
+				return (1);
+			}
+			dir = cf->cache.path;
+		} else
+			dir = CACHE_TOOL_DEFAULT_DIR;
 	}
 
 	readonly = strcmp(cmd, "purge") != 0 && strcmp(cmd, "purge-all") != 0;
-	if ((c = cache_tool_open(dir, readonly)) == NULL)
+	if ((c = cache_tool_open(dir, readonly)) == NULL) {
+		config_free(cf);
 		return (1);
+	}
 	if (strcmp(cmd, "list") == 0)
 		rv = cache_iterate(c, cache_tool_list_cb, NULL) == CACHE_OK ?
 		    0 : 1;
@@ -412,6 +414,7 @@ main(int argc, char *argv[])
 	else
 		rv = cache_tool_stats(c, dir);
 	cache_close(c);
+	config_free(cf);
 
 	if (fflush(stdout) == EOF || ferror(stdout)) {
 		log_warn("standard output");

@@ -152,6 +152,7 @@ static cfg_opt_t config_cache_opts[] = {
 	CFG_INT_CB("max_size", 1073741824L, CFGF_NONE, config_cb_int),
 	CFG_INT_CB("negative_ttl", 300, CFGF_NONE, config_cb_int),
 	CFG_INT_CB("refresh_before", 0, CFGF_NONE, config_cb_int),
+	CFG_INT_CB("refresh_interval", 60, CFGF_NONE, config_cb_int),
 	CFG_BOOL_CB("enabled", cfg_true, CFGF_NONE, config_cb_bool),
 	CFG_END()
 };
@@ -1437,6 +1438,8 @@ config_build_cache(struct config_ctx *ctx, cfg_t *cfg, struct config *cf)
 	    "negative_ttl", 1, CONFIG_MAX_NEGATIVE_TTL);
 	cf->cache.refresh_before = (int)config_int(ctx, sec, "cache",
 	    "refresh_before", 0, CONFIG_MAX_REFRESH_BEFORE);
+	cf->cache.refresh_interval = (int)config_int(ctx, sec, "cache",
+	    "refresh_interval", 1, CONFIG_MAX_REFRESH_INTERVAL);
 	cf->cache.enabled = cfg_getbool(sec, "enabled") ? 1 : 0;
 }
 
@@ -1760,6 +1763,7 @@ config_dump(const struct config *cf, FILE *fp)
 	fprintf(fp, "\tmax_size = %zu\n", cf->cache.max_size);
 	fprintf(fp, "\tnegative_ttl = %d\n", cf->cache.negative_ttl);
 	fprintf(fp, "\trefresh_before = %d\n", cf->cache.refresh_before);
+	fprintf(fp, "\trefresh_interval = %d\n", cf->cache.refresh_interval);
 	fprintf(fp, "\tenabled = %s\n", cf->cache.enabled ? "true" : "false");
 	fputs("}\n", fp);
 }

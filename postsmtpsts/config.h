@@ -51,6 +51,7 @@
 #define CONFIG_MAX_CACHE_SIZE	(1LL << 40)		/* 1 TiB */
 #define CONFIG_MAX_NEGATIVE_TTL	86400
 #define CONFIG_MAX_REFRESH_BEFORE 31557600	/* RFC 8461 §3.2 max_age */
+#define CONFIG_MAX_REFRESH_INTERVAL 3600	/* cache refresh tick */
 #define CONFIG_MAX_MAP_NAME	64
 #define CONFIG_MAX_MATCH	64	/* match tokens per pinned domain */
 #define CONFIG_MAX_ANSWER	4096	/* composed pinned answer, bytes */
@@ -119,6 +120,8 @@ struct config_cache {
 	size_t		 max_size;		/* map size, bytes */
 	int		 negative_ttl;
 	int		 refresh_before;	/* 0 = half of max_age */
+	int		 refresh_interval;	/* seconds between refresh
+						   ticks (resolver) */
 	int		 enabled;
 };
 

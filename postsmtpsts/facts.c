@@ -71,6 +71,14 @@ facts_negative(const struct discover_result *res,
 	}
 }
 
+/* facts_mode_rank - a policy mode as an enum cache_sts_mode (ordered) */
+static int
+facts_mode_rank(enum sts_mode mode)
+{
+	return (mode == STS_MODE_ENFORCE ? CACHE_STS_ENFORCE :
+	    mode == STS_MODE_TESTING ? CACHE_STS_TESTING : CACHE_STS_NONE);
+}
+
 int
 facts_merge(const char *domain, const struct cache_record *old,
     const struct discover_result *res, const struct config_cache *cc,
@@ -86,6 +94,10 @@ facts_merge(const char *domain, const struct cache_record *old,
 	switch (res->outcome) {
 	case DISCOVER_POLICY:
 		pol = res->policy;
+		if (have_old && res->id != NULL &&
+		    strcmp(res->id, old->id) == 0 &&
+		    facts_mode_rank(pol->mode) < old->sts_mode)
+			break;	/* weaker policy under the same id: refused */
 		memset(out, 0, sizeof(*out));
 		out->kind = CACHE_KIND_STS;
 		out->sts_mode = pol->mode == STS_MODE_ENFORCE ?

@@ -10,6 +10,11 @@
  *   ---------------------    ----------------------    ---------------------
  *   policy fetched           replaced (also mode none: the new policy
  *                            how a domain retires)     (fetched_at = now)
+ *   policy fetched, same id, KEPT, retry after a      (as above)
+ *   weaker mode              backoff: a domain changes
+ *                            its policy by changing the
+ *                            id (§3.1), so this is a
+ *                            tampered HTTPS answer
  *   id unchanged             kept; refresh rescheduled  (cannot happen)
  *   no STS record            KEPT (a vanished TXT is    negative entry for
  *                            no proof: §10.2)           negative_ttl

@@ -17,6 +17,20 @@
  * The reply carries facts, not an answer: each worker answers with its own
  * map's options.  One log line per discovery, key=value.
  *
+ * Proactive refresh (RFC 8461 §5.1: "senders SHOULD ... proactively
+ * refresh"): every cache.refresh_interval seconds a pass walks the whole
+ * cache in slices of RESOLVER_REFRESH_SLICE entries, RESOLVER_REFRESH_PAUSE_MS
+ * apart (a cursor remembers where the last slice stopped, so a million
+ * entries never block the loop for long), and starts a job without waiters
+ * for each STS entry past its next_refresh.
+ * Such a job fetches without the known id, so a successful fetch extends
+ * max_age; a failure keeps the policy and backs off (facts_merge).  At most
+ * RESOLVER_REFRESH_JOBS refreshes run at once, leaving the other job slots
+ * to requests; the walk stops at the limit and resumes there after
+ * RESOLVER_REFRESH_BUSY_MS.
+ * Entries expired for more than RESOLVER_EXPIRED_GRACE seconds are
+ * deleted (negative entries included: they simply expire).
+ *
  * SIGTERM: stop accepting, cancel discoveries, exit.  Workers reconnect to
  * the next resolver the master starts and ask again.
  */
@@ -24,6 +38,7 @@
 
 #include <sys/queue.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 
 #include <errno.h>
 #include <signal.h>
@@ -66,6 +81,7 @@ struct job {
 	struct resolver	*r;
 	struct discover	*dv;
 	int		 queued;
+	int		 refresh;	/* proactive: fetch without known id */
 	int		 have_old;
 	struct cache_record old;
 	char		 domain[DOMAIN_BUFSZ];
@@ -90,6 +106,17 @@ struct resolver {
 	struct event	*ev_accept;
 	struct event	*ev_term;
 	struct event	*ev_int;
+	struct event	*ev_refresh;
+	int		 refreshing;	/* refresh jobs not yet finished */
+	char		 cursor[DOMAIN_BUFSZ];	/* last key walked */
+	size_t		 cursor_len;	/* 0: start from the first key */
+	int		 walked;	/* entries seen in this tick */
+	int		 walk_full;	/* stopped at the refresh limit */
+	size_t		 pass_entries;	/* this pass so far, for the log */
+	size_t		 pass_started;
+	struct timespec	 pass_t0;
+	int		 ndead;
+	char		 (*dead)[DOMAIN_BUFSZ];	/* to delete after the walk */
 	TAILQ_HEAD(, rconn) rconns;
 	int		 nrconns;
 	struct job	*jobs[RESOLVER_BUCKETS];
@@ -185,6 +212,8 @@ job_free(struct job *j)
 		}
 	if (j->queued)
 		TAILQ_REMOVE(&r->queue, j, q_entry);
+	if (j->refresh)
+		r->refreshing--;
 	if (j->dv != NULL) {
 		discover_cancel(j->dv);
 		r->running--;
@@ -248,9 +277,10 @@ job_discovered(const struct discover_result *res, void *arg)
 	if (facts_merge(j->domain, j->have_old ? &j->old : NULL, res,
 	    &r->cf->cache, resolver_now(), &rec) == 0)
 		rec = j->old;
-	log_info("domain=%s discovery=%s%s%s txt_dnssec=%s id=%s kind=%s "
+	log_info("domain=%s refresh=%s discovery=%s%s%s txt_dnssec=%s id=%s kind=%s "
 	    "mode=%d max_age=%u kept_cached=%s tlsrpt=\"%s\" detail=\"%s\"",
-	    j->domain, discover_outcome_name(res->outcome),
+	    j->domain, j->refresh ? "proactive" : "request",
+	    discover_outcome_name(res->outcome),
 	    res->outcome == DISCOVER_FAILURE ? " failure=" : "",
 	    res->outcome == DISCOVER_FAILURE ?
 	    discover_failure_name(res->failure) : "",
@@ -278,12 +308,130 @@ job_start(struct job *j)
 	struct resolver	*r = j->r;
 	const char	*known = NULL;
 
-	if (j->have_old && j->old.kind == CACHE_KIND_STS &&
+	if (!j->refresh && j->have_old && j->old.kind == CACHE_KIND_STS &&
 	    resolver_now() < j->old.expires_at && j->old.id[0] != '\0')
 		known = j->old.id;
 	r->running++;
 	j->dv = discover_start(r->dns, r->https, j->domain, known,
 	    job_discovered, j);
+}
+
+/* job_new - a job for domain, hashed, not started */
+static struct job *
+job_new(struct resolver *r, const char *domain, size_t len,
+    const struct cache_record *old)
+{
+	struct job	*j;
+	size_t		 h;
+
+	j = xcalloc(1, sizeof(*j));
+	j->r = r;
+	TAILQ_INIT(&j->waiters);
+	memcpy(j->domain, domain, len);
+	j->domain_len = len;
+	if (old != NULL) {
+		j->old = *old;
+		j->have_old = 1;
+	}
+	h = job_hash(j->domain, j->domain_len);
+	j->next = r->jobs[h];
+	r->jobs[h] = j;
+	return (j);
+}
+
+/* resolver_walk_cb - one cache entry seen by the refresh walk */
+static int
+resolver_walk_cb(const char *domain, size_t len,
+    const struct cache_record *rec, void *arg)
+{
+	struct resolver	*r = arg;
+	struct job	*j;
+	int64_t		 now = resolver_now();
+
+	if (rec != NULL && rec->kind == CACHE_KIND_STS &&
+	    now < rec->expires_at && now >= rec->next_refresh &&
+	    job_find(r, domain, len) == NULL) {
+		if (r->refreshing >= RESOLVER_REFRESH_JOBS ||
+		    r->running >= RESOLVER_MAX_JOBS) {
+			r->walk_full = 1;
+			log_debug(1, "refresh walk: %d refreshes, %d jobs "
+			    "running: resuming at %s later", r->refreshing,
+			    r->running, domain);
+			return (1);	/* resume here next tick */
+		}
+		j = job_new(r, domain, len, rec);
+		j->refresh = 1;
+		r->refreshing++;
+		log_debug(1, "domain=%s refresh=start next_refresh=%lld "
+		    "expires_at=%lld", domain, (long long)rec->next_refresh,
+		    (long long)rec->expires_at);
+		r->pass_started++;
+		job_start(j);
+	} else if (rec != NULL && now - rec->expires_at >
+	    RESOLVER_EXPIRED_GRACE && job_find(r, domain, len) == NULL)
+		memcpy(r->dead[r->ndead++], domain, len + 1);
+	memcpy(r->cursor, domain, len);
+	r->cursor_len = len;
+	return (++r->walked >= RESOLVER_REFRESH_SLICE);
+}
+
+/* resolver_refresh_arm - schedule the next slice in ms milliseconds */
+static void
+resolver_refresh_arm(struct resolver *r, long ms)
+{
+	struct timeval	 tv;
+
+	tv.tv_sec = ms / 1000;
+	tv.tv_usec = (ms % 1000) * 1000;
+	event_add(r->ev_refresh, &tv);
+}
+
+/* resolver_refresh_cb - walk the next slice of the cache */
+static void
+resolver_refresh_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct resolver	*r = arg;
+	struct timespec	 t1;
+	int		 i, ndel = 0, done = 0;
+
+	(void)fd;
+	(void)what;
+	if (r->cursor_len == 0) {
+		r->pass_entries = 0;
+		r->pass_started = 0;
+		clock_gettime(CLOCK_MONOTONIC, &r->pass_t0);
+	}
+	r->walked = 0;
+	r->walk_full = 0;
+	r->ndead = 0;
+	if (cache_iterate_from(r->cache, r->cursor_len > 0 ? r->cursor : NULL,
+	    r->cursor_len, resolver_walk_cb, r) != CACHE_OK ||
+	    (!r->walk_full && r->walked < RESOLVER_REFRESH_SLICE))
+		done = 1;	/* reached the end (or failed): pass over */
+	r->pass_entries += (size_t)r->walked;
+	if (r->ndead > 0 && cache_txn_begin(r->cache) == CACHE_OK) {
+		for (i = 0; i < r->ndead; i++)
+			if (cache_del(r->cache, r->dead[i]) == CACHE_OK)
+				ndel++;
+		if (cache_txn_commit(r->cache) != CACHE_OK)
+			ndel = 0;
+		log_info("cache_expired_deleted=%d grace=%d", ndel,
+		    RESOLVER_EXPIRED_GRACE);
+	}
+	if (r->walk_full)
+		resolver_refresh_arm(r, RESOLVER_REFRESH_BUSY_MS);
+	else if (!done)
+		resolver_refresh_arm(r, RESOLVER_REFRESH_PAUSE_MS);
+	else {
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		log_debug(1, "refresh pass: entries=%zu refreshes=%zu "
+		    "elapsed_ms=%lld", r->pass_entries, r->pass_started,
+		    (long long)(t1.tv_sec - r->pass_t0.tv_sec) * 1000 +
+		    (t1.tv_nsec - r->pass_t0.tv_nsec) / 1000000);
+		r->cursor_len = 0;
+		resolver_refresh_arm(r, (long)r->cf->cache.refresh_interval *
+		    1000);
+	}
 }
 
 /* resolver_request - a worker asks about a domain */
@@ -294,7 +442,7 @@ resolver_request(struct rconn *rc, const struct ipc_request *req)
 	struct cache_record rec;
 	struct waiter	*wt;
 	struct job	*j;
-	size_t		 h, len;
+	size_t		 len;
 	int		 have = 0;
 
 	if ((j = job_find(r, req->domain, req->domain_len)) == NULL) {
@@ -310,18 +458,8 @@ resolver_request(struct rconn *rc, const struct ipc_request *req)
 				return;
 			}
 		}
-		j = xcalloc(1, sizeof(*j));
-		j->r = r;
-		TAILQ_INIT(&j->waiters);
-		memcpy(j->domain, req->domain, req->domain_len);
-		j->domain_len = req->domain_len;
-		if (have) {
-			j->old = rec;
-			j->have_old = 1;
-		}
-		h = job_hash(j->domain, j->domain_len);
-		j->next = r->jobs[h];
-		r->jobs[h] = j;
+		j = job_new(r, req->domain, req->domain_len,
+		    have ? &rec : NULL);
 		if (r->running < RESOLVER_MAX_JOBS)
 			job_start(j);
 		else {
@@ -461,6 +599,12 @@ resolver_main(const struct config *cf, int lfd)
 	r->ev_int = evsignal_new(r->base, SIGINT, resolver_term_cb, r);
 	evsignal_add(r->ev_term, NULL);
 	evsignal_add(r->ev_int, NULL);
+	if (r->cache != NULL) {
+		r->dead = xcalloc(RESOLVER_REFRESH_SLICE, sizeof(*r->dead));
+		r->ev_refresh = evtimer_new(r->base, resolver_refresh_cb, r);
+		resolver_refresh_arm(r, (long)cf->cache.refresh_interval *
+		    1000);
+	}
 	log_debug(1, "resolver started");
 
 	event_base_dispatch(r->base);
@@ -473,6 +617,9 @@ resolver_main(const struct config *cf, int lfd)
 	event_free(r->ev_accept);
 	event_free(r->ev_term);
 	event_free(r->ev_int);
+	if (r->ev_refresh != NULL)
+		event_free(r->ev_refresh);
+	free(r->dead);
 	if (r->cache != NULL)
 		cache_close(r->cache);
 	https_free(r->https);

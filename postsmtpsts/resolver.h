@@ -14,6 +14,13 @@ struct config;
 
 #define RESOLVER_MAX_JOBS	256	/* discoveries running at once */
 #define RESOLVER_MAX_CONNS	1024	/* worker connections */
+#define RESOLVER_REFRESH_JOBS	(RESOLVER_MAX_JOBS / 4)	/* proactive refreshes
+					   at once: the rest is left to
+					   requests */
+#define RESOLVER_REFRESH_SLICE	2000	/* cache entries walked per tick */
+#define RESOLVER_REFRESH_PAUSE_MS 10	/* between slices of one pass */
+#define RESOLVER_REFRESH_BUSY_MS 1000	/* retry when refresh slots are full */
+#define RESOLVER_EXPIRED_GRACE	86400	/* delete entries expired longer */
 
 /*
  * resolver_main - run until SIGTERM; lfd is the listening SEQPACKET

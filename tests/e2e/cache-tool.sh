@@ -186,8 +186,17 @@ is $? 2 "unknown command: usage, exit 2"
 is $? 2 "export of an unknown table type: usage, exit 2"
 "$TOOL" -d "$C" show >/dev/null 2>&1
 is $? 2 "show without a domain: usage, exit 2"
-out=$("$TOOL" -c "$T/postsmtpsts.conf" list 2>&1)
-ok "$([ $? -eq 1 ] && echo "$out" | grep -q 'give the cache directory with -d'; echo $?)" \
-    "-c alone: a clear error until the configuration is wired in"
+printf 'cache { path = "%s" }\n' "$C" >"$T/cfg.conf"
+is "$("$TOOL" -c "$T/cfg.conf" list | wc -l | tr -d ' ')" \
+    "$(tool list | wc -l | tr -d ' ')" "-c: the cache path comes from the configuration"
+out=$("$TOOL" -c "$T/missing.conf" list 2>&1)
+ok "$([ $? -eq 1 ] && [ -n "$out" ]; echo $?)" "-c with a missing file: error, exit 1"
+printf 'cache { refresh_interval = 0 }\n' >"$T/bad.conf"
+out=$("$TOOL" -c "$T/bad.conf" list 2>&1)
+ok "$([ $? -eq 1 ] && echo "$out" | grep -q 'refresh_interval'; echo $?)" \
+    "-c with an invalid file: its error, exit 1"
+printf 'cache { path = "%s/nowhere" }\n' "$T" >"$T/cfg2.conf"
+"$TOOL" -c "$T/cfg2.conf" -d "$C" list >/dev/null 2>&1
+is $? 0 "-d overrides the configuration's path"
 
 done_testing

@@ -27,7 +27,11 @@ _tap_n=0
 _tap_failed=0
 
 # A port per test script, so scripts can run in parallel.
-PORT=$(( 20000 + ( $$ % 20000 ) ))
+# Below the kernel's ephemeral range (32768+), skipping ports in use.
+PORT=$(( 20000 + ( $$ % 10000 ) ))
+while ss -Htln "sport = :$PORT" 2>/dev/null | grep -q .; do
+	PORT=$(( PORT + 1 ))
+done
 
 _cleanup() {
 	if [ -n "$DAEMON_PID" ] && kill -0 "$DAEMON_PID" 2>/dev/null; then

@@ -135,6 +135,7 @@ empty_file_gives_defaults(void **state)
 	assert_int_equal(cf->cache.max_size, 1073741824);
 	assert_int_equal(cf->cache.negative_ttl, 300);
 	assert_int_equal(cf->cache.refresh_before, 0);
+	assert_int_equal(cf->cache.refresh_interval, 60);
 	assert_int_equal(cf->cache.enabled, 1);
 	config_free(cf);
 }
@@ -198,7 +199,7 @@ static const char full_text[] =
 	"\tproxy = \"http://proxy.example:3128\"\n"
 	"\tconnect_timeout = 3  timeout = 20 }\n"
 	"cache { path = \"/srv/sts\"  max_size = 2097152  negative_ttl = 60\n"
-	"\trefresh_before = 3600  enabled = no }\n";
+	"\trefresh_before = 3600  refresh_interval = 5  enabled = no }\n";
 
 static void
 full_file_sets_every_field(void **state)
@@ -288,6 +289,7 @@ full_file_sets_every_field(void **state)
 	assert_int_equal(cf->cache.max_size, 2097152);
 	assert_int_equal(cf->cache.negative_ttl, 60);
 	assert_int_equal(cf->cache.refresh_before, 3600);
+	assert_int_equal(cf->cache.refresh_interval, 5);
 	assert_int_equal(cf->cache.enabled, 0);
 	config_free(cf);
 }
@@ -743,6 +745,8 @@ static const struct error_case {
 	    "cache: negative_ttl must be between 1 and 86400" },
 	{ "refresh_before negative", "cache { refresh_before = -1 }\n", 1,
 	    "cache: refresh_before must be between 0 and 31557600" },
+	{ "refresh_interval zero", "cache { refresh_interval = 0 }\n", 1,
+	    "cache: refresh_interval must be between 1 and 3600" },
 };
 
 static void

@@ -180,6 +180,38 @@ new_policy_replaces_even_mode_none(void **state)
 	assert_int_equal(rec.expires_at, NOW + DAY);
 }
 
+/* A weaker policy served under the same id (proactive refresh, which
+ * fetches without the known id) is no retirement: §3.1 says a changed
+ * policy gets a new id.  Kept, retried after the backoff. */
+static void
+weaker_policy_same_id_is_refused(void **state)
+{
+	struct cache_record old = cached_enforce(DAY, 7 * DAY), rec;
+	struct discover_result r;
+
+	(void)state;
+	r = result(DISCOVER_POLICY, DISCOVER_FAIL_NONE,
+	    policy(STS_MODE_NONE, DAY, NULL, NULL), "id1");
+	assert_int_equal(facts_merge("example.com", &old, &r, &cc, NOW, &rec),
+	    1);
+	assert_int_equal(rec.sts_mode, CACHE_STS_ENFORCE);
+	assert_int_equal(rec.fetched_at, old.fetched_at);
+	assert_int_equal(rec.expires_at, old.expires_at);
+	assert_true(rec.next_refresh >= NOW + FACTS_MIN_RETRY);
+	r = result(DISCOVER_POLICY, DISCOVER_FAIL_NONE,
+	    policy(STS_MODE_TESTING, DAY, "mx1.example.com", NULL), "id1");
+	assert_int_equal(facts_merge("example.com", &old, &r, &cc, NOW, &rec),
+	    1);
+	assert_int_equal(rec.sts_mode, CACHE_STS_ENFORCE);
+	/* The same mode under the same id is a refresh: max_age extended. */
+	r = result(DISCOVER_POLICY, DISCOVER_FAIL_NONE,
+	    policy(STS_MODE_ENFORCE, 7 * DAY, "mx1.example.com", NULL), "id1");
+	assert_int_equal(facts_merge("example.com", &old, &r, &cc, NOW, &rec),
+	    1);
+	assert_int_equal(rec.fetched_at, NOW);
+	assert_int_equal(rec.expires_at, NOW + 7 * DAY);
+}
+
 /* Same id: keep the policy; max_age still counts from the last fetch. */
 static void
 unchanged_id_keeps_policy(void **state)
@@ -265,6 +297,7 @@ main(void)
 		cmocka_unit_test(expired_policy_gives_way),
 		cmocka_unit_test(negative_entry_without_cache),
 		cmocka_unit_test(new_policy_replaces_even_mode_none),
+		cmocka_unit_test(weaker_policy_same_id_is_refused),
 		cmocka_unit_test(unchanged_id_keeps_policy),
 		cmocka_unit_test(refresh_schedule),
 		cmocka_unit_test(answers_from_records),

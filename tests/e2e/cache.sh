@@ -1,0 +1,206 @@
+#!/bin/bash
+# cache.sh - the persistent cache and trust on first use (RFC 8461 §5.1,
+# §10.2), end to end in the loopback world: cached enforce policies survive
+# every downgrade the world can serve (no TXT, NXDOMAIN, HTTPS 404, no policy
+# host, untrusted certificate, invalid policy, a weaker mode under the same
+# id), a new id replaces, a same-id refresh extends max_age, a short-lived
+# entry is rediscovered, long-expired entries are deleted, the resolver
+# refreshes proactively (seen in the HTTPS access log), concurrent lookups
+# are coalesced into one fetch, the cache answers after a restart, and a
+# resolver killed with SIGKILL while it writes leaves a cache whose every
+# entry decodes.
+#
+# The world is shared and may have been started from another tree, so this
+# test never changes it: it plants records in its own cache (mdb_load, the
+# record format of cache.c) for catalogue domains whose live state is the
+# downgrade to resist, and lets the daemon's resolver meet the real DNS and
+# HTTPS servers.
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/e2e/lib.sh"
+need postmap mdb_load python3
+world_up || { echo "Bail out! world did not start"; exit 1; }
+
+TOOL="$top_builddir/postsmtpsts/postsmtpsts-cache"
+C="$T/cache"
+mkdir -p "$C"
+
+# seed DOMAIN MODE ID AGE EXPIRES_IN REFRESH_IN MX... - plant an STS record
+# (mode enforce|testing|none, fetched AGE s ago) straight into the LMDB
+seed() {
+	python3 - "$@" <<'PY' | mdb_load -f /dev/stdin "$C"
+import struct, sys, time
+d, mode, id_, age, exp, ref = sys.argv[1:7]
+mx = sys.argv[7:]
+now = int(time.time())
+m = {"none": 0, "testing": 1, "enforce": 2}[mode]
+v = bytes([0xca, 1, 2, m, 1, 0, 0])
+v += struct.pack("<Iqqqq", int(exp) + int(age), now - int(age),
+                 now + int(exp), now + int(ref), 0)
+v += bytes([len(id_)]) + id_.encode() + struct.pack("<H", len(mx))
+for p in mx:
+    v += bytes([len(p)]) + p.encode()
+print("VERSION=3\nformat=bytevalue\ntype=btree\nHEADER=END")
+print(" " + d.encode().hex())
+print(" " + v.hex())
+print("DATA=END")
+PY
+}
+# fetches DOMAIN - policy fetches of DOMAIN in the access log since mark
+fetches() {
+	tail -c +$((MARK + 1)) "$WORLD_HTTPS_LOG" |
+	    grep -c " host=mta-sts.$1 method=GET uri=/.well-known/mta-sts.txt "
+}
+mark() { MARK=$(stat -c %s "$WORLD_HTTPS_LOG"); }
+sec() { echo "secure match=$1 servername=hostname"; }
+
+# -- trust on first use: cached enforce policies, refresh due now
+seed no-txt.pstest enforce seed1 100 3600 -1 mx1.no-txt.pstest
+seed tofu-nx.pstest enforce seed1 100 3600 -1 mx1.tofu-nx.pstest
+seed http-404.pstest enforce http4041 100 3600 -1 mx1.http-404.pstest
+seed no-policy-host.pstest enforce nopolicyhost1 100 3600 -1 \
+    mx1.no-policy-host.pstest
+seed none.pstest enforce none1 100 3600 -1 mx1.none.pstest
+seed cert-unknownca.pstest enforce certunknownca1 100 3600 -1 \
+    mx1.cert-unknownca.pstest
+seed mode-bad.pstest enforce modebad1 100 3600 -1 mx1.mode-bad.pstest
+seed testing.pstest enforce testing1 100 3600 -1 mx1.testing.pstest
+# a new id and a new policy: the proactive refresh replaces it
+seed enforce-wild.pstest enforce old1 100 3600 -1 mx1.enforce-wild.pstest
+# the same id and policy: a proactive refresh fetches and extends max_age
+seed txt-split.pstest enforce 2024 100 3600 -1 mx1.txt-split.pstest
+# expired two days ago (past the grace): deleted by the refresh walk
+seed gone.tofu-nx.pstest enforce gone1 300000 -200000 -200000 mx.example
+# a short max_age, no refresh before it runs out: rediscovered after expiry
+seed enforce.pstest enforce enforce1 17 3 3600 mx9.enforce.pstest
+ok $? "records planted in the cache"
+
+mark
+mapfile -t lines < <(world_daemon_lines)
+daemon_start "${lines[@]}" "cache { path = \"$C\" refresh_interval = 1 }" ||
+    { echo "Bail out! daemon did not start"; exit 1; }
+is "$(pq enforce.pstest)" "$(sec mx9.enforce.pstest)" \
+    "a planted entry is answered from the cache"
+
+# Wait for the refresh ticks: every due entry is tried once.
+for _i in $(seq 1 60); do
+	[ "$(grep -c 'refresh=proactive' "$DAEMON_LOG")" -ge 10 ] && break
+	sleep 0.2
+done
+is "$(grep -c 'refresh=proactive' "$DAEMON_LOG")" 10 \
+    "each due entry refreshed proactively once (then backed off)"
+is "$(pq no-txt.pstest)" "$(sec mx1.no-txt.pstest)" "TOFU: TXT removed -> kept"
+is "$(pq tofu-nx.pstest)" "$(sec mx1.tofu-nx.pstest)" "TOFU: NXDOMAIN -> kept"
+is "$(pq http-404.pstest)" "$(sec mx1.http-404.pstest)" \
+    "TOFU: HTTPS 404 -> kept"
+is "$(pq no-policy-host.pstest)" "$(sec mx1.no-policy-host.pstest)" \
+    "TOFU: policy host gone -> kept"
+is "$(pq cert-unknownca.pstest)" "$(sec mx1.cert-unknownca.pstest)" \
+    "TOFU: policy host certificate from an unknown CA -> kept"
+is "$(pq mode-bad.pstest)" "$(sec mx1.mode-bad.pstest)" \
+    "TOFU: invalid policy served -> kept"
+is "$(pq none.pstest)" "$(sec mx1.none.pstest)" \
+    "TOFU: mode none under the same id -> kept"
+is "$(pq testing.pstest)" "$(sec mx1.testing.pstest)" \
+    "TOFU: mode testing under the same id -> kept"
+ok "$(grep 'domain=http-404.pstest refresh=proactive' "$DAEMON_LOG" |
+    grep -q 'kept_cached=yes'; echo $?)" "the resolver logs kept_cached=yes"
+is "$(fetches http-404.pstest)" 1 "the refresh did fetch (HTTPS log)"
+is "$(fetches enforce-wild.pstest)" 1 \
+    "proactive refresh of an unexpired entry seen in the HTTPS access log"
+is "$(pq enforce-wild.pstest)" \
+    "$(sec mx1.enforce-wild.pstest:.mail.enforce-wild.pstest)" \
+    "new id, new policy -> new answer"
+
+"$TOOL" -d "$C" show txt-split.pstest >"$T/show" 2>&1
+fetched=$(date -d "$(sed -n 's/^fetched_at: //p' "$T/show")" +%s)
+ok "$(grep -q '^max_age: 86400$' "$T/show" &&
+    [ $(($(date +%s) - fetched)) -le 60 ]; echo $?)" \
+    "same id: the refresh fetched and extended max_age"
+is "$(pq txt-split.pstest)" "$(sec mx1.txt-split.pstest)" "... same answer"
+"$TOOL" -d "$C" show gone.tofu-nx.pstest >/dev/null 2>&1
+is $? 1 "an entry expired past the grace period was deleted"
+ok "$(grep -q 'cache_expired_deleted=1 ' "$DAEMON_LOG"; echo $?)" \
+    "... and the deletion logged"
+
+# new id with mode none: the domain retires its policy
+seed none.pstest enforce old0 100 3600 -1 mx1.none.pstest
+for _i in $(seq 1 30); do
+	[ "$(grep -c 'domain=none.pstest refresh=proactive' "$DAEMON_LOG")" -ge 2 ] &&
+	    break
+	sleep 0.2
+done
+out=$(pq none.pstest)
+is "$?:$out" "1:" "new id with mode none -> NOTFOUND"
+
+# expiry: the short-lived entry is rediscovered by the next request
+sleep 1
+mark
+is "$(pq enforce.pstest)" "$(sec mx1.enforce.pstest)" \
+    "expired entry -> rediscovered (the world's policy)"
+is "$(fetches enforce.pstest)" 1 "... with one fetch"
+
+# -- coalescing: 200 concurrent lookups of an uncached domain, 8 connections
+mark
+pids=
+for _i in 1 2 3 4 5 6 7 8; do
+	sm "unix:$SOCK" pipeline 25 ctype-charset.pstest >"$T/pipe.$_i" &
+	pids="$pids $!"
+done
+# shellcheck disable=SC2086
+wait $pids
+is "$(cat "$T"/pipe.* | sort | uniq -c | tr -s ' ')" " 8 ok 25" \
+    "200 lookups over 8 connections all answered"
+is "$(fetches ctype-charset.pstest)" 1 "... with exactly one HTTPS fetch"
+is "$(pq ctype-charset.pstest)" "$(sec mx1.ctype-charset.pstest)" \
+    "... and the policy is cached"
+
+# -- restart: the cache answers for a domain whose HTTPS is broken
+daemon_stop
+ok $? "clean stop"
+is "$(grep -c -E 'Sanitizer|runtime error|panic' "$DAEMON_LOG")" 0 \
+    "no sanitizer report or panic in the daemon log"
+mark
+daemon_start "${lines[@]}" "cache { path = \"$C\" refresh_interval = 1 }" ||
+    { echo "Bail out! daemon did not restart"; exit 1; }
+is "$(pq http-404.pstest)" "$(sec mx1.http-404.pstest)" \
+    "after a restart: answered from the cache while HTTPS is broken"
+is "$(pq ctype-charset.pstest)" "$(sec mx1.ctype-charset.pstest)" \
+    "after a restart: a discovered policy is still cached"
+is "$(fetches ctype-charset.pstest)" 0 "... without a fetch"
+
+# -- SIGKILL the resolver while it writes many entries
+keys=
+for i in $(seq 1 3000); do keys="$keys k$i.tofu-nx.pstest"; done
+# shellcheck disable=SC2086
+sm "unix:$SOCK" query $keys >/dev/null 2>&1 &
+qpid=$!
+for _i in $(seq 1 100); do
+	[ "$(grep -c 'tofu-nx.pstest refresh=request' "$DAEMON_LOG")" -ge 100 ] &&
+	    break
+	sleep 0.05
+done
+rpid=$(sed -n 's/^.*postsmtpsts\/resolver\[\([0-9]*\)\].*/\1/p' \
+    "$DAEMON_LOG" | tail -n1)
+ok "$([ -n "$rpid" ] && kill -KILL "$rpid"; echo $?)" \
+    "resolver (pid ${rpid:-?}) killed with SIGKILL mid-writes ($(grep -c \
+    'tofu-nx.pstest refresh=request' "$DAEMON_LOG") of 3000 written)"
+wait "$qpid"
+for _i in $(seq 1 50); do
+	[ "$(grep -c 'debug: resolver .* started' "$DAEMON_LOG")" -ge 2 ] &&
+	    break
+	sleep 0.2
+done
+is "$(pq enforce-wild.pstest)" \
+    "$(sec mx1.enforce-wild.pstest:.mail.enforce-wild.pstest)" \
+    "the master restarted the resolver; answers go on"
+daemon_stop
+ok $? "clean stop after the resolver was killed"
+is "$(grep -c -E 'Sanitizer|runtime error|panic' "$DAEMON_LOG")" 0 \
+    "no sanitizer report or panic in the daemon log"
+"$TOOL" -d "$C" list >"$T/list" 2>"$T/list.err"
+ok $? "postsmtpsts-cache list reads the cache"
+n=$(grep -c '\.tofu-nx\.pstest ' "$T/list")
+ok "$([ "$n" -ge 100 ]; echo $?)" "the written entries are there ($n)"
+is "$(grep -c undecodable "$T/list")" 0 "every entry decodes"
+is "$("$TOOL" -d "$C" stats | grep '^undecodable:')" "undecodable: 0" \
+    "stats agrees"
+done_testing
