@@ -32,10 +32,18 @@ mapfile -t lines < <(world_daemon_lines)
 daemon_start "${lines[@]}" || { echo "Bail out! daemon did not start"; exit 1; }
 
 # start_sender DESC MAPS - sender_start, its complaints as TAP diagnostics.
-# One retry: once (under make -j2 check) a restart of the sender failed
-# without a trace we could reproduce; the diagnostics show it if it recurs.
+# sender_start stops the old instance, but only waits for its master: the
+# old smtpd may still hold 127.0.26.1:25 for a moment, and the new master
+# then cannot bind it.  So stop first and wait for the port; and retry once
+# (a restart failed once under make -j2 check, without a trace we could
+# reproduce; the diagnostics show it if it recurs).
 start_sender() {
-	local out rc try
+	local out rc try i
+	( sender_stop ) >/dev/null 2>&1
+	for ((i = 0; i < 50; i++)); do
+		[ -z "$(ss -Hltn src "$WORLD_SENDER_ADDR:25" 2>/dev/null)" ] && break
+		sleep 0.1
+	done
 	for try in 1 2; do
 		out=$( (sender_start "$2") 2>&1)
 		rc=$?
