@@ -174,21 +174,29 @@ facts_answer(const char *domain, const struct cache_record *rec,
 		    STS_MODE_TESTING : STS_MODE_NONE;
 		pol->max_age = rec->max_age;
 		pol->nmx = rec->nmx;
-		/* Canonical policy lines, for TLSRPT policy_string. */
-		buf_init_fixed(&text, pol->text, sizeof(pol->text) - 1);
-		buf_appendf(&text, "version: STSv1\nmode: %s\n",
-		    sts_policy_mode_name(pol->mode));
 		for (i = 0; i < rec->nmx; i++) {
 			memcpy(pol->mx[i], rec->mx[i], sizeof(pol->mx[i]));
 			pol->mx[i][sizeof(pol->mx[i]) - 1] = '\0';
-			buf_appendf(&text, "mx: %s\n", rec->mx[i]);
 		}
-		buf_appendf(&text, "max_age: %u\n", (unsigned)rec->max_age);
-		if (text.error)
-			return (SOCKMAP_TEMP);
-		pol->textlen = text.len;
-		pol->nlines = rec->nmx + 3;
-		pol->text[text.len] = '\0';
+		pol->textlen = 0;
+		pol->nlines = 0;
+		pol->text[0] = '\0';
+		/* Canonical policy lines, only for TLSRPT policy_string: the
+		 * hot path without tlsrpt formats nothing. */
+		if (map->tlsrpt) {
+			buf_init_fixed(&text, pol->text, sizeof(pol->text) - 1);
+			buf_appendf(&text, "version: STSv1\nmode: %s\n",
+			    sts_policy_mode_name(pol->mode));
+			for (i = 0; i < rec->nmx; i++)
+				buf_appendf(&text, "mx: %s\n", rec->mx[i]);
+			buf_appendf(&text, "max_age: %u\n",
+			    (unsigned)rec->max_age);
+			if (text.error)
+				return (SOCKMAP_TEMP);
+			pol->textlen = text.len;
+			pol->nlines = rec->nmx + 3;
+			pol->text[text.len] = '\0';
+		}
 		in.sts = DECIDE_STS_POLICY;
 		in.policy = pol;
 	}

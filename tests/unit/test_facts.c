@@ -272,6 +272,20 @@ answers_from_records(void **state)
 	assert_memory_equal(out.data, "secure match=mx1.example.com:"
 	    ".example.net servername=hostname", out.len);
 
+	/* TLSRPT attributes carry the policy's lines, patterns as published */
+	map.tlsrpt = 1;
+	assert_int_equal(facts_answer("example.com", &rec, &map, &scratch,
+	    &out), SOCKMAP_OK);
+	assert_non_null(buf_cstr(&out));
+	assert_non_null(strstr(out.data, " policy_type=sts policy_domain="
+	    "example.com policy_ttl=86400 mx_host_pattern=mx1.example.com "
+	    "mx_host_pattern=*.example.net "));
+	assert_non_null(strstr(out.data, "{ policy_string = mode: enforce }"));
+	assert_non_null(strstr(out.data,
+	    "{ policy_string = mx: *.example.net }"));
+	assert_non_null(strstr(out.data, "{ policy_string = max_age: 86400 }"));
+	map.tlsrpt = 0;
+
 	rec.sts_mode = CACHE_STS_TESTING;
 	assert_int_equal(facts_answer("example.com", &rec, &map, &scratch,
 	    &out), SOCKMAP_NOTFOUND);
