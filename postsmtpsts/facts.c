@@ -17,6 +17,7 @@
 #include "decide.h"
 #include "discover.h"
 #include "facts.h"
+#include "hash.h"
 #include "sockmap.h"
 #include "sts_policy.h"
 
@@ -24,15 +25,10 @@
 static int64_t
 facts_spread(const char *domain, int64_t range)
 {
-	uint32_t	 h = 2166136261u;
-
 	if (range <= 0)
 		return (0);
-	for (; *domain != '\0'; domain++) {
-		h ^= (unsigned char)*domain;
-		h *= 16777619u;
-	}
-	return ((int64_t)(h % ((uint64_t)range + 1)));
+	return ((int64_t)(hash_fnv1a(domain, strlen(domain)) %
+	    ((uint64_t)range + 1)));
 }
 
 int64_t

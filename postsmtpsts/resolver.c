@@ -57,6 +57,7 @@
 #include "domain.h"
 #include "facts.h"
 #include "https.h"
+#include "hash.h"
 #include "ipc.h"
 #include "log.h"
 #include "resolver.h"
@@ -140,14 +141,7 @@ resolver_now(void)
 static size_t
 job_hash(const char *d, size_t len)
 {
-	uint32_t	 h = 2166136261u;
-	size_t		 i;
-
-	for (i = 0; i < len; i++) {
-		h ^= (unsigned char)d[i];
-		h *= 16777619u;
-	}
-	return (h & (RESOLVER_BUCKETS - 1));
+	return (hash_fnv1a(d, len) & (RESOLVER_BUCKETS - 1));
 }
 
 /* job_find - the job for a domain, or NULL */

@@ -58,6 +58,7 @@
 #include "config.h"
 #include "domain.h"
 #include "facts.h"
+#include "hash.h"
 #include "ipc.h"
 #include "log.h"
 #include "netstring.h"
@@ -159,14 +160,7 @@ static void	resolver_flush(struct worker *);
 static size_t
 inflight_hash(const char *d, size_t len)
 {
-	uint32_t	 h = 2166136261u;
-	size_t		 i;
-
-	for (i = 0; i < len; i++) {
-		h ^= (unsigned char)d[i];
-		h *= 16777619u;
-	}
-	return (h & (WORKER_INFLIGHT_BUCKETS - 1));
+	return (hash_fnv1a(d, len) & (WORKER_INFLIGHT_BUCKETS - 1));
 }
 
 /* inflight_find - the entry for a domain, or NULL */
