@@ -12,12 +12,14 @@
 #include <sys/un.h>
 
 #include <errno.h>
+#include <stdlib.h>
 #include <netdb.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "bench_addr.h"
+#include "log.h"
 
 #define BENCH_ADDR_HOSTMAX	255
 #define BENCH_ADDR_PORTMAX	5
@@ -131,4 +133,20 @@ bench_addr_connect(const struct bench_addr *a)
 		return (-1);
 	}
 	return (fd);
+}
+
+unsigned long long
+bench_number(const char *s, unsigned long long min, unsigned long long max,
+    const char *what)
+{
+	unsigned long long v;
+	char		*end;
+
+	if (*s < '0' || *s > '9')
+		fatalx("%s: not a number: %s", what, s);
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno != 0 || *end != '\0' || v < min || v > max)
+		fatalx("%s must be a number from %llu to %llu", what, min, max);
+	return (v);
 }

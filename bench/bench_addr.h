@@ -39,4 +39,11 @@ int	bench_addr_parse(const char *spec, struct bench_addr *a, char *err,
  */
 int	bench_addr_connect(const struct bench_addr *a);
 
+/*
+ * bench_number - a decimal command-line value in [min, max]; what names the
+ * option in the error.  Exits (fatalx) on anything else.
+ */
+unsigned long long bench_number(const char *s, unsigned long long min,
+	    unsigned long long max, const char *what);
+
 #endif

@@ -115,23 +115,6 @@ sm_baseline_signal(int sig)
 		sm_baseline_stop = 1;
 }
 
-/* sm_baseline_number - a decimal option value in [min, max], or fatalx */
-static unsigned long
-sm_baseline_number(const char *s, unsigned long min, unsigned long max,
-    const char *what)
-{
-	unsigned long	 v;
-	char		*end;
-
-	if (*s < '0' || *s > '9')
-		fatalx("%s: not a number: %s", what, s);
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno != 0 || *end != '\0' || v < min || v > max)
-		fatalx("%s must be a number from %lu to %lu", what, min, max);
-	return (v);
-}
-
 /* sm_baseline_listen - bind and listen before fork, like the daemon */
 static void
 sm_baseline_listen(struct sm_baseline *B)
@@ -423,11 +406,11 @@ main(int argc, char *argv[])
 			status = optarg;
 			break;
 		case 'w':
-			nworkers = (int)sm_baseline_number(optarg, 1,
+			nworkers = (int)bench_number(optarg, 1,
 			    SM_BASELINE_MAX_WORKERS, "-w");
 			break;
 		case 'x':
-			B.close_after = sm_baseline_number(optarg, 1,
+			B.close_after = bench_number(optarg, 1,
 			    ULONG_MAX, "-x");
 			break;
 		default:

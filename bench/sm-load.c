@@ -204,23 +204,6 @@ sm_load_now(void)
 	return ((uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec);
 }
 
-/* sm_load_number - a decimal option value in [min, max], or fatalx */
-static unsigned long long
-sm_load_number(const char *s, unsigned long long min,
-    unsigned long long max, const char *what)
-{
-	unsigned long long v;
-	char		*end;
-
-	if (*s < '0' || *s > '9')
-		fatalx("%s: not a number: %s", what, s);
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno != 0 || *end != '\0' || v < min || v > max)
-		fatalx("%s must be a number from %llu to %llu", what, min, max);
-	return (v);
-}
-
 /* sm_load_seconds - a duration option, fractions allowed */
 static double
 sm_load_seconds(const char *s)
@@ -719,7 +702,7 @@ main(int argc, char *argv[])
 	while ((ch = getopt(argc, argv, "c:k:K:m:n:N:P:S:t:v")) != -1) {
 		switch (ch) {
 		case 'c':
-			conns = sm_load_number(optarg, 1, SM_LOAD_MAX_CONNS,
+			conns = bench_number(optarg, 1, SM_LOAD_MAX_CONNS,
 			    "-c");
 			break;
 		case 'k':
@@ -736,11 +719,11 @@ main(int argc, char *argv[])
 			L->map = optarg;
 			break;
 		case 'n':
-			L->max_requests = sm_load_number(optarg, 1,
+			L->max_requests = bench_number(optarg, 1,
 			    SM_LOAD_MAX_REQUESTS, "-n");
 			break;
 		case 'N':
-			L->count = sm_load_number(optarg, 1, ULLONG_MAX, "-N");
+			L->count = bench_number(optarg, 1, ULLONG_MAX, "-N");
 			break;
 		case 'P':
 			L->key = optarg;
