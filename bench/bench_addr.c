@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "bench_addr.h"
+#include "buf.h"
 #include "log.h"
 
 #define BENCH_ADDR_HOSTMAX	255
@@ -149,4 +150,23 @@ bench_number(const char *s, unsigned long long min, unsigned long long max,
 	if (errno != 0 || *end != '\0' || v < min || v > max)
 		fatalx("%s must be a number from %llu to %llu", what, min, max);
 	return (v);
+}
+
+int
+bench_send(int fd, struct buf *out)
+{
+	ssize_t		 n;
+
+	while (out->len > 0) {
+		n = send(fd, out->data, out->len, MSG_NOSIGNAL);
+		if (n == -1) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN || errno == EWOULDBLOCK)
+				return (0);
+			return (-1);
+		}
+		buf_consume(out, (size_t)n);
+	}
+	return (0);
 }

@@ -39,6 +39,14 @@ int	bench_addr_parse(const char *spec, struct bench_addr *a, char *err,
  */
 int	bench_addr_connect(const struct bench_addr *a);
 
+struct buf;
+
+/*
+ * bench_send - send out's bytes until it is empty or the socket is full
+ * (consumed from out); 0, or -1 with errno set on a real error.
+ */
+int	bench_send(int fd, struct buf *out);
+
 /*
  * bench_number - a decimal command-line value in [min, max]; what names the
  * option in the error.  Exits (fatalx) on anything else.

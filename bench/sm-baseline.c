@@ -240,19 +240,10 @@ static int
 sm_baseline_flush(struct sm_baseline *B, struct sm_baseline_conn *c)
 {
 	unsigned int	 want;
-	ssize_t		 n;
 
-	while (c->out.len > 0) {
-		n = send(c->fd, c->out.data, c->out.len, MSG_NOSIGNAL);
-		if (n == -1) {
-			if (errno == EINTR)
-				continue;
-			if (errno == EAGAIN || errno == EWOULDBLOCK)
-				break;
-			sm_baseline_close(c);
-			return (-1);
-		}
-		buf_consume(&c->out, (size_t)n);
+	if (bench_send(c->fd, &c->out) == -1) {
+		sm_baseline_close(c);
+		return (-1);
 	}
 	if (c->closing && c->out.len == 0) {
 		sm_baseline_close(c);

@@ -403,26 +403,15 @@ sm_load_fail(struct sm_load *L, struct sm_load_conn *c, enum sm_load_err e)
 static int
 sm_load_flush(struct sm_load *L, struct sm_load_conn *c)
 {
-	ssize_t	 n;
-
 	if (!c->busy && c->out.len == 0) {
 		sm_load_epoll(L, c, EPOLL_CTL_MOD, 0);
 		sm_load_send(L, c);
 		return (c->fd == -1 ? -1 : 0);
 	}
-	while (c->out.len > 0) {
-		n = send(c->fd, c->out.data, c->out.len, MSG_NOSIGNAL);
-		if (n == -1) {
-			if (errno == EINTR)
-				continue;
-			if (errno == EAGAIN || errno == EWOULDBLOCK)
-				break;
-			sm_load_fail(L, c, errno == EPIPE ||
-			    errno == ECONNRESET ? SM_LOAD_ERR_CLOSED :
-			    SM_LOAD_ERR_IO);
-			return (-1);
-		}
-		buf_consume(&c->out, (size_t)n);
+	if (bench_send(c->fd, &c->out) == -1) {
+		sm_load_fail(L, c, errno == EPIPE || errno == ECONNRESET ?
+		    SM_LOAD_ERR_CLOSED : SM_LOAD_ERR_IO);
+		return (-1);
 	}
 	if ((c->out.len > 0) != c->pollout)
 		sm_load_epoll(L, c, EPOLL_CTL_MOD, c->out.len > 0);
