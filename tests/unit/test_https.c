@@ -40,8 +40,14 @@ struct outcome {
 	char		 content_type[64];
 };
 
-#define SRV_BIG_ADDR	"127.0.86.1"	/* serves 70000 bytes, no length */
-#define SRV_SMALL_ADDR	"127.0.86.2"	/* serves a valid policy */
+/*
+ * The servers' addresses are <net>.86.1 (serves 70000 bytes, no length) and
+ * <net>.86.2 (serves a valid policy), <net> = $WORLD_NET or 127.0, so that
+ * test runs with different test worlds (tests/world/README.md) can overlap.
+ */
+static char		 srv_big_addr[32], srv_small_addr[32];
+#define SRV_BIG_ADDR	srv_big_addr
+#define SRV_SMALL_ADDR	srv_small_addr
 #define SRV_BIG_SIZE	70000
 
 struct server {
@@ -117,9 +123,15 @@ srv_listening(const char *addr)
 static int
 srv_setup(void **state)
 {
-	char	 cmd[2048];
+	char		 cmd[2048];
+	const char	*net;
 
 	(void)state;
+	if ((net = getenv("WORLD_NET")) == NULL || strlen(net) > 8 ||
+	    strncmp(net, "127.", 4) != 0)
+		net = "127.0";
+	snprintf(srv_big_addr, sizeof(srv_big_addr), "%s.86.1", net);
+	snprintf(srv_small_addr, sizeof(srv_small_addr), "%s.86.2", net);
 	memset(&srv, 0, sizeof(srv));
 	snprintf(srv.dir, sizeof(srv.dir), "/tmp/test_https.XXXXXX");
 	if (mkdtemp(srv.dir) == NULL)

@@ -91,7 +91,9 @@ world_policy_body() {
 			printf 'version: STSv1\nmode: enforce\nmx: %s.mx.bulk.pstest\nmax_age: 86400\n' \
 				"${domain%%.*}"
 		elif [[ $policy != - ]]; then
-			sed "s/{domain}/$domain/g" "$WORLD_SRC/policies/$policy"
+			sed -e "s/{domain}/$domain/g" \
+			    -e "s/\\<127\\.0\\.\\([0-9]*\\.[0-9]*\\)\\>/${WORLD_NET:-127.0}.\\1/g" \
+			    "$WORLD_SRC/policies/$policy"
 		fi
 		if [[ -n $pad ]]; then
 			# RFC 8461 3.2 allows unknown "ext-name: value" lines, so the
@@ -402,4 +404,11 @@ sender_tls() {
 			}
 		}
 		END { if (last != "") print last }' "$WORLD_SENDER_LOG"
+}
+
+# world_net_addr ADDR - ADDR (written for 127.0.x.y) moved to WORLD_NET
+world_net_addr() {
+	local a=$1
+	[[ $a == 127.0.* ]] && a=${WORLD_NET:-127.0}.${a#127.0.}
+	printf '%s\n' "$a"
 }
