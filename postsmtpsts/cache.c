@@ -198,6 +198,30 @@ cache_mx_valid(const unsigned char *s, size_t n)
 	return (1);
 }
 
+size_t
+cache_dane_key(const char *domain, size_t len, char *out)
+{
+	if (len > DOMAIN_MAX_LEN)
+		len = DOMAIN_MAX_LEN;
+	memcpy(out, CACHE_DANE_PREFIX, CACHE_DANE_PREFIX_LEN);
+	memcpy(out + CACHE_DANE_PREFIX_LEN, domain, len);
+	out[CACHE_DANE_PREFIX_LEN + len] = '\0';
+	return (CACHE_DANE_PREFIX_LEN + len);
+}
+
+const char *
+cache_key_domain(const char *key, size_t len, size_t *dlen, int *dane)
+{
+	*dane = len > CACHE_DANE_PREFIX_LEN &&
+	    memcmp(key, CACHE_DANE_PREFIX, CACHE_DANE_PREFIX_LEN) == 0;
+	if (*dane) {
+		*dlen = len - CACHE_DANE_PREFIX_LEN;
+		return (key + CACHE_DANE_PREFIX_LEN);
+	}
+	*dlen = len;
+	return (key);
+}
+
 /* cache_enums_valid - kind, sts_mode and dnssec hold known values */
 static int
 cache_enums_valid(unsigned int kind, unsigned int mode, unsigned int dnssec)
@@ -217,7 +241,13 @@ cache_key_valid(const char *k, size_t len)
 	size_t	 i;
 	char	 ch;
 
-	if (len == 0 || len > CACHE_KEY_MAX || k[0] == '.' || k[len - 1] == '.')
+	if (len > CACHE_DANE_PREFIX_LEN &&
+	    memcmp(k, CACHE_DANE_PREFIX, CACHE_DANE_PREFIX_LEN) == 0) {
+		k += CACHE_DANE_PREFIX_LEN;
+		len -= CACHE_DANE_PREFIX_LEN;
+	}
+	if (len == 0 || len > DOMAIN_MAX_LEN || k[0] == '.' ||
+	    k[len - 1] == '.')
 		return (0);
 	for (i = 0; i < len; i++) {
 		ch = k[i];

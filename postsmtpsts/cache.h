@@ -16,7 +16,11 @@
  * thread of control (the event loop of its process).
  *
  * Keys are normalized domains (domain_normalize(): lower-case A-label, no
- * trailing dot), 1..CACHE_KEY_MAX bytes of [a-z0-9_.-].  Values are
+ * trailing dot), 1..DOMAIN_MAX_LEN bytes of [a-z0-9_.-], for the MTA-STS
+ * facts (kinds none and sts), or such a domain behind the prefix "dane:"
+ * for its DANE facts (kind dane, cache_dane_key()): the two have different
+ * lifetimes (max_age and trust on first use, against DNS TTLs) and are
+ * refreshed separately, so they are separate entries.  Values are
  * records encoded by cache_record_encode() (format in cache.c); an entry
  * that does not decode (damaged, or written by another format version) is a
  * miss, and the next cache_put() for that domain replaces it.
@@ -41,7 +45,9 @@
 					   upstream */
 #define CACHE_MX_LEN		256	/* "*." + 253 + NUL */
 #define CACHE_ID_LEN		33	/* 32 + NUL (RFC 8461 §3.1) */
-#define CACHE_KEY_MAX		DOMAIN_MAX_LEN
+#define CACHE_DANE_PREFIX	"dane:"
+#define CACHE_DANE_PREFIX_LEN	5
+#define CACHE_KEY_MAX		(CACHE_DANE_PREFIX_LEN + DOMAIN_MAX_LEN)
 
 /* Encoded sizes: the fixed part, and the largest possible record. */
 #define CACHE_RECORD_FIXED_LEN	(2 + 5 + 4 + 4 * 8)
@@ -81,8 +87,8 @@ struct cache_record {
 	uint8_t	 sts_mode;	/* enum cache_sts_mode, kind STS */
 	uint8_t	 dnssec;	/* DNSSEC status of the _mta-sts TXT (or MX
 				   for DANE) */
-	uint8_t	 dane;		/* DANE state, 0 = not applicable (opaque
-				   to the cache) */
+	uint8_t	 dane;		/* kind DANE: enum dane_state (opaque to
+				   the cache) */
 	uint8_t	 last_error;	/* failure kind of the last refresh attempt,
 				   0 = none (opaque to the cache) */
 	uint32_t max_age;	/* seconds, STS */
@@ -247,10 +253,19 @@ int	cache_record_encode(const struct cache_record *rec, unsigned char *out,
 enum cache_decode_status cache_record_decode(const unsigned char *p,
 	    size_t len, struct cache_record *out);
 
-/* cache_key_valid - 1 if key[0..len) is a key the cache takes: 1..
- * CACHE_KEY_MAX bytes of [a-z0-9_.-], no dot at either end (domain_normalize()
- * output always is).  Pure. */
+/* cache_key_valid - 1 if key[0..len) is a key the cache takes: an optional
+ * "dane:" prefix, then 1..DOMAIN_MAX_LEN bytes of [a-z0-9_.-], no dot at
+ * either end (domain_normalize() output always is).  Pure. */
 int	cache_key_valid(const char *key, size_t len);
+
+/* cache_dane_key - "dane:" + domain[0..len) into out (CACHE_KEY_MAX + 1
+ * bytes), NUL-terminated; returns its length */
+size_t	cache_dane_key(const char *domain, size_t len, char *out);
+
+/* cache_key_domain - the domain part of key[0..len): *dane is set to 1 for
+ * a DANE key; returns a pointer into key and its length in *dlen */
+const char *cache_key_domain(const char *key, size_t len, size_t *dlen,
+	    int *dane);
 
 /* cache_record_fresh - 1 if rec may still be used at now (now < expires_at) */
 int	cache_record_fresh(const struct cache_record *rec, int64_t now);

@@ -41,6 +41,7 @@
 #include <unistd.h>
 
 #include "cache.h"
+#include "dane.h"
 #include "config.h"
 #include "log.h"
 
@@ -152,7 +153,8 @@ cache_tool_show(const char *domain, const struct cache_record *rec,
 	printf("kind: %s\n", cache_kind_name(rec->kind));
 	printf("sts_mode: %s\n", cache_sts_mode_name(rec->sts_mode));
 	printf("dnssec: %s\n", cache_dnssec_name(rec->dnssec));
-	printf("dane: %u\n", rec->dane);
+	printf("dane: %s\n", rec->kind == CACHE_KIND_DANE ?
+	    dane_state_name((enum dane_state)rec->dane) : "-");
 	printf("id: %s\n", rec->id);
 	printf("max_age: %" PRIu32 "\n", rec->max_age);
 	printf("fetched_at: %s\n",

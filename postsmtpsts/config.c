@@ -116,6 +116,9 @@ static cfg_opt_t config_listen_opts[] = {
 static cfg_opt_t config_map_opts[] = {
 	CFG_STR_CB("testing_answer", "notfound", CFGF_NONE, config_cb_str),
 	CFG_BOOL_CB("tlsrpt", cfg_false, CFGF_NONE, config_cb_bool),
+	CFG_BOOL_CB("dane", cfg_true, CFGF_NONE, config_cb_bool),
+	CFG_STR_CB("dane_some", "dane", CFGF_NONE, config_cb_str),
+	CFG_STR_CB("dane_lookup_failure", "temp", CFGF_NONE, config_cb_str),
 	CFG_SEC(CONFIG_POS_OPT, config_pos_opts, CFGF_NONE),
 	CFG_END()
 };
@@ -1069,7 +1072,11 @@ config_build_maps(struct config_ctx *ctx, cfg_t *cfg, struct config *cf)
 	if (n == 0) {
 		cf->maps[0].name = xstrdup(CONFIG_DEFAULT_MAP);
 		cf->maps[0].testing_answer = CONFIG_ANSWER_NOTFOUND;
+		cf->maps[0].dane = 1;
+		cf->maps[0].dane_some = CONFIG_DANE_SOME_DANE;
+		cf->maps[0].dane_lookup_failure = CONFIG_DANE_FAILURE_TEMP;
 		cf->nmaps = 1;
+		cf->dane = 1;
 		return;
 	}
 	for (i = 0; i < n; i++) {
@@ -1091,6 +1098,28 @@ config_build_maps(struct config_ctx *ctx, cfg_t *cfg, struct config *cf)
 			config_err(ctx, sec, "testing_answer", 0, "map \"%s\": "
 			    "testing_answer must be notfound or may", esc);
 		m->tlsrpt = cfg_getbool(sec, "tlsrpt") ? 1 : 0;
+		m->dane = cfg_getbool(sec, "dane") ? 1 : 0;
+		if (m->dane)
+			cf->dane = 1;
+		ta = config_str(sec, "dane_some");
+		if (strcasecmp(ta, "dane") == 0)
+			m->dane_some = CONFIG_DANE_SOME_DANE;
+		else if (strcasecmp(ta, "dane-only") == 0)
+			m->dane_some = CONFIG_DANE_SOME_DANE_ONLY;
+		else if (strcasecmp(ta, "ignore") == 0)
+			m->dane_some = CONFIG_DANE_SOME_IGNORE;
+		else
+			config_err(ctx, sec, "dane_some", 0, "map \"%s\": "
+			    "dane_some must be dane, dane-only or ignore", esc);
+		ta = config_str(sec, "dane_lookup_failure");
+		if (strcasecmp(ta, "temp") == 0)
+			m->dane_lookup_failure = CONFIG_DANE_FAILURE_TEMP;
+		else if (strcasecmp(ta, "ignore") == 0)
+			m->dane_lookup_failure = CONFIG_DANE_FAILURE_IGNORE;
+		else
+			config_err(ctx, sec, "dane_lookup_failure", 0, "map "
+			    "\"%s\": dane_lookup_failure must be temp or "
+			    "ignore", esc);
 	}
 }
 
@@ -1609,6 +1638,20 @@ config_find_domain(const struct config *cf, const char *domain)
 }
 
 const char *
+config_dane_some_name(enum config_dane_some d)
+{
+	switch (d) {
+	case CONFIG_DANE_SOME_DANE:
+		return ("dane");
+	case CONFIG_DANE_SOME_DANE_ONLY:
+		return ("dane-only");
+	case CONFIG_DANE_SOME_IGNORE:
+		return ("ignore");
+	}
+	return ("?");
+}
+
+const char *
 config_answer_name(enum config_answer a)
 {
 	switch (a) {
@@ -1727,6 +1770,13 @@ config_dump(const struct config *cf, FILE *fp)
 		    config_answer_name(cf->maps[i].testing_answer));
 		fprintf(fp, "\ttlsrpt = %s\n", cf->maps[i].tlsrpt ? "true" :
 		    "false");
+		fprintf(fp, "\tdane = %s\n", cf->maps[i].dane ? "true" :
+		    "false");
+		config_dump_kv(fp, "\t", "dane_some",
+		    config_dane_some_name(cf->maps[i].dane_some));
+		config_dump_kv(fp, "\t", "dane_lookup_failure",
+		    cf->maps[i].dane_lookup_failure == CONFIG_DANE_FAILURE_TEMP ?
+		    "temp" : "ignore");
 		fputs("}\n", fp);
 	}
 	for (i = 0; i < cf->ndomains; i++) {

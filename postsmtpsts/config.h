@@ -82,11 +82,27 @@ enum config_answer {
 	CONFIG_ANSWER_MAY,
 };
 
+/* Option dane_some: the answer when only some MX hosts have DANE. */
+enum config_dane_some {
+	CONFIG_DANE_SOME_DANE = 0,	/* "dane" (default) */
+	CONFIG_DANE_SOME_DANE_ONLY,	/* "dane-only" */
+	CONFIG_DANE_SOME_IGNORE,	/* as if no DANE: MTA-STS decides */
+};
+
+/* Option dane_lookup_failure. */
+enum config_dane_failure {
+	CONFIG_DANE_FAILURE_TEMP = 0,	/* "temp" (default): defer */
+	CONFIG_DANE_FAILURE_IGNORE,	/* as if no DANE: MTA-STS decides */
+};
+
 /* A map name Postfix may use in requests ("socketmap:...:NAME"). */
 struct config_map {
 	char		*name;
 	enum config_answer testing_answer;	/* NOTFOUND (default) or MAY */
 	int		 tlsrpt;	/* emit Postfix >= 3.10 TLSRPT attrs */
+	int		 dane;		/* look at DANE (default 1) */
+	enum config_dane_some dane_some;
+	enum config_dane_failure dane_lookup_failure;
 };
 
 /* An operator's pinned policy: answered without any network, first. */
@@ -144,6 +160,8 @@ struct config {
 	int		 request_timeout_ms;	/* per-request deadline */
 	enum config_answer deadline_answer;	/* NOTFOUND or TEMP */
 	int		 syslog_facility;	/* LOG_MAIL etc. */
+	int		 dane;			/* some map has dane = yes:
+						   the resolver looks DANE up */
 	int		 verbose;
 
 	struct config_dns dns;
@@ -174,6 +192,9 @@ struct config *config_load(const char *path, char *errbuf, size_t errsz);
  * comment), so the output loads again to the same configuration.
  */
 void	config_dump(const struct config *cf, FILE *fp);
+
+/* config_dane_some_name - "dane", "dane-only" or "ignore" */
+const char *config_dane_some_name(enum config_dane_some d);
 
 /* config_answer_name - "notfound", "temp" or "may" */
 const char *config_answer_name(enum config_answer a);

@@ -15,6 +15,7 @@
 #include "cache.h"
 #include "config.h"
 #include "decide.h"
+#include "dane.h"
 #include "discover.h"
 #include "facts.h"
 #include "hash.h"
@@ -148,8 +149,46 @@ facts_merge(const char *domain, const struct cache_record *old,
 }
 
 int
+facts_dane_merge(const struct cache_record *old, const struct dane_result *res,
+    int64_t now, struct cache_record *out)
+{
+	int	 ttl = res->ttl;
+
+	if (res->state == DANE_FAILURE && old != NULL &&
+	    old->kind == CACHE_KIND_DANE && old->dane != DANE_FAILURE &&
+	    now < old->expires_at) {
+		/* keep what DNSSEC told us last, retry soon */
+		*out = *old;
+		out->last_error = 1;
+		out->last_error_at = now;
+		out->next_refresh = now + FACTS_DANE_RETRY;
+		if (out->next_refresh > old->expires_at)
+			out->next_refresh = old->expires_at;
+		return (1);
+	}
+	memset(out, 0, sizeof(*out));
+	out->kind = CACHE_KIND_DANE;
+	out->dane = (uint8_t)res->state;
+	out->dnssec = res->mx_security == DNS_SECURE ? CACHE_DNSSEC_SECURE :
+	    res->mx_security == DNS_BOGUS ? CACHE_DNSSEC_BOGUS :
+	    CACHE_DNSSEC_INSECURE;
+	out->fetched_at = now;
+	out->expires_at = now + ttl;
+	if (res->state == DANE_ALL || res->state == DANE_SOME)
+		out->next_refresh = now + (int64_t)ttl * 3 / 4;
+	else
+		out->next_refresh = out->expires_at;
+	if (res->state == DANE_FAILURE) {
+		out->last_error = 1;
+		out->last_error_at = now;
+	}
+	return (1);
+}
+
+int
 facts_answer(const char *domain, const struct cache_record *rec,
-    const struct config_map *map, struct sts_policy *pol, struct buf *out)
+    const struct cache_record *dane, const struct config_map *map,
+    struct sts_policy *pol, struct buf *out)
 {
 	struct decide_input in;
 	struct decide_options opt;
@@ -163,8 +202,31 @@ facts_answer(const char *domain, const struct cache_record *rec,
 	opt.testing_answer = map->testing_answer == CONFIG_ANSWER_MAY ?
 	    DECIDE_TESTING_MAY : DECIDE_TESTING_NOTFOUND;
 	opt.tlsrpt = map->tlsrpt;
+	opt.dane_some = map->dane_some == CONFIG_DANE_SOME_DANE_ONLY ?
+	    DECIDE_DANE_SOME_DANE_ONLY : map->dane_some ==
+	    CONFIG_DANE_SOME_IGNORE ? DECIDE_DANE_SOME_IGNORE :
+	    DECIDE_DANE_SOME_DANE;
+	opt.dane_lookup_failure = map->dane_lookup_failure ==
+	    CONFIG_DANE_FAILURE_IGNORE ? DECIDE_DANE_FAILURE_IGNORE :
+	    DECIDE_DANE_FAILURE_TEMP;
+	if (map->dane && dane != NULL && dane->kind == CACHE_KIND_DANE) {
+		switch (dane->dane) {
+		case DANE_ALL:
+			in.dane = DECIDE_DANE_ALL;
+			break;
+		case DANE_SOME:
+			in.dane = DECIDE_DANE_SOME;
+			break;
+		case DANE_FAILURE:
+			in.dane = DECIDE_DANE_FAILURE;
+			break;
+		default:
+			in.dane = DECIDE_DANE_NONE;
+			break;
+		}
+	}
 
-	if (rec->kind == CACHE_KIND_STS) {
+	if (rec != NULL && rec->kind == CACHE_KIND_STS) {
 		pol->mode = rec->sts_mode == CACHE_STS_ENFORCE ?
 		    STS_MODE_ENFORCE : rec->sts_mode == CACHE_STS_TESTING ?
 		    STS_MODE_TESTING : STS_MODE_NONE;

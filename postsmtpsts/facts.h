@@ -34,6 +34,7 @@
 
 struct config_cache;
 struct discover_result;
+struct dane_result;
 struct decide_options;
 struct config_map;
 struct sts_policy;
@@ -64,13 +65,36 @@ int64_t	facts_next_refresh(const char *domain, int64_t fetched_at,
 	    uint32_t max_age, int refresh_before);
 
 /*
- * facts_answer - the Postfix reply for a record, with a map's options
+ * facts_dane_merge - the DANE record (kind dane, key cache_dane_key()) to
+ * store after a DANE lookup (dane.h) of a domain
  *
- * pol is caller scratch (large: one per process, reused).  Writes the
- * reply data into out and returns the status (see decide.h).
+ * DANE facts live as long as the DNS says: expires_at is now + res->ttl
+ * (the smallest TTL of the RRsets used, clamped by dane.c).  A domain with
+ * DANE (state all or some) is refreshed proactively at three quarters of
+ * that; one without (none, failure) simply expires and is looked up again
+ * when next asked.  No trust on first use is needed: DNSSEC itself tells
+ * an attacker's "no TLSA" (bogus) from a real one.  But a failed lookup
+ * (timeout, SERVFAIL) does not replace an unexpired DANE record: old (NULL
+ * if none or expired) is kept, and retried after FACTS_DANE_RETRY seconds.
+ * Fills *out and returns 1 if it must be written, 0 if old stays as is.
+ */
+#define FACTS_DANE_RETRY	60
+int	facts_dane_merge(const struct cache_record *old,
+	    const struct dane_result *res, int64_t now,
+	    struct cache_record *out);
+
+/*
+ * facts_answer - the Postfix reply for a domain's records, with a map's
+ * options
+ *
+ * rec is the MTA-STS record (kind none or sts) and dane the DANE record
+ * (kind dane); either may be NULL (nothing known: no policy, no DANE).
+ * dane is ignored when the map has dane = no.  pol is caller scratch
+ * (large: one per process, reused).  Writes the reply data into out and
+ * returns the status (see decide.h).
  */
 int	facts_answer(const char *domain, const struct cache_record *rec,
-	    const struct config_map *map, struct sts_policy *pol,
-	    struct buf *out);
+	    const struct cache_record *dane, const struct config_map *map,
+	    struct sts_policy *pol, struct buf *out);
 
 #endif

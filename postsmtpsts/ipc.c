@@ -61,17 +61,34 @@ ipc_request_decode(const unsigned char *p, size_t len,
 	return (0);
 }
 
+/* ipc_put32 - little-endian u32 */
+static void
+ipc_put32(unsigned char *p, uint32_t v)
+{
+	p[0] = v & 0xff;
+	p[1] = (v >> 8) & 0xff;
+	p[2] = (v >> 16) & 0xff;
+	p[3] = (v >> 24) & 0xff;
+}
+
+static uint32_t
+ipc_get32(const unsigned char *p)
+{
+	return ((uint32_t)p[0] | (uint32_t)p[1] << 8 |
+	    (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24);
+}
+
 long
 ipc_reply_encode(const struct ipc_reply *rep, unsigned char *out,
     size_t outsz)
 {
 	size_t	 n, off;
-	uint32_t rl = (uint32_t)rep->record_len;
 
 	if (!ipc_domain_ok(rep->domain, rep->domain_len) ||
-	    rep->record_len > IPC_MAX_RECORD)
+	    rep->record_len > IPC_MAX_RECORD ||
+	    rep->dane_len > IPC_MAX_RECORD)
 		return (-1);
-	n = 4 + rep->domain_len + 4 + rep->record_len;
+	n = 4 + rep->domain_len + 4 + rep->record_len + 4 + rep->dane_len;
 	if (n > outsz)
 		return (-1);
 	out[0] = IPC_MAGIC_REPLY;
@@ -80,12 +97,13 @@ ipc_reply_encode(const struct ipc_reply *rep, unsigned char *out,
 	out[3] = (unsigned char)rep->domain_len;
 	memcpy(out + 4, rep->domain, rep->domain_len);
 	off = 4 + rep->domain_len;
-	out[off] = rl & 0xff;
-	out[off + 1] = (rl >> 8) & 0xff;
-	out[off + 2] = (rl >> 16) & 0xff;
-	out[off + 3] = (rl >> 24) & 0xff;
+	ipc_put32(out + off, (uint32_t)rep->record_len);
 	if (rep->record_len > 0)
 		memcpy(out + off + 4, rep->record, rep->record_len);
+	off += 4 + rep->record_len;
+	ipc_put32(out + off, (uint32_t)rep->dane_len);
+	if (rep->dane_len > 0)
+		memcpy(out + off + 4, rep->dane, rep->dane_len);
 	return ((long)n);
 }
 
@@ -93,25 +111,30 @@ int
 ipc_reply_decode(const unsigned char *p, size_t len, struct ipc_reply *out)
 {
 	size_t	 dlen, off;
-	uint32_t rl;
+	uint32_t rl, dl;
 
-	if (len < 8 || p[0] != IPC_MAGIC_REPLY || p[1] != IPC_VERSION)
+	if (len < 12 || p[0] != IPC_MAGIC_REPLY || p[1] != IPC_VERSION)
 		return (-1);
 	if (p[2] != IPC_STATUS_OK && p[2] != IPC_STATUS_TEMP)
 		return (-1);
 	dlen = p[3];
-	if (len < 4 + dlen + 4 || !ipc_domain_ok((const char *)p + 4, dlen))
+	if (len < 4 + dlen + 8 || !ipc_domain_ok((const char *)p + 4, dlen))
 		return (-1);
 	off = 4 + dlen;
-	rl = (uint32_t)p[off] | (uint32_t)p[off + 1] << 8 |
-	    (uint32_t)p[off + 2] << 16 | (uint32_t)p[off + 3] << 24;
-	if (rl > IPC_MAX_RECORD || len - (off + 4) != rl)
+	rl = ipc_get32(p + off);
+	if (rl > IPC_MAX_RECORD || len - (off + 4) < (size_t)rl + 4)
+		return (-1);
+	off += 4;
+	dl = ipc_get32(p + off + rl);
+	if (dl > IPC_MAX_RECORD || len - (off + rl + 4) != dl)
 		return (-1);
 	out->status = p[2];
 	memcpy(out->domain, p + 4, dlen);
 	out->domain[dlen] = '\0';
 	out->domain_len = dlen;
-	out->record = rl > 0 ? p + off + 4 : NULL;
+	out->record = rl > 0 ? p + off : NULL;
 	out->record_len = rl;
+	out->dane = dl > 0 ? p + off + rl + 4 : NULL;
+	out->dane_len = dl;
 	return (0);
 }

@@ -11,9 +11,11 @@
  *   request  (worker -> resolver):  'Q' ver flags domain_len domain
  *   reply    (resolver -> worker):  'R' ver status domain_len domain
  *                                   record_len(u32) record
- * The record is a cache record encoding (cache.h): the facts about the
- * domain; the worker turns facts into a Postfix answer with its own map's
- * options, exactly as it does for a cache hit.
+ *                                   dane_len(u32) dane
+ * record and dane are cache record encodings (cache.h): the MTA-STS facts
+ * (kind none or sts) and the DANE facts (kind dane) about the domain, each
+ * empty when unknown; the worker turns facts into a Postfix answer with its
+ * own map's options, exactly as it does for a cache hit.
  */
 #ifndef IPC_H
 #define IPC_H
@@ -23,9 +25,9 @@
 
 #include "domain.h"
 
-#define IPC_VERSION		1
+#define IPC_VERSION		2
 #define IPC_MAX_RECORD		(64 * 1024)
-#define IPC_MAX_MSG		(8 + DOMAIN_MAX_LEN + IPC_MAX_RECORD)
+#define IPC_MAX_MSG		(12 + DOMAIN_MAX_LEN + 2 * IPC_MAX_RECORD)
 
 #define IPC_FLAG_REFRESH	0x01	/* bypass cached facts */
 
@@ -46,6 +48,8 @@ struct ipc_reply {
 	size_t		 domain_len;
 	const unsigned char *record;	/* points into the decoded message */
 	size_t		 record_len;
+	const unsigned char *dane;	/* likewise; NULL/0: none */
+	size_t		 dane_len;
 };
 
 /* ipc_request_encode - encode into out[outsz]; length or -1 */

@@ -1,11 +1,13 @@
 /*
- * query.c - postsmtpsts-query: run the MTA-STS discovery for one domain
+ * query.c - postsmtpsts-query: DANE and MTA-STS discovery for one domain
  *
  *	postsmtpsts-query [-v] [-c config] [--json] [options] DOMAIN
  *
- * The same pipeline the resolver process runs (discover.c on dns.c and
- * https.c, then decide.c), once, on an event base of its own, without the
- * daemon and without the cache.  Every step is printed for a human (TXT
+ * The same pipeline the resolver process runs (dane.c on dns.c, then
+ * discover.c on dns.c and https.c, then decide.c), once, on an event base
+ * of its own, without the daemon and without the cache.  The DANE part
+ * prints every MX host, its address and TLSA records with their DNSSEC
+ * status, and why DANE applies to it or not.  Every step is printed for a human (TXT
  * records and their DNSSEC status, the policy host's addresses, URL,
  * connect address, HTTP status and media type, the policy text, the parse
  * result, the TLSRPT record), then the exact Postfix answer.  --json prints
@@ -37,6 +39,7 @@
 
 #include "buf.h"
 #include "config.h"
+#include "dane.h"
 #include "decide.h"
 #include "discover.h"
 #include "dns.h"
@@ -81,6 +84,17 @@ struct query {
 	int		 done;
 	struct event_base *base;
 	struct decide_options dopt;
+	int		 dane_on;	/* the map has dane = yes */
+	struct dns	*dns;
+	struct https	*https;
+	const char	*domain;
+	const char	*known_id;
+	struct discover	*dv;
+	/* the DANE result, copied: discovery runs after it */
+	int		 dane_done;
+	struct dane_result dres;
+	struct dane_host dhosts[DANE_MAX_HOSTS];
+	char		 ddetail[256];
 };
 
 enum {
@@ -213,7 +227,8 @@ query_json_key(struct buf *b, const char *key)
 	buf_append_char(b, ':');
 }
 
-/* query_answer - the Postfix answer for the discovery result, via decide */
+/* query_answer - the Postfix answer for the DANE and discovery results,
+ * via decide */
 static int
 query_answer(const struct query *qy, const struct discover_result *r,
     struct buf *out)
@@ -224,7 +239,22 @@ query_answer(const struct query *qy, const struct discover_result *r,
 
 	memset(&in, 0, sizeof(in));
 	in.domain = r->domain;
-	in.dane = DECIDE_DANE_NONE;	/* DANE is dane.c's, not queried */
+	in.dane = DECIDE_DANE_NONE;
+	if (qy->dane_on && qy->dane_done) {
+		switch (qy->dres.state) {
+		case DANE_ALL:
+			in.dane = DECIDE_DANE_ALL;
+			break;
+		case DANE_SOME:
+			in.dane = DECIDE_DANE_SOME;
+			break;
+		case DANE_FAILURE:
+			in.dane = DECIDE_DANE_FAILURE;
+			break;
+		case DANE_NONE:
+			break;
+		}
+	}
 	switch (r->outcome) {
 	case DISCOVER_POLICY:
 		in.sts = DECIDE_STS_POLICY;
@@ -271,15 +301,156 @@ query_answer(const struct query *qy, const struct discover_result *r,
 	return (buf_cstr(out) == NULL ? -1 : 0);
 }
 
+/* query_tlsa_hex - the first bytes of a TLSA record's data, in hex */
+static const char *
+query_tlsa_hex(const struct dane_tlsa *t, char *out, size_t outsz)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t	 i, n = t->len < DANE_MAX_DATA ? t->len : DANE_MAX_DATA;
+
+	if (outsz < 2 * DANE_MAX_DATA + 4)
+		return ("");
+	for (i = 0; i < n; i++) {
+		out[2 * i] = hex[t->data[i] >> 4];
+		out[2 * i + 1] = hex[t->data[i] & 0xf];
+	}
+	out[2 * n] = '\0';
+	if (n < t->len)
+		memcpy(out + 2 * n, "...", 4);
+	return (out);
+}
+
+/* query_print_dane - the DANE part of the human-readable report */
+static void
+query_print_dane(const struct query *qy)
+{
+	const struct dane_result *d = &qy->dres;
+	const struct dane_host *h;
+	const struct dane_tlsa *t;
+	char		 hex[2 * DANE_MAX_DATA + 4], ub[16], esc[QUERY_ESC_MAX];
+	size_t		 i, k;
+
+	if (!qy->dane_on) {
+		printf("DANE: not looked up (the map has dane = no)\n");
+		return;
+	}
+	printf("MX %s: DNSSEC %s, %zu record%s%s%s\n", d->domain,
+	    dns_security_name(d->mx_security), d->nmx, d->nmx == 1 ? "" :
+	    "s", d->implicit_mx ? " (none: the domain is its own implicit "
+	    "MX)" : "", d->null_mx ? " (null MX)" : "");
+	for (i = 0; i < d->nhosts; i++) {
+		h = &d->hosts[i];
+		printf("  MX %u %s: address DNSSEC %s (%zu address%s)",
+		    (unsigned)h->preference, h->name,
+		    dns_security_name(h->addr_security), h->naddrs,
+		    h->naddrs == 1 ? "" : "es");
+		if (h->tlsa_looked)
+			printf(", TLSA _25._tcp.%s: DNSSEC %s, %zu record%s",
+			    h->base, dns_security_name(h->tlsa_security),
+			    h->ntlsa, h->ntlsa == 1 ? "" : "s");
+		printf("\n");
+		for (k = 0; k < h->ntlsa; k++) {
+			t = &h->tlsa[k];
+			printf("    TLSA %u %u %u %s (%s%s)\n", t->usage,
+			    t->selector, t->mtype, query_tlsa_hex(t, hex,
+			    sizeof(hex)), dane_usage_name(t->usage, ub,
+			    sizeof(ub)), t->usable ? ", usable" :
+			    ", unusable for SMTP");
+		}
+		printf("    DANE: %s (%s)\n", h->state == DANE_ALL ? "yes" :
+		    h->state == DANE_FAILURE ? "unknown, lookup failed" : "no",
+		    h->why);
+	}
+	printf("DANE: %s, ttl %d (%s)\n", dane_state_name(d->state), d->ttl,
+	    query_esc(esc, d->detail, strlen(d->detail)));
+}
+
+/* query_json_dane - the DANE part as a JSON object value */
+static void
+query_json_dane(struct buf *b, const struct query *qy)
+{
+	const struct dane_result *d = &qy->dres;
+	const struct dane_host *h;
+	const struct dane_tlsa *t;
+	char		 hex[2 * DANE_MAX_DATA + 4], ub[16];
+	size_t		 i, k;
+
+	if (!qy->dane_on) {
+		buf_append_str(b, "null");
+		return;
+	}
+	buf_append_char(b, '{');
+	query_json_key(b, "state");
+	query_json_cstr(b, dane_state_name(d->state));
+	query_json_key(b, "detail");
+	query_json_cstr(b, d->detail);
+	query_json_key(b, "ttl");
+	buf_appendf(b, "%d", d->ttl);
+	query_json_key(b, "mx_dnssec");
+	query_json_cstr(b, dns_security_name(d->mx_security));
+	query_json_key(b, "implicit_mx");
+	buf_append_str(b, d->implicit_mx ? "true" : "false");
+	query_json_key(b, "null_mx");
+	buf_append_str(b, d->null_mx ? "true" : "false");
+	query_json_key(b, "hosts");
+	buf_append_char(b, '[');
+	for (i = 0; i < d->nhosts; i++) {
+		h = &d->hosts[i];
+		buf_append_char(b, '{');
+		query_json_key(b, "name");
+		query_json_cstr(b, h->name);
+		query_json_key(b, "preference");
+		buf_appendf(b, "%u", (unsigned)h->preference);
+		query_json_key(b, "address_dnssec");
+		query_json_cstr(b, dns_security_name(h->addr_security));
+		query_json_key(b, "addresses");
+		buf_appendf(b, "%zu", h->naddrs);
+		query_json_key(b, "tlsa_name");
+		if (h->tlsa_looked) {
+			buf_append_str(b, "\"_25._tcp.");
+			buf_append_str(b, h->base);
+			buf_append_char(b, '"');
+		} else
+			buf_append_str(b, "null");
+		query_json_key(b, "tlsa_dnssec");
+		query_json_cstr(b, h->tlsa_looked ?
+		    dns_security_name(h->tlsa_security) : NULL);
+		query_json_key(b, "tlsa");
+		buf_append_char(b, '[');
+		for (k = 0; k < h->ntlsa; k++) {
+			t = &h->tlsa[k];
+			if (k > 0)
+				buf_append_char(b, ',');
+			buf_appendf(b, "{\"usage\":%u,\"selector\":%u,"
+			    "\"mtype\":%u,\"usage_name\":\"%s\","
+			    "\"data\":\"%s\",\"usable\":%s}", t->usage,
+			    t->selector, t->mtype, dane_usage_name(t->usage,
+			    ub, sizeof(ub)), query_tlsa_hex(t, hex,
+			    sizeof(hex)), t->usable ? "true" : "false");
+		}
+		buf_append_char(b, ']');
+		query_json_key(b, "dane");
+		query_json_cstr(b, dane_state_name(h->state));
+		query_json_key(b, "why");
+		query_json_cstr(b, h->why);
+		buf_append_char(b, '}');
+		if (i + 1 < d->nhosts)
+			buf_append_char(b, ',');
+	}
+	buf_append_str(b, "]}");
+}
+
 /* query_print_text - the human-readable report */
 static void
-query_print_text(const struct discover_result *r, const char *answer)
+query_print_text(const struct query *qy, const struct discover_result *r,
+    const char *answer)
 {
 	char		 esc[QUERY_ESC_MAX], rc[16];
 	const char	*line, *nl;
 	size_t		 i, pos, len;
 
 	printf("domain: %s\n", r->domain);
+	query_print_dane(qy);
 	printf("TXT %s: ", r->txt_name);
 	if (r->txt_status != DNS_OK)
 		printf("%s", dns_status_name(r->txt_status));
@@ -350,7 +521,8 @@ query_print_text(const struct discover_result *r, const char *answer)
 
 /* query_print_json - the same facts as one JSON object */
 static void
-query_print_json(const struct discover_result *r, const char *answer)
+query_print_json(const struct query *qy, const struct discover_result *r,
+    const char *answer)
 {
 	struct buf	 b;
 	char		 rc[16];
@@ -361,6 +533,8 @@ query_print_json(const struct discover_result *r, const char *answer)
 	buf_append_char(&b, '{');
 	query_json_key(&b, "domain");
 	query_json_cstr(&b, r->domain);
+	query_json_key(&b, "dane");
+	query_json_dane(&b, qy);
 	query_json_key(&b, "outcome");
 	query_json_cstr(&b, discover_outcome_name(r->outcome));
 	query_json_key(&b, "failure");
@@ -496,9 +670,9 @@ query_done(const struct discover_result *r, void *arg)
 	buf_init(&answer, QUERY_ANSWER_MAX);
 	bad = query_answer(qy, r, &answer) == -1;
 	if (qy->json)
-		query_print_json(r, answer.data);
+		query_print_json(qy, r, answer.data);
 	else
-		query_print_text(r, answer.data);
+		query_print_text(qy, r, answer.data);
 	buf_free(&answer);
 
 	switch (r->outcome) {
@@ -513,10 +687,36 @@ query_done(const struct discover_result *r, void *arg)
 		qy->exit_code = QUERY_EXIT_ERROR;
 		break;
 	}
+	/* DANE applies: a policy; a failed DANE lookup: an error */
+	if (qy->dane_on && (qy->dres.state == DANE_ALL ||
+	    qy->dres.state == DANE_SOME) && qy->exit_code == QUERY_EXIT_NONE)
+		qy->exit_code = QUERY_EXIT_POLICY;
+	if (qy->dane_on && qy->dres.state == DANE_FAILURE)
+		qy->exit_code = QUERY_EXIT_ERROR;
 	if (bad)
 		qy->exit_code = QUERY_EXIT_ERROR;
 	qy->done = 1;
 	event_base_loopbreak(qy->base);
+}
+
+/* query_dane_done - DANE is known: keep a copy, then run the discovery */
+static void
+query_dane_done(const struct dane_result *res, void *arg)
+{
+	struct query	*qy = arg;
+	size_t		 n = res->nhosts < DANE_MAX_HOSTS ? res->nhosts :
+			    DANE_MAX_HOSTS;
+
+	qy->dres = *res;
+	memcpy(qy->dhosts, res->hosts, n * sizeof(qy->dhosts[0]));
+	qy->dres.nhosts = n;
+	qy->dres.hosts = qy->dhosts;
+	snprintf(qy->ddetail, sizeof(qy->ddetail), "%s", res->detail);
+	qy->dres.detail = qy->ddetail;
+	qy->dres.domain = qy->domain;
+	qy->dane_done = 1;
+	qy->dv = discover_start(qy->dns, qy->https, qy->domain, qy->known_id,
+	    query_done, qy);
 }
 
 /*
@@ -529,7 +729,7 @@ query_done(const struct discover_result *r, void *arg)
 static int
 query_settings(const struct config *cf, struct query_overrides *ov,
     struct config_dns *dcf, struct config_https *hcf,
-    struct decide_options *dopt, char ***ubopt_out)
+    struct decide_options *dopt, int *dane_on, char ***ubopt_out)
 {
 	const struct config_map	*map = NULL;
 	char			**v;
@@ -539,6 +739,7 @@ query_settings(const struct config *cf, struct query_overrides *ov,
 	memset(hcf, 0, sizeof(*hcf));
 	memset(dopt, 0, sizeof(*dopt));
 	dopt->testing_answer = DECIDE_TESTING_NOTFOUND;
+	*dane_on = 1;
 	if (cf != NULL) {
 		*dcf = cf->dns;
 		*hcf = cf->https;
@@ -557,6 +758,16 @@ query_settings(const struct config *cf, struct query_overrides *ov,
 			    CONFIG_ANSWER_MAY ? DECIDE_TESTING_MAY :
 			    DECIDE_TESTING_NOTFOUND;
 			dopt->tlsrpt = map->tlsrpt;
+			*dane_on = map->dane;
+			dopt->dane_some = map->dane_some ==
+			    CONFIG_DANE_SOME_DANE_ONLY ?
+			    DECIDE_DANE_SOME_DANE_ONLY : map->dane_some ==
+			    CONFIG_DANE_SOME_IGNORE ? DECIDE_DANE_SOME_IGNORE :
+			    DECIDE_DANE_SOME_DANE;
+			dopt->dane_lookup_failure = map->dane_lookup_failure ==
+			    CONFIG_DANE_FAILURE_IGNORE ?
+			    DECIDE_DANE_FAILURE_IGNORE :
+			    DECIDE_DANE_FAILURE_TEMP;
 		}
 	} else if (ov->map != NULL) {
 		fprintf(stderr, "postsmtpsts-query: --map needs -c\n");
@@ -616,7 +827,7 @@ main(int argc, char *argv[])
 	const char		*config_file = NULL, *known_id = NULL;
 	struct dns		*dns = NULL;
 	struct https		*https = NULL;
-	struct discover		*dv;
+	struct dane		*dn = NULL;
 	enum domain_status	 ds;
 	int			 ch, verbose = 0, dns_timeout = 0;
 
@@ -708,7 +919,8 @@ main(int argc, char *argv[])
 		fprintf(stderr, "%s", err);
 		return (QUERY_EXIT_ERROR);
 	}
-	if (query_settings(cf, &ov, &dcf, &hcf, &qy.dopt, &ubopt) == -1)
+	if (query_settings(cf, &ov, &dcf, &hcf, &qy.dopt, &qy.dane_on,
+	    &ubopt) == -1)
 		goto fail;
 
 	ds = domain_normalize(argv[0], strlen(argv[0]), domain);
@@ -732,11 +944,21 @@ main(int argc, char *argv[])
 		goto fail;
 	}
 	qy.exit_code = QUERY_EXIT_ERROR;
-	dv = discover_start(dns, https, domain, known_id, query_done, &qy);
+	qy.dns = dns;
+	qy.https = https;
+	qy.domain = domain;
+	qy.known_id = known_id;
+	if (qy.dane_on)
+		dn = dane_start(dns, domain, query_dane_done, &qy);
+	else
+		qy.dv = discover_start(dns, https, domain, known_id,
+		    query_done, &qy);
 	event_base_dispatch(qy.base);
 	if (!qy.done) {
 		fprintf(stderr, "postsmtpsts-query: event loop ended early\n");
-		discover_cancel(dv);
+		if (!qy.dane_done)
+			dane_cancel(dn);
+		discover_cancel(qy.dv);
 	}
 	https_free(https);
 	dns_free(dns);

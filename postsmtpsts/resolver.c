@@ -7,22 +7,27 @@
  * gets the same reply.  At most RESOLVER_MAX_JOBS discoveries run at once;
  * the rest wait in FIFO order.
  *
- * A job:
- *   1. reads the cached record (a fresh one is answered at once: a worker
- *      may ask because it could not read the cache itself);
- *   2. runs discover_start() (TXT, A/AAAA, HTTPS, parse);
- *   3. merges the result with the cached record (facts_merge: no
- *      downgrade of an unexpired policy, RFC 8461 §10.2);
- *   4. writes the record (the only cache writer) and replies with it.
- * The reply carries facts, not an answer: each worker answers with its own
- * map's options.  One log line per discovery, key=value.
+ * A job has two parts, run at the same time, each only if its cached
+ * record is missing or stale:
+ *   - MTA-STS: discover_start() (TXT, A/AAAA, HTTPS, parse), then
+ *     facts_merge() with the cached record (no downgrade of an unexpired
+ *     policy, RFC 8461 §10.2), stored under the domain;
+ *   - DANE (when a map has dane = yes): dane_start() (MX, A/AAAA, TLSA),
+ *     then facts_dane_merge(), stored under "dane:" + domain.
+ * Fresh records are answered at once (a worker may ask because it could
+ * not read the cache itself).  A request that joins a running job whose
+ * missing part is not running (a proactive DANE refresh, say) starts that
+ * part.  When both parts are done the job writes nothing more (the
+ * resolver is the only cache writer) and replies with both records: facts,
+ * not an answer, so each worker answers with its own map's options.  One
+ * log line per discovery and per DANE lookup, key=value.
  *
  * Proactive refresh (RFC 8461 §5.1: "senders SHOULD ... proactively
  * refresh"): every cache.refresh_interval seconds a pass walks the whole
  * cache in slices of RESOLVER_REFRESH_SLICE entries, RESOLVER_REFRESH_PAUSE_MS
  * apart (a cursor remembers where the last slice stopped, so a million
  * entries never block the loop for long), and starts a job without waiters
- * for each STS entry past its next_refresh.
+ * for each STS entry past its next_refresh (a DANE entry: a DANE-only job).
  * Such a job fetches without the known id, so a successful fetch extends
  * max_age; a failure keeps the policy and backs off (facts_merge).  At most
  * RESOLVER_REFRESH_JOBS refreshes run at once, leaving the other job slots
@@ -52,6 +57,7 @@
 
 #include "cache.h"
 #include "config.h"
+#include "dane.h"
 #include "discover.h"
 #include "dns.h"
 #include "domain.h"
@@ -80,11 +86,22 @@ struct job {
 	TAILQ_ENTRY(job) q_entry;	/* queued, not yet started */
 	TAILQ_HEAD(, waiter) waiters;
 	struct resolver	*r;
-	struct discover	*dv;
+	struct discover	*dv;		/* the MTA-STS part, while it runs */
+	struct dane	*dn;		/* the DANE part, while it runs */
 	int		 queued;
+	int		 started;	/* counted in r->running */
 	int		 refresh;	/* proactive: fetch without known id */
+	int		 bypass;	/* IPC_FLAG_REFRESH: ignore the cache */
+	int		 want_sts;	/* run the MTA-STS part */
+	int		 want_dane;	/* run the DANE part */
 	int		 have_old;
 	struct cache_record old;
+	int		 have_old_dane;
+	struct cache_record old_dane;
+	int		 have_sts;	/* sts holds the facts to reply */
+	struct cache_record sts;
+	int		 have_dane;	/* dane likewise */
+	struct cache_record dane;
 	char		 domain[DOMAIN_BUFSZ];
 	size_t		 domain_len;
 };
@@ -109,7 +126,7 @@ struct resolver {
 	struct event	*ev_int;
 	struct event	*ev_refresh;
 	int		 refreshing;	/* refresh jobs not yet finished */
-	char		 cursor[DOMAIN_BUFSZ];	/* last key walked */
+	char		 cursor[CACHE_KEY_MAX + 1];	/* last key walked */
 	size_t		 cursor_len;	/* 0: start from the first key */
 	int		 walked;	/* entries seen in this tick */
 	int		 walk_full;	/* stopped at the refresh limit */
@@ -117,7 +134,8 @@ struct resolver {
 	size_t		 pass_started;
 	struct timespec	 pass_t0;
 	int		 ndead;
-	char		 (*dead)[DOMAIN_BUFSZ];	/* to delete after the walk */
+	char		 (*dead)[CACHE_KEY_MAX + 1];	/* to delete after the
+							   walk */
 	TAILQ_HEAD(, rconn) rconns;
 	int		 nrconns;
 	struct job	*jobs[RESOLVER_BUCKETS];
@@ -126,6 +144,7 @@ struct resolver {
 	time_t		 last_write_error;
 	unsigned char	 msg[IPC_MAX_MSG];
 	unsigned char	 rec[IPC_MAX_RECORD];
+	unsigned char	 drec[IPC_MAX_RECORD];
 };
 
 static void	job_start(struct job *);
@@ -135,6 +154,37 @@ static int64_t
 resolver_now(void)
 {
 	return ((int64_t)time(NULL));
+}
+
+/* resolver_cached - the cached MTA-STS (dane 0) or DANE (dane 1) record of
+ * a domain into *rec: 1 if there is one, 0 if not */
+static int
+resolver_cached(struct resolver *r, const char *domain, size_t len,
+    int dane, struct cache_record *rec)
+{
+	char	 key[CACHE_KEY_MAX + 1];
+
+	if (r->cache == NULL)
+		return (0);
+	if (dane) {
+		len = cache_dane_key(domain, len, key);
+		domain = key;
+	}
+	if (cache_get(r->cache, domain, len, rec) != CACHE_HIT)
+		return (0);
+	/* a record of the other part under a key is damage: ignore it */
+	return (dane ? rec->kind == CACHE_KIND_DANE :
+	    rec->kind != CACHE_KIND_DANE);
+}
+
+/* resolver_fresh - 1 if the cached record of that part may be used now */
+static int
+resolver_fresh(struct resolver *r, const char *domain, size_t len, int dane)
+{
+	struct cache_record rec;
+
+	return (resolver_cached(r, domain, len, dane, &rec) &&
+	    cache_record_fresh(&rec, resolver_now()));
 }
 
 /* job_hash - FNV-1a bucket of a domain */
@@ -168,7 +218,8 @@ waiter_free(struct waiter *wt)
 /* resolver_send - one reply to one worker connection */
 static void
 resolver_send(struct rconn *rc, const char *domain, size_t len,
-    int status, const unsigned char *rec, size_t rec_len)
+    int status, const unsigned char *rec, size_t rec_len,
+    const unsigned char *drec, size_t drec_len)
 {
 	struct resolver	*r = rc->r;
 	struct ipc_reply rep;
@@ -180,6 +231,8 @@ resolver_send(struct rconn *rc, const char *domain, size_t len,
 	rep.domain_len = len;
 	rep.record = rec;
 	rep.record_len = rec_len;
+	rep.dane = drec;
+	rep.dane_len = drec_len;
 	if ((n = ipc_reply_encode(&rep, r->msg, sizeof(r->msg))) == -1)
 		panic("resolver_send: cannot encode reply for %s", domain);
 	/* Blocking send: a worker that stopped reading is a bug, and the
@@ -208,25 +261,54 @@ job_free(struct job *j)
 		TAILQ_REMOVE(&r->queue, j, q_entry);
 	if (j->refresh)
 		r->refreshing--;
-	if (j->dv != NULL) {
-		discover_cancel(j->dv);
+	discover_cancel(j->dv);
+	dane_cancel(j->dn);
+	if (j->started)
 		r->running--;
-	}
 	free(j);
 }
 
-/* job_finish - reply to every waiter, free the job, start a queued one */
+/*
+ * job_finish - both parts are done: reply to every waiter with the facts
+ * known (a part the job did not run: the cached record, if fresh), free
+ * the job, start a queued one
+ */
 static void
-job_finish(struct job *j, int status, const unsigned char *rec,
-    size_t rec_len)
+job_finish(struct job *j)
 {
 	struct resolver	*r = j->r;
 	struct waiter	*wt;
 	struct job	*next;
+	size_t		 len = 0, dlen = 0;
+	int		 status = IPC_STATUS_OK;
 
+	/* a part the job did not run: what the cache holds, if fresh */
+	if (!j->want_sts && !j->have_sts &&
+	    resolver_cached(r, j->domain, j->domain_len, 0, &j->sts) &&
+	    cache_record_fresh(&j->sts, resolver_now()))
+		j->have_sts = 1;
+	if (!j->want_dane && !j->have_dane && r->cf->dane &&
+	    resolver_cached(r, j->domain, j->domain_len, 1, &j->dane) &&
+	    cache_record_fresh(&j->dane, resolver_now()))
+		j->have_dane = 1;
+	if (j->have_sts && cache_record_encode(&j->sts, r->rec,
+	    sizeof(r->rec), &len) == -1) {
+		log_warnx("domain=%s: cannot encode record", j->domain);
+		status = IPC_STATUS_TEMP;
+		len = 0;
+	}
+	if (j->have_dane && cache_record_encode(&j->dane, r->drec,
+	    sizeof(r->drec), &dlen) == -1) {
+		log_warnx("domain=%s: cannot encode DANE record", j->domain);
+		status = IPC_STATUS_TEMP;
+		dlen = 0;
+	}
+	if (!j->have_sts && !j->have_dane)
+		status = IPC_STATUS_TEMP;
 	TAILQ_FOREACH(wt, &j->waiters, j_entry)
-		resolver_send(wt->rc, j->domain, j->domain_len, status, rec,
-		    rec_len);
+		resolver_send(wt->rc, j->domain, j->domain_len, status,
+		    len > 0 ? r->rec : NULL, len, dlen > 0 ? r->drec : NULL,
+		    dlen);
 	job_free(j);
 	while (r->running < RESOLVER_MAX_JOBS &&
 	    (next = TAILQ_FIRST(&r->queue)) != NULL) {
@@ -263,11 +345,9 @@ job_discovered(const struct discover_result *res, void *arg)
 	struct job	*j = arg;
 	struct resolver	*r = j->r;
 	struct cache_record rec;
-	size_t		 len;
 	char		 esc[LOG_ESCAPE_MAX * 4 + 8];
 
 	j->dv = NULL;
-	r->running--;
 	if (facts_merge(j->domain, j->have_old ? &j->old : NULL, res,
 	    &r->cf->cache, resolver_now(), &rec) == 0)
 		rec = j->old;
@@ -287,27 +367,95 @@ job_discovered(const struct discover_result *res, void *arg)
 	    res->tlsrpt != NULL ? res->tlsrpt : "",
 	    log_escape(esc, sizeof(esc), res->detail, strlen(res->detail)));
 	resolver_store(r, j->domain, &rec);
-	if (cache_record_encode(&rec, r->rec, sizeof(r->rec), &len) == -1) {
-		log_warnx("domain=%s: cannot encode record", j->domain);
-		job_finish(j, IPC_STATUS_TEMP, NULL, 0);
-		return;
-	}
-	job_finish(j, IPC_STATUS_OK, r->rec, len);
+	j->sts = rec;
+	j->have_sts = 1;
+	if (j->dn == NULL)
+		job_finish(j);
 }
 
-/* job_start - run the discovery (known id: skip the fetch if unchanged) */
+/* job_dane_done - the DANE lookup finished: merge, store, maybe reply */
 static void
-job_start(struct job *j)
+job_dane_done(const struct dane_result *res, void *arg)
+{
+	struct job	*j = arg;
+	struct resolver	*r = j->r;
+	struct cache_record rec;
+	char		 key[CACHE_KEY_MAX + 1], esc[LOG_ESCAPE_MAX * 4 + 8];
+	size_t		 i, ndane = 0;
+
+	j->dn = NULL;
+	for (i = 0; i < res->nhosts; i++)
+		if (res->hosts[i].state == DANE_ALL)
+			ndane++;
+	log_info("domain=%s refresh=%s dane=%s mx_dnssec=%s mx_hosts=%zu "
+	    "dane_hosts=%zu implicit_mx=%s ttl=%d detail=\"%s\"", j->domain,
+	    j->refresh ? "proactive" : "request", dane_state_name(res->state),
+	    dns_security_name(res->mx_security), res->nhosts, ndane,
+	    res->implicit_mx ? "yes" : "no", res->ttl,
+	    log_escape(esc, sizeof(esc), res->detail, strlen(res->detail)));
+	for (i = 0; i < res->nhosts; i++)
+		log_debug(1, "domain=%s dane_host=%s state=%s addr_dnssec=%s "
+		    "tlsa=%zu why=\"%s\"", j->domain, res->hosts[i].name,
+		    dane_state_name(res->hosts[i].state),
+		    dns_security_name(res->hosts[i].addr_security),
+		    res->hosts[i].ntlsa, res->hosts[i].why);
+	if (facts_dane_merge(j->have_old_dane ? &j->old_dane : NULL, res,
+	    resolver_now(), &rec) == 0)
+		rec = j->old_dane;
+	cache_dane_key(j->domain, j->domain_len, key);
+	resolver_store(r, key, &rec);
+	j->dane = rec;
+	j->have_dane = 1;
+	if (j->dv == NULL)
+		job_finish(j);
+}
+
+/* job_start_sts - run the MTA-STS part (known id: skip the fetch if
+ * unchanged) */
+static void
+job_start_sts(struct job *j)
 {
 	struct resolver	*r = j->r;
 	const char	*known = NULL;
 
+	if (!j->have_old && !j->bypass &&
+	    resolver_cached(r, j->domain, j->domain_len, 0, &j->old))
+		j->have_old = 1;
 	if (!j->refresh && j->have_old && j->old.kind == CACHE_KIND_STS &&
 	    resolver_now() < j->old.expires_at && j->old.id[0] != '\0')
 		known = j->old.id;
-	r->running++;
+	j->want_sts = 1;
+	j->have_sts = 0;
 	j->dv = discover_start(r->dns, r->https, j->domain, known,
 	    job_discovered, j);
+}
+
+/* job_start_dane - run the DANE part */
+static void
+job_start_dane(struct job *j)
+{
+	j->want_dane = 1;
+	j->have_dane = 0;
+	if (!j->have_old_dane && !j->bypass &&
+	    resolver_cached(j->r, j->domain, j->domain_len, 1, &j->old_dane))
+		j->have_old_dane = 1;
+	j->dn = dane_start(j->r->dns, j->domain, job_dane_done, j);
+}
+
+/* job_start - run the parts the job wants */
+static void
+job_start(struct job *j)
+{
+	struct resolver	*r = j->r;
+
+	r->running++;
+	j->started = 1;
+	if (!j->want_sts && !j->want_dane)
+		j->want_sts = 1;	/* never a job that does nothing */
+	if (j->want_sts)
+		job_start_sts(j);
+	if (j->want_dane)
+		job_start_dane(j);
 }
 
 /* job_new - a job for domain, hashed, not started */
@@ -335,37 +483,51 @@ job_new(struct resolver *r, const char *domain, size_t len,
 
 /* resolver_walk_cb - one cache entry seen by the refresh walk */
 static int
-resolver_walk_cb(const char *domain, size_t len,
+resolver_walk_cb(const char *key, size_t klen,
     const struct cache_record *rec, void *arg)
 {
 	struct resolver	*r = arg;
 	struct job	*j;
+	const char	*domain;
+	size_t		 len;
 	int64_t		 now = resolver_now();
+	int		 dane, due;
 
-	if (rec != NULL && rec->kind == CACHE_KIND_STS &&
-	    now < rec->expires_at && now >= rec->next_refresh &&
+	domain = cache_key_domain(key, klen, &len, &dane);
+	due = rec != NULL && (dane ? rec->kind == CACHE_KIND_DANE &&
+	    r->cf->dane : rec->kind == CACHE_KIND_STS) &&
+	    now < rec->expires_at && now >= rec->next_refresh;
+	if (due && len > 0 && len <= DOMAIN_MAX_LEN &&
 	    job_find(r, domain, len) == NULL) {
 		if (r->refreshing >= RESOLVER_REFRESH_JOBS ||
 		    r->running >= RESOLVER_MAX_JOBS) {
 			r->walk_full = 1;
 			log_debug(1, "refresh walk: %d refreshes, %d jobs "
 			    "running: resuming at %s later", r->refreshing,
-			    r->running, domain);
+			    r->running, key);
 			return (1);	/* resume here next tick */
 		}
-		j = job_new(r, domain, len, rec);
+		if (dane) {
+			j = job_new(r, domain, len, NULL);
+			j->old_dane = *rec;
+			j->have_old_dane = 1;
+			j->want_dane = 1;
+		} else {
+			j = job_new(r, domain, len, rec);
+			j->want_sts = 1;
+		}
 		j->refresh = 1;
 		r->refreshing++;
-		log_debug(1, "domain=%s refresh=start next_refresh=%lld "
-		    "expires_at=%lld", domain, (long long)rec->next_refresh,
+		log_debug(1, "key=%s refresh=start next_refresh=%lld "
+		    "expires_at=%lld", key, (long long)rec->next_refresh,
 		    (long long)rec->expires_at);
 		r->pass_started++;
 		job_start(j);
 	} else if (rec != NULL && now - rec->expires_at >
 	    RESOLVER_EXPIRED_GRACE && job_find(r, domain, len) == NULL)
-		memcpy(r->dead[r->ndead++], domain, len + 1);
-	memcpy(r->cursor, domain, len);
-	r->cursor_len = len;
+		memcpy(r->dead[r->ndead++], key, klen + 1);
+	memcpy(r->cursor, key, klen);
+	r->cursor_len = klen;
 	return (++r->walked >= RESOLVER_REFRESH_SLICE);
 }
 
@@ -433,35 +595,69 @@ static void
 resolver_request(struct rconn *rc, const struct ipc_request *req)
 {
 	struct resolver	*r = rc->r;
-	struct cache_record rec;
+	struct cache_record rec, drec;
 	struct waiter	*wt;
 	struct job	*j;
-	size_t		 len;
-	int		 have = 0;
+	size_t		 len = 0, dlen = 0;
+	int		 have = 0, have_d = 0, sts_fresh = 0;
+	int		 dane_fresh = !r->cf->dane;
+	int64_t		 now = resolver_now();
 
 	if ((j = job_find(r, req->domain, req->domain_len)) == NULL) {
-		if (r->cache != NULL && !(req->flags & IPC_FLAG_REFRESH) &&
-		    cache_get(r->cache, req->domain, req->domain_len, &rec) ==
-		    CACHE_HIT) {
-			have = 1;
-			if (cache_record_fresh(&rec, resolver_now()) &&
-			    cache_record_encode(&rec, r->rec, sizeof(r->rec),
-			    &len) == 0) {
-				resolver_send(rc, req->domain, req->domain_len,
-				    IPC_STATUS_OK, r->rec, len);
-				return;
+		if (!(req->flags & IPC_FLAG_REFRESH)) {
+			have = resolver_cached(r, req->domain, req->domain_len,
+			    0, &rec);
+			sts_fresh = have && cache_record_fresh(&rec, now);
+			if (r->cf->dane) {
+				have_d = resolver_cached(r, req->domain,
+				    req->domain_len, 1, &drec);
+				dane_fresh = have_d &&
+				    cache_record_fresh(&drec, now);
 			}
+		}
+		if (sts_fresh && dane_fresh &&
+		    cache_record_encode(&rec, r->rec, sizeof(r->rec),
+		    &len) == 0 && (!have_d || cache_record_encode(&drec,
+		    r->drec, sizeof(r->drec), &dlen) == 0)) {
+			resolver_send(rc, req->domain, req->domain_len,
+			    IPC_STATUS_OK, r->rec, len, dlen > 0 ? r->drec :
+			    NULL, dlen);
+			return;
 		}
 		j = job_new(r, req->domain, req->domain_len,
 		    have ? &rec : NULL);
+		if (have_d) {
+			j->old_dane = drec;
+			j->have_old_dane = 1;
+		}
+		j->bypass = (req->flags & IPC_FLAG_REFRESH) != 0;
+		j->want_sts = !sts_fresh;
+		j->want_dane = r->cf->dane && !dane_fresh;
 		if (r->running < RESOLVER_MAX_JOBS)
 			job_start(j);
 		else {
 			j->queued = 1;
 			TAILQ_INSERT_TAIL(&r->queue, j, q_entry);
 		}
+	} else {
+		/* joining a job (a proactive refresh of one part, say):
+		 * make it cover what this request lacks */
+		if (!j->want_sts && !resolver_fresh(r, req->domain,
+		    req->domain_len, 0)) {
+			if (j->started)
+				job_start_sts(j);
+			else
+				j->want_sts = 1;
+		}
+		if (r->cf->dane && !j->want_dane && !resolver_fresh(r,
+		    req->domain, req->domain_len, 1)) {
+			if (j->started)
+				job_start_dane(j);
+			else
+				j->want_dane = 1;
+		}
 	}
-	if (j->dv == NULL && !j->queued)
+	if (j->dv == NULL && j->dn == NULL && !j->queued)
 		return;		/* finished synchronously: already answered */
 	TAILQ_FOREACH(wt, &j->waiters, j_entry)
 		if (wt->rc == rc)

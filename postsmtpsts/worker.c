@@ -148,6 +148,7 @@ struct worker {
 	char		 data[SOCKMAP_MAX_REPLY];
 	unsigned char	 msg[IPC_MAX_MSG];
 	struct cache_record rec;
+	struct cache_record drec;	/* DANE facts */
 	struct sts_policy pol;
 };
 
@@ -424,7 +425,8 @@ worker_cache_answer(struct conn *c, const struct config_map *map,
 	struct worker	*w = c->w;
 	struct buf	 data;
 	enum sockmap_status st;
-	char		 err[256];
+	char		 err[256], key[CACHE_KEY_MAX + 1];
+	size_t		 klen;
 	time_t		 now;
 
 	if (!w->cf->cache.enabled)
@@ -443,10 +445,20 @@ worker_cache_answer(struct conn *c, const struct config_map *map,
 		}
 	}
 	if (cache_get(w->cache, domain, len, &w->rec) != CACHE_HIT ||
-	    !cache_record_fresh(&w->rec, (int64_t)now))
+	    !cache_record_fresh(&w->rec, (int64_t)now) ||
+	    w->rec.kind == CACHE_KIND_DANE)
 		return (-1);
+	if (map->dane) {
+		/* the DANE facts are a second entry ("dane:" + domain) */
+		klen = cache_dane_key(domain, len, key);
+		if (cache_get(w->cache, key, klen, &w->drec) != CACHE_HIT ||
+		    !cache_record_fresh(&w->drec, (int64_t)now) ||
+		    w->drec.kind != CACHE_KIND_DANE)
+			return (-1);
+	}
 	buf_init_fixed(&data, w->data, sizeof(w->data));
-	st = facts_answer(domain, &w->rec, map, &w->pol, &data);
+	st = facts_answer(domain, &w->rec, map->dane ? &w->drec : NULL, map,
+	    &w->pol, &data);
 	log_debug(1, "domain=%s map=%s source=cache answer=%s", domain,
 	    map->name, sockmap_status_name(st));
 	conn_reply(c, st, data.data, data.len);
@@ -731,12 +743,17 @@ resolver_reply(struct worker *w, const struct ipc_reply *rep)
 	struct slot	*sl;
 	struct buf	 data;
 	enum sockmap_status st;
-	int		 ok;
+	int		 ok, have_sts, have_dane;
 
 	if ((inf = inflight_find(w, rep->domain, rep->domain_len)) == NULL)
 		return;		/* every waiter hit its deadline already */
-	ok = rep->status == IPC_STATUS_OK &&
-	    cache_record_decode(rep->record, rep->record_len, &w->rec) == 0;
+	have_sts = rep->record_len > 0 &&
+	    cache_record_decode(rep->record, rep->record_len, &w->rec) == 0 &&
+	    w->rec.kind != CACHE_KIND_DANE;
+	have_dane = rep->dane_len > 0 &&
+	    cache_record_decode(rep->dane, rep->dane_len, &w->drec) == 0 &&
+	    w->drec.kind == CACHE_KIND_DANE;
+	ok = rep->status == IPC_STATUS_OK && (have_sts || have_dane);
 	if (!ok)
 		log_warnx("domain=%s: resolver gave no usable record",
 		    rep->domain);
@@ -744,7 +761,8 @@ resolver_reply(struct worker *w, const struct ipc_reply *rep)
 	while ((sl = TAILQ_FIRST(&inf->waiters)) != NULL) {
 		buf_reset(&data);
 		if (ok)
-			st = facts_answer(rep->domain, &w->rec, sl->map,
+			st = facts_answer(rep->domain, have_sts ? &w->rec :
+			    NULL, have_dane ? &w->drec : NULL, sl->map,
 			    &w->pol, &data);
 		else
 			st = worker_unknown_answer(w, &data);

@@ -40,7 +40,7 @@ is "$(cat "$T/show")" "domain: d0000003.fill.example
 kind: sts
 sts_mode: enforce
 dnssec: insecure
-dane: 0
+dane: -
 id: fill3
 max_age: 86400
 fetched_at: $(iso $((NOW - 60)))

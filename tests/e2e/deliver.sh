@@ -8,6 +8,12 @@
 #                                                         delivered
 #   deliver-testing  testing, MX has a wrong-name cert -> sent (RFC 8461 §5:
 #                                                         testing never blocks)
+# and every DANE case of the catalogue with a delivery column (dane-ok,
+# dane-mismatch, dane-ta, dane-some, dane-cname, dane-implicit,
+# dane-sts-testing): the daemon answers dane-only/dane, and the sender
+# (smtp_dns_support_level = dnssec, the world's validating resolver) does
+# the TLSA checks itself: a matching TLSA -> sent, Verified; a TLSA that
+# matches nothing -> deferred, whatever MTA-STS says.
 #
 # Control: the same badcert message through a sender without a policy map is
 # delivered (opportunistic TLS), so the deferral above is the daemon's doing
@@ -60,12 +66,18 @@ catalogue_field() {
 	world_case "$1" | cut -f "$2"
 }
 
-# mx_server NAME - the MX server a case's first MX lives on (host@server)
+# mx_server NAME - the MX server a case's first MX lives on (host@server;
+# {addr:SERVER} in the rr column for an implicit MX or a CNAME)
 mx_server() {
-	local mx
+	local mx rr
 	mx=$(catalogue_field "$1" 7)
 	mx=${mx%%,*}
-	echo "${mx#*@}"
+	if [[ $mx == *@* ]]; then
+		echo "${mx#*@}"
+		return
+	fi
+	rr=$(catalogue_field "$1" 13)
+	[[ $rr =~ \{addr:([a-z0-9]+)\} ]] && echo "${BASH_REMATCH[1]}"
 }
 
 # wait_count SERVER DOMAIN N - until the MX's mailbox holds N messages (the
@@ -80,7 +92,9 @@ wait_count() {
 	echo "$n"
 }
 
-cases="deliver-ok deliver-badcert deliver-testing"
+dane_cases=$(world_cases | awk -F '\t' '$1 ~ /^dane-/ && $12 != "-" { print $1 }' |
+	tr '\n' ' ')
+cases="deliver-ok deliver-badcert deliver-testing $dane_cases"
 
 # 1. The daemon's answer for each domain is the catalogue's.  This also
 # discovers the policies, so the sender finds them cached.
@@ -125,13 +139,20 @@ for c in $cases; do
 		sender_queue | grep -q "^${qid[$c]}[* !]"
 		ok $? "$c: still in the sender's queue"
 		sender_log_qid "${qid[$c]}" |
-		    grep -q -E 'certificate verification failed|not verified|Server certificate not'
+		    grep -q -E 'certificate verification failed|not verified|Server certificate not|TLSA'
 		ok $? "$c: deferred for the certificate"
 		;;
 	esac
 done
 sender_log_qid "${qid[deliver-ok]}" | grep -q 'Verified TLS connection established'
 ok $? "deliver-ok: the sender logged 'Verified TLS connection established'"
+# DANE: Postfix verified the chain against the TLSA records itself
+sender_log_qid "${qid[dane-ok]}" | grep -q 'Verified TLS connection established'
+ok $? "dane-ok: the sender logged 'Verified TLS connection established'"
+sender_log_qid "${qid[dane-mismatch]}" | grep -q 'no matching DANE TLSA records'
+ok $? "dane-mismatch: deferred because no DANE TLSA record matched"
+sender_log_qid "${qid[dane-sts-testing]}" | grep -q 'no matching DANE TLSA records'
+ok $? "dane-sts-testing: DANE failure defers even with an STS testing policy"
 sleep 1	# let a (wrong) late delivery show up before counting
 is "$(world_mx_count "${server[deliver-badcert]}" deliver-badcert.pstest)" \
     "${before[deliver-badcert]}" "deliver-badcert: nothing delivered to the MX"

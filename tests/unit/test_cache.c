@@ -585,9 +585,22 @@ keys_must_be_normalized(void **state)
 	memset(long_name, 'a', sizeof(long_name) - 1);
 	long_name[sizeof(long_name) - 1] = '\0';
 	assert_int_equal(cache_put(c, long_name, &rec_a), CACHE_ERROR);
-	long_name[CACHE_KEY_MAX] = '\0';
+	long_name[DOMAIN_MAX_LEN + 1] = '\0';
+	assert_int_equal(cache_put(c, long_name, &rec_a), CACHE_ERROR);
+	long_name[DOMAIN_MAX_LEN] = '\0';
 	assert_int_equal(cache_put(c, long_name, &rec_a), CACHE_OK);
 	assert_int_equal(test_get(c, long_name, &got), CACHE_HIT);
+	/* the DANE key of a domain: "dane:" + the domain, nothing else */
+	memcpy(long_name, "dane:", 5);
+	assert_int_equal(cache_put(c, long_name, &rec_a), CACHE_OK);
+	assert_int_equal(cache_put(c, "dane:", &rec_a), CACHE_ERROR);
+	assert_int_equal(cache_put(c, "dane:.x.example", &rec_a), CACHE_ERROR);
+	assert_int_equal(cache_put(c, "dane:dane:x.example", &rec_a),
+	    CACHE_ERROR);
+	assert_int_equal(cache_put(c, "x:x.example", &rec_a), CACHE_ERROR);
+	assert_int_equal(cache_put(c, "dane:x.example", &rec_a), CACHE_OK);
+	assert_int_equal(test_get(c, "dane:x.example", &got), CACHE_HIT);
+	assert_int_equal(test_get(c, "x.example", &got), CACHE_MISS);
 	assert_int_equal(cache_get(c, "a\0b.example", 11, &got), CACHE_ERROR);
 	assert_int_equal(cache_get(c, "x.example", 0, &got), CACHE_ERROR);
 	assert_int_equal(cache_del(c, "X.example"), CACHE_ERROR);

@@ -67,26 +67,35 @@ static void
 reply_round_trip(void **state)
 {
 	struct ipc_reply rep, got;
-	unsigned char	 msg[IPC_MAX_MSG], rec[300];
+	unsigned char	 msg[IPC_MAX_MSG], rec[300], drec[40];
 	long		 n;
 
 	(void)state;
 	memset(rec, 0xa5, sizeof(rec));
+	memset(drec, 0x5a, sizeof(drec));
 	memset(&rep, 0, sizeof(rep));
 	strcpy(rep.domain, "mail.example");
 	rep.domain_len = 12;
 	rep.status = IPC_STATUS_OK;
 	rep.record = rec;
 	rep.record_len = sizeof(rec);
+	rep.dane = drec;
+	rep.dane_len = sizeof(drec);
 	n = ipc_reply_encode(&rep, msg, sizeof(msg));
-	assert_int_equal(n, 4 + 12 + 4 + 300);
+	assert_int_equal(n, 4 + 12 + 4 + 300 + 4 + 40);
 	assert_int_equal(ipc_reply_decode(msg, (size_t)n, &got), 0);
 	assert_string_equal(got.domain, "mail.example");
 	assert_int_equal(got.record_len, 300);
 	assert_memory_equal(got.record, rec, 300);
+	assert_int_equal(got.dane_len, 40);
+	assert_memory_equal(got.dane, drec, 40);
 	/* a record length that disagrees with the message size */
 	assert_int_equal(ipc_reply_decode(msg, (size_t)n - 1, &got), -1);
+	assert_int_equal(ipc_reply_decode(msg, (size_t)n + 1, &got), -1);
 	msg[4 + 12] = 0x2d;	/* 301 */
+	assert_int_equal(ipc_reply_decode(msg, (size_t)n, &got), -1);
+	msg[4 + 12] = 0x2c;	/* back to 300; the DANE length 41 */
+	msg[4 + 12 + 4 + 300] = 41;
 	assert_int_equal(ipc_reply_decode(msg, (size_t)n, &got), -1);
 }
 
@@ -103,13 +112,17 @@ reply_limits(void **state)
 	rep.domain_len = 9;
 	rep.status = IPC_STATUS_TEMP;
 	n = ipc_reply_encode(&rep, msg, sizeof(msg));
-	assert_int_equal(n, 4 + 9 + 4);
+	assert_int_equal(n, 4 + 9 + 4 + 4);
 	assert_int_equal(ipc_reply_decode(msg, (size_t)n, &got), 0);
 	assert_null(got.record);
+	assert_null(got.dane);
 	assert_int_equal(got.status, IPC_STATUS_TEMP);
 	msg[2] = 7;	/* unknown status */
 	assert_int_equal(ipc_reply_decode(msg, (size_t)n, &got), -1);
 	rep.record_len = IPC_MAX_RECORD + 1;
+	assert_int_equal(ipc_reply_encode(&rep, msg, sizeof(msg)), -1);
+	rep.record_len = 0;
+	rep.dane_len = IPC_MAX_RECORD + 1;
 	assert_int_equal(ipc_reply_encode(&rep, msg, sizeof(msg)), -1);
 }
 

@@ -1,0 +1,108 @@
+#!/bin/bash
+# dane.sh - DANE (RFC 7672) in the daemon, end to end in the loopback world:
+#
+#  - the map options, each setting against the catalogue's DANE cases:
+#    dane_some = dane | dane-only | ignore, dane_lookup_failure = temp |
+#    ignore, dane = no (two maps of one daemon, answers side by side);
+#  - the DANE facts are cached as "dane:<domain>" entries of kind dane,
+#    living by the DNS TTL (the world's 60 s), and a domain with DANE is
+#    refreshed proactively before its entry expires (resolver log);
+#  - the resolver logs one line per DANE lookup.
+# Deliveries through the daemon's DANE answers are in deliver.sh.
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/e2e/lib.sh"
+need postmap
+world_up || { echo "Bail out! world did not start"; exit 1; }
+
+TOOL="$top_builddir/postsmtpsts/postsmtpsts-cache"
+C="$T/cache"
+mkdir -p "$C"
+mapfile -t lines < <(world_daemon_lines)
+daemon_start "${lines[@]}" \
+    "cache { path = \"$C\" refresh_interval = 1 }" \
+    'map postfix { }' \
+    'map only { dane_some = dane-only }' \
+    'map ignore { dane_some = ignore dane_lookup_failure = ignore }' \
+    'map nodane { dane = no }' ||
+	{ echo "Bail out! daemon did not start"; exit 1; }
+
+# answer DOMAIN MAP - the reply as "OK value", NOTFOUND or TEMP
+answer() {
+	local out rc
+	out=$(pq "$1" "$2" 2>&1)
+	rc=$?
+	case $rc:$out in
+	0:*) echo "OK $out" ;;
+	1:) echo NOTFOUND ;;
+	1:*"temporary error"*) echo TEMP ;;
+	*) echo "ERROR $rc $out" ;;
+	esac
+}
+
+sts="OK secure match=mx1.dane-sts.pstest servername=hostname"
+# domain            postfix (defaults)   only            ignore        nodane
+while IFS='|' read -r d def only ign nod; do
+	# first lookups may meet the deadline while DANE is looked up: ask
+	# until the resolver has answered (the entry is cached then)
+	for _i in 1 2 3 4 5; do
+		[ "$(answer "$d" postfix)" = "$def" ] && break
+		sleep 0.5
+	done
+	is "$(answer "$d" postfix)" "$def" "$d: defaults -> $def"
+	is "$(answer "$d" only)" "$only" "$d: dane_some = dane-only -> $only"
+	is "$(answer "$d" ignore)" "$ign" \
+	    "$d: dane_some = ignore, dane_lookup_failure = ignore -> $ign"
+	is "$(answer "$d" nodane)" "$nod" "$d: dane = no -> $nod"
+done <<EOT
+dane-ok.pstest|OK dane-only|OK dane-only|OK dane-only|NOTFOUND
+dane-some.pstest|OK dane|OK dane-only|NOTFOUND|NOTFOUND
+dane-bogus.pstest|TEMP|TEMP|NOTFOUND|NOTFOUND
+dane-servfail.pstest|TEMP|TEMP|NOTFOUND|NOTFOUND
+dane-insecure.pstest|NOTFOUND|NOTFOUND|NOTFOUND|NOTFOUND
+dane-pkix.pstest|NOTFOUND|NOTFOUND|NOTFOUND|NOTFOUND
+dane-sts.pstest|OK dane-only|OK dane-only|OK dane-only|$sts
+EOT
+
+# The cache: one dane entry per domain, beside its MTA-STS entry.
+"$TOOL" -d "$C" show dane:dane-ok.pstest >"$T/show" 2>&1
+ok $? "postsmtpsts-cache show dane:dane-ok.pstest"
+grep -q '^kind: dane$' "$T/show" && grep -q '^dane: all$' "$T/show" &&
+    grep -q '^dnssec: secure$' "$T/show"
+ok $? "dane-ok: cached as kind dane, state all, MX DNSSEC secure"
+"$TOOL" -d "$C" show dane:dane-some.pstest | grep -q '^dane: some$'
+ok $? "dane-some: cached state some"
+"$TOOL" -d "$C" show dane:dane-bogus.pstest | grep -q '^dane: failure$'
+ok $? "dane-bogus: cached state failure"
+"$TOOL" -d "$C" show dane-sts.pstest | grep -q '^kind: sts$'
+ok $? "dane-sts: its MTA-STS policy is cached too (a separate entry)"
+# lifetime = the world's TTL (60 s, dane.c's lower clamp)
+life=$("$TOOL" -d "$C" show dane:dane-ok.pstest | python3 -c '
+import sys, datetime
+f = {}
+for l in sys.stdin:
+    k, _, v = l.partition(": ")
+    f[k] = v.split(" (")[0].strip()
+t = lambda s: datetime.datetime.fromisoformat(s.replace("Z", "+00:00")).timestamp()
+print(int(t(f["expires_at"]) - t(f["fetched_at"])), int(t(f["next_refresh"]) - t(f["fetched_at"])))')
+is "$life" "60 45" "dane-ok: expires after the TTL (60 s), refreshed at 3/4 of it"
+
+# The resolver's log line for each DANE lookup.
+grep -q 'domain=dane-ok.pstest refresh=request dane=all mx_dnssec=secure mx_hosts=1 dane_hosts=1' "$DAEMON_LOG"
+ok $? "resolver logged the DANE lookup of dane-ok.pstest"
+grep -q 'domain=dane-some.pstest refresh=request dane=some .*mx_hosts=2 dane_hosts=1' "$DAEMON_LOG"
+ok $? "resolver logged dane-some.pstest: 2 MX hosts, 1 with DANE"
+
+# Proactive refresh: dane-ok's entry is due 45 s after its lookup; the
+# resolver refreshes it (refresh_interval 1) without any request.
+for _i in $(seq 1 70); do
+	grep -q 'domain=dane-ok.pstest refresh=proactive dane=all' "$DAEMON_LOG" && break
+	sleep 1
+done
+grep -q 'domain=dane-ok.pstest refresh=proactive dane=all' "$DAEMON_LOG"
+ok $? "dane-ok: refreshed proactively before its entry expired"
+is "$(answer dane-ok.pstest postfix)" "OK dane-only" "dane-ok: still dane-only after the refresh"
+grep -q 'domain=dane-insecure.pstest refresh=proactive' "$DAEMON_LOG"
+ok $((! $?)) "dane-insecure (no DANE): not refreshed proactively, it just expires"
+
+daemon_stop
+ok $? "clean exit"
+done_testing

@@ -1,0 +1,346 @@
+/*
+ * test_dane.c - the pure parts of DANE (RFC 7672): TLSA usability, MX rdata,
+ * the domain's state from its hosts' states, the cached DANE facts
+ * (facts_dane_merge) and the answers they give with each map option
+ * (facts_answer), and the map options in the configuration file
+ */
+#include "autoconf.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "buf.h"
+#include "cache.h"
+#include "config.h"
+#include "dane.h"
+#include "facts.h"
+#include "sockmap.h"
+#include "sts_policy.h"
+
+#define NOW	1700000000
+
+/* --- TLSA ----------------------------------------------------------- */
+
+static void
+tlsa_usability_table(void **state)
+{
+	static const struct {
+		unsigned char	 u, s, m;
+		size_t		 len;
+		int		 usable;
+		const char	*why;
+	} t[] = {
+		{ 3, 1, 1, 32, 1, "DANE-EE SPKI SHA2-256" },
+		{ 3, 0, 1, 32, 1, "DANE-EE Cert SHA2-256" },
+		{ 2, 1, 1, 32, 1, "DANE-TA SPKI SHA2-256" },
+		{ 2, 0, 2, 64, 1, "DANE-TA Cert SHA2-512" },
+		{ 3, 1, 0, 91, 1, "DANE-EE SPKI Full" },
+		{ 0, 1, 1, 32, 0, "PKIX-TA: not for SMTP (7672 3.1.3)" },
+		{ 1, 1, 1, 32, 0, "PKIX-EE: not for SMTP" },
+		{ 4, 1, 1, 32, 0, "unknown usage" },
+		{ 3, 2, 1, 32, 0, "unknown selector" },
+		{ 3, 1, 3, 32, 0, "unknown matching type" },
+		{ 3, 1, 1, 31, 0, "SHA2-256 digest one byte short" },
+		{ 3, 1, 1, 33, 0, "SHA2-256 digest one byte long" },
+		{ 3, 1, 2, 32, 0, "SHA2-512 with a 32-byte digest" },
+	};
+	unsigned char	 rd[3 + 128];
+	struct dane_tlsa tl;
+	size_t		 i;
+
+	(void)state;
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		memset(rd, 0xab, sizeof(rd));
+		rd[0] = t[i].u;
+		rd[1] = t[i].s;
+		rd[2] = t[i].m;
+		assert_int_equal(dane_tlsa_parse(rd, 3 + t[i].len, &tl), 0);
+		if (tl.usable != t[i].usable)
+			fail_msg("%s: usable %d, want %d", t[i].why, tl.usable,
+			    t[i].usable);
+		assert_int_equal(tl.len, t[i].len);
+		assert_int_equal(tl.usage, t[i].u);
+	}
+	/* no association data at all: malformed */
+	assert_int_equal(dane_tlsa_parse(rd, 3, &tl), -1);
+	assert_int_equal(dane_tlsa_parse(rd, 0, &tl), -1);
+	/* long data: only DANE_MAX_DATA bytes kept, length known */
+	rd[0] = 3; rd[1] = 0; rd[2] = 0;
+	assert_int_equal(dane_tlsa_parse(rd, 3 + 128, &tl), 0);
+	assert_int_equal(tl.len, 128);
+	assert_int_equal(tl.usable, 1);
+}
+
+/* --- MX rdata -------------------------------------------------------- */
+
+static void
+mx_rdata(void **state)
+{
+	static const unsigned char ok[] = { 0, 10, 3, 'M', 'x', '1', 7, 'e',
+	    'x', 'a', 'm', 'p', 'l', 'e', 3, 'c', 'o', 'm', 0 };
+	static const unsigned char null_mx[] = { 0, 0, 0 };
+	static const unsigned char ptr[] = { 0, 10, 0xc0, 12 };
+	static const unsigned char trailing[] = { 0, 5, 1, 'a', 0, 0 };
+	static const unsigned char bad_char[] = { 0, 5, 2, 'a', '/', 0 };
+	static const unsigned char cut[] = { 0, 5, 4, 'a', 'b' };
+	char		 name[DOMAIN_BUFSZ];
+	uint16_t	 pref;
+	unsigned char	 big[2 + 5 * 64 + 1];
+	size_t		 i, o = 2;
+
+	(void)state;
+	assert_int_equal(dane_mx_parse(ok, sizeof(ok), &pref, name), 0);
+	assert_int_equal(pref, 10);
+	assert_string_equal(name, "mx1.example.com");
+	assert_int_equal(dane_mx_parse(null_mx, sizeof(null_mx), &pref, name),
+	    0);
+	assert_string_equal(name, "");
+	assert_int_equal(pref, 0);
+	assert_int_equal(dane_mx_parse(ptr, sizeof(ptr), &pref, name), -1);
+	assert_int_equal(dane_mx_parse(trailing, sizeof(trailing), &pref,
+	    name), -1);
+	assert_int_equal(dane_mx_parse(bad_char, sizeof(bad_char), &pref,
+	    name), -1);
+	assert_int_equal(dane_mx_parse(cut, sizeof(cut), &pref, name), -1);
+	assert_int_equal(dane_mx_parse(ok, 2, &pref, name), -1);
+	/* five 63-byte labels: 319 > 253 bytes, refused, no overflow */
+	big[0] = 0;
+	big[1] = 1;
+	for (i = 0; i < 5; i++) {
+		big[o++] = 63;
+		memset(big + o, 'a', 63);
+		o += 63;
+	}
+	big[o++] = 0;
+	assert_int_equal(dane_mx_parse(big, o, &pref, name), -1);
+}
+
+/* --- the domain's state ---------------------------------------------- */
+
+static void
+aggregate_table(void **state)
+{
+	enum dane_state a[] = { DANE_ALL, DANE_ALL };
+	enum dane_state b[] = { DANE_ALL, DANE_NONE };
+	enum dane_state c[] = { DANE_NONE, DANE_NONE };
+	enum dane_state d[] = { DANE_ALL, DANE_FAILURE };
+	enum dane_state e[] = { DANE_NONE, DANE_FAILURE, DANE_ALL };
+
+	(void)state;
+	assert_int_equal(dane_aggregate(a, 2), DANE_ALL);
+	assert_int_equal(dane_aggregate(b, 2), DANE_SOME);
+	assert_int_equal(dane_aggregate(c, 2), DANE_NONE);
+	assert_int_equal(dane_aggregate(d, 2), DANE_FAILURE);
+	assert_int_equal(dane_aggregate(e, 3), DANE_FAILURE);
+	assert_int_equal(dane_aggregate(a, 0), DANE_NONE);
+	assert_string_equal(dane_state_name(DANE_SOME), "some");
+}
+
+/* --- cached DANE facts ------------------------------------------------ */
+
+static void
+merge_lifetimes(void **state)
+{
+	struct dane_result res;
+	struct cache_record out, old;
+
+	(void)state;
+	memset(&res, 0, sizeof(res));
+	res.state = DANE_ALL;
+	res.ttl = 3600;
+	res.mx_security = DNS_SECURE;
+	assert_int_equal(facts_dane_merge(NULL, &res, NOW, &out), 1);
+	assert_int_equal(out.kind, CACHE_KIND_DANE);
+	assert_int_equal(out.dane, DANE_ALL);
+	assert_int_equal(out.dnssec, CACHE_DNSSEC_SECURE);
+	assert_int_equal(out.expires_at, NOW + 3600);
+	assert_int_equal(out.next_refresh, NOW + 2700);	/* proactive */
+
+	res.state = DANE_NONE;
+	res.mx_security = DNS_INSECURE;
+	assert_int_equal(facts_dane_merge(NULL, &res, NOW, &out), 1);
+	assert_int_equal(out.dane, DANE_NONE);
+	assert_int_equal(out.next_refresh, out.expires_at);	/* expires */
+
+	/* a failure keeps an unexpired DANE record, retried soon */
+	res.state = DANE_ALL;
+	res.mx_security = DNS_SECURE;
+	facts_dane_merge(NULL, &res, NOW, &old);
+	res.state = DANE_FAILURE;
+	res.ttl = 60;
+	assert_int_equal(facts_dane_merge(&old, &res, NOW + 3000, &out), 1);
+	assert_int_equal(out.dane, DANE_ALL);
+	assert_int_equal(out.expires_at, NOW + 3600);
+	assert_int_equal(out.next_refresh, NOW + 3000 + FACTS_DANE_RETRY);
+	assert_int_not_equal(out.last_error, 0);
+	/* ... but not an expired one: then the failure is the fact */
+	assert_int_equal(facts_dane_merge(&old, &res, NOW + 3600, &out), 1);
+	assert_int_equal(out.dane, DANE_FAILURE);
+	assert_int_equal(out.expires_at, NOW + 3600 + 60);
+	/* a new answer replaces the old one: TLSA removed by its owner */
+	res.state = DANE_NONE;
+	assert_int_equal(facts_dane_merge(&old, &res, NOW + 10, &out), 1);
+	assert_int_equal(out.dane, DANE_NONE);
+}
+
+/* answer - facts_answer's reply "STATUS data" for sts and dane records */
+static const char *
+answer(const struct cache_record *sts, int dane_state,
+    const struct config_map *map)
+{
+	static char	 out[512];
+	static struct sts_policy *pol;
+	struct cache_record dane;
+	struct buf	 b;
+	char		 data[256];
+	int		 st;
+
+	if (pol == NULL)
+		pol = calloc(1, sizeof(*pol));
+	memset(&dane, 0, sizeof(dane));
+	dane.kind = CACHE_KIND_DANE;
+	dane.dane = (uint8_t)dane_state;
+	buf_init_fixed(&b, data, sizeof(data) - 1);
+	st = facts_answer("example.com", sts, dane_state < 0 ? NULL : &dane,
+	    map, pol, &b);
+	data[b.len] = '\0';
+	snprintf(out, sizeof(out), "%s%s%s", sockmap_status_name(st),
+	    b.len > 0 ? " " : "", data);
+	return (out);
+}
+
+static void
+answers_with_map_options(void **state)
+{
+	struct cache_record sts;
+	struct config_map map;
+
+	(void)state;
+	memset(&sts, 0, sizeof(sts));
+	sts.kind = CACHE_KIND_STS;
+	sts.sts_mode = CACHE_STS_ENFORCE;
+	sts.max_age = 86400;
+	sts.nmx = 1;
+	strcpy(sts.mx[0], "mx.example.com");
+	memset(&map, 0, sizeof(map));
+	map.name = "postfix";
+	map.dane = 1;
+
+	/* DANE wins over STS enforce (RFC 8461 §2) */
+	assert_string_equal(answer(&sts, DANE_ALL, &map), "OK dane-only");
+	assert_string_equal(answer(NULL, DANE_ALL, &map), "OK dane-only");
+	assert_string_equal(answer(&sts, DANE_NONE, &map),
+	    "OK secure match=mx.example.com servername=hostname");
+	assert_string_equal(answer(&sts, -1, &map),
+	    "OK secure match=mx.example.com servername=hostname");
+	assert_string_equal(answer(NULL, DANE_NONE, &map), "NOTFOUND");
+	/* dane_some */
+	assert_string_equal(answer(&sts, DANE_SOME, &map), "OK dane");
+	map.dane_some = CONFIG_DANE_SOME_DANE_ONLY;
+	assert_string_equal(answer(&sts, DANE_SOME, &map), "OK dane-only");
+	map.dane_some = CONFIG_DANE_SOME_IGNORE;
+	assert_string_equal(answer(&sts, DANE_SOME, &map),
+	    "OK secure match=mx.example.com servername=hostname");
+	assert_string_equal(answer(NULL, DANE_SOME, &map), "NOTFOUND");
+	/* dane_lookup_failure: temp wins over STS, ignore falls through */
+	assert_string_equal(answer(&sts, DANE_FAILURE, &map),
+	    "TEMP DNSSEC lookup of MX or TLSA records failed or was bogus "
+	    "for example.com");
+	map.dane_lookup_failure = CONFIG_DANE_FAILURE_IGNORE;
+	assert_string_equal(answer(&sts, DANE_FAILURE, &map),
+	    "OK secure match=mx.example.com servername=hostname");
+	assert_string_equal(answer(NULL, DANE_FAILURE, &map), "NOTFOUND");
+	/* dane = no: the DANE facts are not looked at */
+	map.dane = 0;
+	map.dane_lookup_failure = CONFIG_DANE_FAILURE_TEMP;
+	assert_string_equal(answer(&sts, DANE_ALL, &map),
+	    "OK secure match=mx.example.com servername=hostname");
+	assert_string_equal(answer(&sts, DANE_FAILURE, &map),
+	    "OK secure match=mx.example.com servername=hostname");
+}
+
+/* --- configuration ---------------------------------------------------- */
+
+/* load - config_load() of text, errors in err */
+static struct config *
+load(const char *text, char *err, size_t errsz)
+{
+	char		 path[] = "/tmp/test_dane.XXXXXX";
+	struct config	*cf;
+	int		 fd;
+
+	if ((fd = mkstemp(path)) == -1)
+		fail_msg("mkstemp");
+	if (write(fd, text, strlen(text)) != (ssize_t)strlen(text))
+		fail_msg("write");
+	close(fd);
+	cf = config_load(path, err, errsz);
+	unlink(path);
+	return (cf);
+}
+
+static void
+config_map_options(void **state)
+{
+	struct config	*cf;
+	char		 err[2048];
+
+	(void)state;
+	cf = load("", err, sizeof(err));
+	assert_non_null(cf);
+	assert_int_equal(cf->maps[0].dane, 1);
+	assert_int_equal(cf->maps[0].dane_some, CONFIG_DANE_SOME_DANE);
+	assert_int_equal(cf->maps[0].dane_lookup_failure,
+	    CONFIG_DANE_FAILURE_TEMP);
+	assert_int_equal(cf->dane, 1);
+	config_free(cf);
+
+	cf = load("map postfix {\n  dane_some = dane-only\n"
+	    "  dane_lookup_failure = ignore\n}\n"
+	    "map nodane { dane = no }\n", err, sizeof(err));
+	assert_non_null(cf);
+	assert_int_equal(cf->maps[0].dane_some, CONFIG_DANE_SOME_DANE_ONLY);
+	assert_int_equal(cf->maps[0].dane_lookup_failure,
+	    CONFIG_DANE_FAILURE_IGNORE);
+	assert_int_equal(cf->maps[1].dane, 0);
+	assert_int_equal(cf->dane, 1);
+	config_free(cf);
+
+	cf = load("map a { dane = no }\n", err, sizeof(err));
+	assert_non_null(cf);
+	assert_int_equal(cf->dane, 0);	/* the resolver skips DANE */
+	config_free(cf);
+
+	cf = load("map postfix {\n  dane_some = sometimes\n}\n", err,
+	    sizeof(err));
+	assert_null(cf);
+	if (strstr(err, ":2: ") == NULL || strstr(err, "dane_some") == NULL)
+		fail_msg("error without file:line: %s", err);
+	cf = load("map postfix {\n\n  dane_lookup_failure = defer\n}\n", err,
+	    sizeof(err));
+	assert_null(cf);
+	if (strstr(err, ":3: ") == NULL ||
+	    strstr(err, "dane_lookup_failure") == NULL)
+		fail_msg("error without file:line: %s", err);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(tlsa_usability_table),
+		cmocka_unit_test(mx_rdata),
+		cmocka_unit_test(aggregate_table),
+		cmocka_unit_test(merge_lifetimes),
+		cmocka_unit_test(answers_with_map_options),
+		cmocka_unit_test(config_map_options),
+	};
+
+	return (cmocka_run_group_tests_name("dane", tests, NULL, NULL));
+}
