@@ -20,7 +20,10 @@
  *  - an idle connection (or one stalled mid-request) is closed after
  *    idle_timeout seconds.
  * Connections over max_connections are accepted and closed at once: the
- * listener stays responsive and Postfix retries.
+ * listener stays responsive and Postfix retries.  The soft open-file limit
+ * is raised to fit max_connections (or the limit lowered to what fits).
+ * At most max_inflight requests per connection wait for an answer; above
+ * that the connection is not read until answers have left.
  *
  * Lookups the worker cannot answer at once (no pin, no fresh cache entry)
  * go to the resolver process over a SOCK_SEQPACKET socket.  Requests for
@@ -38,6 +41,7 @@
 #include "autoconf.h"
 
 #include <sys/queue.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 
@@ -73,6 +77,9 @@
 #define WORKER_REPLY_BUFSZ	(NETSTRING_MAX_DIGITS + 2 + SOCKMAP_MAX_REPLY)
 #define WORKER_INFLIGHT_BUCKETS	4096	/* power of two */
 #define WORKER_RECONNECT_MS	500
+/* Descriptors a worker needs besides its connections: listeners, the
+ * resolver socket, the cache, the event base, logging. */
+#define WORKER_FD_RESERVE	64
 
 struct inflight;
 
@@ -124,6 +131,9 @@ struct worker {
 	int		 nlisteners;
 	TAILQ_HEAD(, conn) conns;
 	int		 nconns;
+	int		 max_conns;	/* max_connections, or what fds allow */
+	unsigned long long refused;	/* connections over max_conns */
+	time_t		 last_refuse_log;
 	int		 draining;
 	struct event	*ev_term;
 	struct event	*ev_int;
@@ -550,7 +560,7 @@ conn_process(struct conn *c)
 
 	while ((len = evbuffer_get_length(in)) > 0 && !c->closing) {
 		if (evbuffer_get_length(out) > WORKER_OUTPUT_HIGH ||
-		    c->nslots >= WORKER_MAX_INFLIGHT) {
+		    c->nslots >= c->w->cf->max_inflight) {
 			/* The client is not reading, or has too many
 			 * lookups running: stop until that changes. */
 			conn_read_enable(c, 0);
@@ -590,7 +600,7 @@ conn_process(struct conn *c)
 /*
  * conn_kick - push output; resume reading a paused connection once its
  * client has caught up (output below WORKER_OUTPUT_LOW, lookups below
- * WORKER_MAX_INFLIGHT), serving what is already buffered
+ * max_inflight), serving what is already buffered
  */
 static void
 conn_kick(struct conn *c)
@@ -600,7 +610,7 @@ conn_kick(struct conn *c)
 			return;
 		if (!c->reading_paused || c->closing ||
 		    evbuffer_get_length(c->out) >= WORKER_OUTPUT_LOW ||
-		    c->nslots >= WORKER_MAX_INFLIGHT)
+		    c->nslots >= c->w->cf->max_inflight)
 			return;
 		c->reading_paused = 0;
 		conn_read_enable(c, 1);
@@ -688,9 +698,16 @@ worker_accept_cb(struct evconnlistener *l, evutil_socket_t fd,
 	(void)l;
 	(void)sa;
 	(void)salen;
-	if (w->draining || w->nconns >= w->cf->max_connections) {
-		log_warnx("connection limit %d reached: refusing connection",
-		    w->cf->max_connections);
+	if (w->draining || w->nconns >= w->max_conns) {
+		/* Closed at once: the client sees EOF and retries, the
+		 * connections we serve carry on.  One log line a minute. */
+		w->refused++;
+		if (!w->draining && time(NULL) - w->last_refuse_log >= 60) {
+			log_warnx("worker %d: connection limit %d reached: "
+			    "refusing connections (connections_refused=%llu)",
+			    w->id, w->max_conns, w->refused);
+			w->last_refuse_log = time(NULL);
+		}
 		evutil_closesocket(fd);
 		return;
 	}
@@ -890,6 +907,41 @@ resolver_connect(struct worker *w)
 	resolver_flush(w);
 }
 
+/*
+ * worker_fd_limit - make room for max_connections descriptors: raise the
+ * soft RLIMIT_NOFILE up to the hard one if needed; if even that is too
+ * low, serve fewer connections (an accept(2) failing with EMFILE would
+ * leave the client hanging in the backlog instead of refused)
+ */
+static int
+worker_fd_limit(const struct config *cf, int id)
+{
+	struct rlimit	 rl;
+	rlim_t		 need = (rlim_t)cf->max_connections + WORKER_FD_RESERVE;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == -1) {
+		log_warn("worker %d: getrlimit", id);
+		return (cf->max_connections);
+	}
+	if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < need) {
+		rl.rlim_cur = rl.rlim_max == RLIM_INFINITY ||
+		    rl.rlim_max >= need ? need : rl.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &rl) == -1)
+			log_warn("worker %d: setrlimit", id);
+		if (getrlimit(RLIMIT_NOFILE, &rl) == -1)
+			return (cf->max_connections);
+	}
+	if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= need)
+		return (cf->max_connections);
+	log_warnx("worker %d: open file limit %llu allows only %llu of "
+	    "max_connections %d", id, (unsigned long long)rl.rlim_cur,
+	    rl.rlim_cur > 2 * WORKER_FD_RESERVE ? (unsigned long long)
+	    (rl.rlim_cur - WORKER_FD_RESERVE) : (unsigned long long)
+	    WORKER_FD_RESERVE, cf->max_connections);
+	return (rl.rlim_cur > 2 * WORKER_FD_RESERVE ?
+	    (int)(rl.rlim_cur - WORKER_FD_RESERVE) : WORKER_FD_RESERVE);
+}
+
 /* worker_drain_cb - grace period over: exit even with open connections */
 static void
 worker_drain_cb(evutil_socket_t fd, short what, void *arg)
@@ -958,6 +1010,7 @@ worker_main(const struct config *cf, const int *fds, int nfds, int id)
 	w->deadline.tv_sec = cf->request_timeout_ms / 1000;
 	w->deadline.tv_usec = (cf->request_timeout_ms % 1000) * 1000;
 	w->idle.tv_sec = cf->idle_timeout;
+	w->max_conns = worker_fd_limit(cf, id);
 	TAILQ_INIT(&w->conns);
 	TAILQ_INIT(&w->unsent);
 	signal(SIGPIPE, SIG_IGN);
