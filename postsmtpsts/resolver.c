@@ -5,7 +5,8 @@
  * For each domain at most one discovery runs at a time (a "job"); every
  * worker connection that asks while it runs is added to its waiters and
  * gets the same reply.  At most max_resolutions discoveries run at once;
- * the rest wait in FIFO order, at most RESOLVER_MAX_QUEUED of them: a
+ * the rest wait in FIFO order, at most RESOLVER_QUEUE_PER_SLOT times
+ * max_resolutions of them: a
  * request beyond that is answered IPC_STATUS_TEMP at once (the worker
  * answers it like a deadline: deadline_answer), so a flood of distinct
  * names costs bounded memory and every queued name is reached within a
@@ -77,6 +78,7 @@
 #include "xmalloc.h"
 
 #define RESOLVER_BUCKETS	1024	/* power of two */
+#define RESOLVER_TRIM_OUTQ	256	/* a queue this long ran dry: xtrim */
 
 struct job;
 struct rconn;
@@ -119,6 +121,7 @@ struct rconn {
 	STAILQ_HEAD(, rmsg) outq;
 	size_t		 noutq;
 	size_t		 outq_bytes;
+	size_t		 outq_peak;	/* replies queued at most since empty */
 };
 
 struct resolver {
@@ -150,7 +153,7 @@ struct resolver {
 	int		 running;
 	time_t		 last_write_error;
 	unsigned long long dropped;	/* replies a full worker lost */
-	unsigned long long refused;	/* requests over RESOLVER_MAX_QUEUED */
+	unsigned long long refused;	/* requests over the queue bound */
 	time_t		 last_drop_log;
 	time_t		 last_refuse_log;
 	unsigned char	 msg[IPC_MAX_MSG];
@@ -224,8 +227,20 @@ rconn_enqueue(struct rconn *rc, const char *domain, const unsigned char *msg,
 	STAILQ_INSERT_TAIL(&rc->outq, m, entry);
 	rc->noutq++;
 	rc->outq_bytes += len;
+	if (rc->noutq > rc->outq_peak)
+		rc->outq_peak = rc->noutq;
 	if (rc->noutq == 1)
 		event_add(rc->ev_write, NULL);
+}
+
+/* rconn_outq_empty - the queue ran dry: after a big one, give the memory
+ * back (xtrim) */
+static void
+rconn_outq_empty(struct rconn *rc)
+{
+	if (rc->outq_peak >= RESOLVER_TRIM_OUTQ)
+		xtrim();
+	rc->outq_peak = 0;
 }
 
 /* rconn_outq_clear - forget every queued reply */
@@ -240,6 +255,7 @@ rconn_outq_clear(struct rconn *rc)
 	}
 	rc->noutq = 0;
 	rc->outq_bytes = 0;
+	rconn_outq_empty(rc);
 }
 
 /* rconn_write_cb - the worker's socket has room: send what is queued */
@@ -269,6 +285,7 @@ rconn_write_cb(evutil_socket_t fd, short what, void *arg)
 		rc->outq_bytes -= m->len;
 		free(m);
 	}
+	rconn_outq_empty(rc);
 }
 
 /* resolver_send - one reply to one worker connection, never blocking */
@@ -591,8 +608,8 @@ resolver_request(struct rconn *rc, const struct ipc_request *req)
 				return;
 			}
 		}
-		if (r->running >= r->cf->max_resolutions &&
-		    r->nqueued >= RESOLVER_MAX_QUEUED) {
+		if (r->running >= r->cf->max_resolutions && r->nqueued >=
+		    RESOLVER_QUEUE_PER_SLOT * r->cf->max_resolutions) {
 			resolver_refuse(rc, req);
 			return;
 		}

@@ -14,8 +14,9 @@ struct config;
 
 /* Discoveries at once: max_resolutions; proactive refreshes among them:
  * cache.refresh_concurrency (config.h). */
-#define RESOLVER_MAX_QUEUED	10000	/* discoveries waiting for a slot;
-					   beyond, a request gets TEMP */
+#define RESOLVER_QUEUE_PER_SLOT	16	/* discoveries waiting for a slot,
+					   per max_resolutions; beyond, a
+					   request gets TEMP */
 #define RESOLVER_MAX_CONNS	1024	/* worker connections */
 #define RESOLVER_MAX_OUTQ	4096	/* replies queued per worker when
 					   its socket is full ... */

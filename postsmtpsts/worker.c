@@ -80,6 +80,11 @@
 /* Descriptors a worker needs besides its connections: listeners, the
  * resolver socket, the cache, the event base, logging. */
 #define WORKER_FD_RESERVE	64
+/* Give memory back (xtrim) once this many connections are gone since the
+ * peak, or a connection that held a big output buffer closed; the trim
+ * waits until the burst is over. */
+#define WORKER_TRIM_CONNS	256
+#define WORKER_TRIM_DELAY_MS	200
 
 struct inflight;
 
@@ -121,6 +126,7 @@ struct conn {
 	int		 nslots;
 	int		 closing;	/* close once output is written */
 	int		 reading_paused;
+	int		 big;		/* output went over WORKER_OUTPUT_HIGH */
 };
 
 struct worker {
@@ -132,6 +138,8 @@ struct worker {
 	TAILQ_HEAD(, conn) conns;
 	int		 nconns;
 	int		 max_conns;	/* max_connections, or what fds allow */
+	int		 conns_peak;	/* since the last trim */
+	struct event	*ev_trim;
 	unsigned long long refused;	/* connections over max_conns */
 	time_t		 last_refuse_log;
 	int		 draining;
@@ -231,6 +239,28 @@ slot_free(struct slot *sl)
 	free(sl);
 }
 
+/* worker_trim_cb - the burst is over: give free memory back */
+static void
+worker_trim_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct worker	*w = arg;
+
+	(void)fd;
+	(void)what;
+	xtrim();
+	w->conns_peak = w->nconns;
+}
+
+/* worker_trim_soon - trim once nothing more was freed for a moment */
+static void
+worker_trim_soon(struct worker *w)
+{
+	struct timeval	 tv = { 0, WORKER_TRIM_DELAY_MS * 1000 };
+
+	if (w->ev_trim != NULL && !w->draining)
+		evtimer_add(w->ev_trim, &tv);
+}
+
 /* conn_free - close and forget a connection and its pending requests */
 static void
 conn_free(struct conn *c)
@@ -244,6 +274,8 @@ conn_free(struct conn *c)
 	}
 	TAILQ_REMOVE(&w->conns, c, entry);
 	w->nconns--;
+	if (c->big || w->conns_peak - w->nconns >= WORKER_TRIM_CONNS)
+		worker_trim_soon(w);
 	event_free(c->ev_read);
 	event_free(c->ev_write);
 	event_free(c->ev_idle);
@@ -563,6 +595,8 @@ conn_process(struct conn *c)
 		    c->nslots >= c->w->cf->max_inflight) {
 			/* The client is not reading, or has too many
 			 * lookups running: stop until that changes. */
+			if (evbuffer_get_length(out) > WORKER_OUTPUT_HIGH)
+				c->big = 1;
 			conn_read_enable(c, 0);
 			c->reading_paused = 1;
 			return (0);
@@ -726,6 +760,8 @@ worker_accept_cb(struct evconnlistener *l, evutil_socket_t fd,
 		fatalx("worker %d: out of memory for a connection", w->id);
 	TAILQ_INSERT_TAIL(&w->conns, c, entry);
 	w->nconns++;
+	if (w->nconns > w->conns_peak)
+		w->conns_peak = w->nconns;
 	conn_read_enable(c, 1);
 	evtimer_add(c->ev_idle, &w->idle);
 }
@@ -1032,6 +1068,7 @@ worker_main(const struct config *cf, const int *fds, int nfds, int id)
 	evsignal_add(w->ev_term, NULL);
 	evsignal_add(w->ev_int, NULL);
 	w->ev_reconnect = evtimer_new(w->base, resolver_reconnect_cb, w);
+	w->ev_trim = evtimer_new(w->base, worker_trim_cb, w);
 	resolver_connect(w);
 	log_debug(1, "worker %d started", id);
 
@@ -1052,6 +1089,8 @@ worker_main(const struct config *cf, const int *fds, int nfds, int id)
 		close(w->rfd);
 	}
 	event_free(w->ev_reconnect);
+	event_free(w->ev_trim);
+	w->ev_trim = NULL;
 	if (w->cache != NULL)
 		cache_close(w->cache);
 	if (w->ev_drain != NULL)
