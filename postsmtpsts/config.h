@@ -127,8 +127,8 @@ struct config_cache {
 	int		 refresh_before;	/* 0 = half of max_age */
 	int		 refresh_interval;	/* seconds between refresh
 						   ticks (resolver) */
-	int		 refresh_concurrency;	/* resolved: proactive refreshes
-						   at once, <= max_resolutions */
+	int		 refresh_concurrency;	/* resolved: refreshes at once,
+						   <= max_resolutions */
 	int		 enabled;
 };
 

@@ -215,8 +215,9 @@ rconn_enqueue(struct rconn *rc, const char *domain, const unsigned char *msg,
 		now = time(NULL);
 		if (now - r->last_drop_log >= 60) {
 			log_warnx("worker not reading: reply for %s dropped "
-			    "(queue %zu replies, %zu bytes; replies_dropped=%llu)",
-			    domain, rc->noutq, rc->outq_bytes, r->dropped);
+			    "(queue %zu replies, %zu bytes; "
+			    "replies_dropped=%llu)", domain, rc->noutq,
+			    rc->outq_bytes, r->dropped);
 			r->last_drop_log = now;
 		}
 		return;

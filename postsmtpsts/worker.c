@@ -126,7 +126,7 @@ struct conn {
 	int		 nslots;
 	int		 closing;	/* close once output is written */
 	int		 reading_paused;
-	int		 big;		/* output went over WORKER_OUTPUT_HIGH */
+	int		 big;		/* output went over OUTPUT_HIGH */
 };
 
 struct worker {

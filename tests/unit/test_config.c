@@ -317,7 +317,8 @@ refresh_concurrency_follows_max_resolutions(void **state)
 	cf = load_ok("max_resolutions = 3\n");
 	assert_int_equal(cf->cache.refresh_concurrency, 1);
 	config_free(cf);
-	cf = load_ok("max_resolutions = 3\ncache { refresh_concurrency = 3 }\n");
+	cf = load_ok("max_resolutions = 3\n"
+	    "cache { refresh_concurrency = 3 }\n");
 	assert_int_equal(cf->cache.refresh_concurrency, 3);
 	config_free(cf);
 }
