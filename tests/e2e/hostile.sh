@@ -31,6 +31,16 @@ KNOWN_ANSWER="secure match=mx1.enforce.pstest servername=hostname"
 # normal discovery late in the script), excluded from the cache comparison
 HOSTILE_RE='^(https-[a-z0-9-]+|dns-[a-z0-9-]+|qflood-[0-9]+|txt-compact)\.pstest '
 MAXCONN=1000
+# Under AddressSanitizer freed memory sits in its quarantine: RSS says
+# nothing about our bounds there, so those checks are skipped (the rest,
+# and ASan's own checks, still run)
+ASAN=0
+ldd "$DAEMON" 2>/dev/null | grep -q libasan && ASAN=1
+# skip_rss DESC - a TAP skip for an RSS check under ASan
+skip_rss() {
+	_tap_n=$((_tap_n + 1))
+	echo "ok $_tap_n - $1 # SKIP RSS is meaningless under AddressSanitizer"
+}
 
 # the workers need fds for max_connections, the flood client for 5000
 ulimit -n "$(ulimit -Hn)" 2>/dev/null
@@ -106,7 +116,11 @@ after() {
 	done
 	echo "# rss $1: before: $BASE_RSS"
 	echo "# rss $1: after:  $now"
-	is "$worst" ok "$1: every process's RSS within 10 % of the baseline"
+	if ((ASAN)); then
+		skip_rss "$1: every process's RSS within 10 % of the baseline"
+	else
+		is "$worst" ok "$1: every process's RSS within 10 % of the baseline"
+	fi
 	cache_list >"$T/cache.now"
 	if cmp -s "$T/cache.base" "$T/cache.now"; then
 		ok 0 "$1: cache entries unchanged (but the hostile domains')"
@@ -166,11 +180,16 @@ for d in $SLOW; do
 done
 mark
 for d in $SLOW; do pq "$d.pstest" >/dev/null 2>&1 & done
-sleep 1
-# the hostile server closes every connection: all of them are live fetches
-fetches=$(ss -Htn state established "( dport = :443 )" 2>/dev/null |
-	awk -v a="$WORLD_HOSTILE_ADDR:443" '$4 == a' | wc -l)
-is "$fetches" 2 "max_resolutions: 3 slow discoveries asked, 2 fetches at once"
+# the hostile server closes every connection: all of them are live fetches;
+# the most seen at once while they drip (4 s), sampled for 2.5 s
+fetches=0
+for _i in $(seq 1 25); do
+	n=$(ss -Htn state established "( dport = :443 )" 2>/dev/null |
+		awk -v a="$WORLD_HOSTILE_ADDR:443" '$4 == a' | wc -l)
+	((n > fetches)) && fetches=$n
+	sleep 0.1
+done
+is "$fetches" 2 "max_resolutions: 3 slow discoveries asked, at most 2 fetches at once"
 # and the queue behind them is bounded (16 x max_resolutions = 32): the
 # third slow domain waits, so of 40 more names 31 are queued, 9 refused
 out=$(python3 "$HSM" ipcqueue "$T/resolver.sock" 40 qflood 14)
@@ -241,8 +260,12 @@ total=$((10000 * ${#KNOWN} + 10000 * 14))
 ok "$((sent_before_read < total ? 0 : 1))" \
 	"10000 pipelined: the daemon stopped reading ($sent_before_read of ~$total bytes taken)"
 base_w=$(tr ' ' '\n' <<<"$BASE_RSS" | sed -n 's/^worker[01]=//p' | sort -n | tail -n1)
-ok "$((rss_max_kb <= base_w + 4096 ? 0 : 1))" \
-	"10000 pipelined: worker RSS stayed bounded ($rss_max_kb kB, baseline $base_w kB)"
+if ((ASAN)); then
+	skip_rss "10000 pipelined: worker RSS stayed bounded"
+else
+	ok "$((rss_max_kb <= base_w + 4096 ? 0 : 1))" \
+		"10000 pipelined: worker RSS stayed bounded ($rss_max_kb kB, baseline $base_w kB)"
+fi
 is "$replies/$wellformed/$distinct" "10000/10000/1" \
 	"10000 pipelined: 10000 well-formed, identical replies"
 is "$(sed -n 's/.*first=\([^ ]*\).*/\1/p' <<<"$out")" "OK_${KNOWN_ANSWER// /_}" \
