@@ -14,7 +14,8 @@
 #     and one that asks more than the resolver queues;
 # and the limits themselves: max_inflight (replies of a pipelined
 # connection come a deadline apart), max_resolutions (policy fetches at
-# once, counted on the wire).
+# once, counted on the wire), max_connections against the open file limit
+# (raised to fit; a too low hard limit serves fewer, refusing the rest).
 # After each: a normal postmap -q answers correctly, the RSS of every
 # daemon process is within 10 % of the baseline (taken after a warm-up
 # round of normal traffic; "# rss" lines report it), and the cache lists
@@ -312,4 +313,44 @@ after "resolver output queue"
 ok "$(kill -0 "$DAEMON_PID"; echo $?)" "master still running"
 daemon_stop
 ok $? "clean exit"
+
+# -- max_connections against the open file limit: a worker raises its soft
+# limit to fit max_connections, and where the hard limit is too low it
+# serves fewer connections (refusing the rest cleanly) instead of failing
+# accept(2) with EMFILE
+if command -v prlimit >/dev/null 2>&1; then
+	REAL_DAEMON=$DAEMON
+	DAEMON="$T/daemon-nofile"
+	# nofile_daemon SOFT HARD - the daemon under those RLIMIT_NOFILE limits
+	nofile_daemon() {
+		printf '#!/bin/sh\nexec prlimit --nofile=%s:%s -- "%s" "$@"\n' \
+			"$1" "$2" "$REAL_DAEMON" >"$DAEMON"
+		chmod 755 "$DAEMON"
+	}
+	nofile_daemon 300 20000
+	: >"$DAEMON_LOG"
+	WORKERS=1 daemon_start "${lines[@]}" "max_connections = 1000" ||
+		{ echo "Bail out! daemon did not start"; exit 1; }
+	out=$(python3 "$HSM" flood "$SOCK" 900 "$KNOWN")
+	echo "# soft limit 300, hard 20000: $out"
+	is "$(sed 's/ existing=.*//' <<<"$out")" "answered=900 refused=0 errors=0" \
+		"soft fd limit 300: raised to fit, 900 connections to one worker served"
+	daemon_stop
+	ok $? "clean exit"
+
+	nofile_daemon 300 300
+	: >"$DAEMON_LOG"
+	WORKERS=1 daemon_start "${lines[@]}" "max_connections = 1000" ||
+		{ echo "Bail out! daemon did not start"; exit 1; }
+	ok "$(grep -q 'open file limit 300 allows only 236 of max_connections 1000' \
+		"$DAEMON_LOG"; echo $?)" "hard fd limit 300: the worker says it serves 236"
+	out=$(python3 "$HSM" flood "$SOCK" 500 "$KNOWN")
+	echo "# hard limit 300: $out"
+	is "$(sed 's/ existing=.*//' <<<"$out")" "answered=235 refused=265 errors=0" \
+		"hard fd limit 300: 236 served (one opened before), the rest refused cleanly"
+	ok "$(grep -c 'accept: ' "$DAEMON_LOG" | grep -qx 0; echo $?)" \
+		"hard fd limit 300: accept(2) never failed"
+	daemon_stop
+	ok $? "clean exit"
+fi
 done_testing
