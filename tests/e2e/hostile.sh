@@ -15,7 +15,8 @@
 # and the limits themselves: max_inflight (replies of a pipelined
 # connection come a deadline apart), max_resolutions (policy fetches at
 # once, counted on the wire), max_connections against the open file limit
-# (raised to fit; a too low hard limit serves fewer, refusing the rest).
+# (raised to fit; a too low hard limit serves fewer, refusing the rest),
+# cache.refresh_concurrency (proactive refresh fetches at once).
 # After each: a normal postmap -q answers correctly, the RSS of every
 # daemon process is within 10 % of the baseline (taken after a warm-up
 # round of normal traffic; "# rss" lines report it), and the cache lists
@@ -350,6 +351,52 @@ if command -v prlimit >/dev/null 2>&1; then
 		"hard fd limit 300: 236 served (one opened before), the rest refused cleanly"
 	ok "$(grep -c 'accept: ' "$DAEMON_LOG" | grep -qx 0; echo $?)" \
 		"hard fd limit 300: accept(2) never failed"
+	daemon_stop
+	ok $? "clean exit"
+	DAEMON=$REAL_DAEMON
+fi
+
+# -- cache.refresh_concurrency = 1 (max_resolutions 8 would allow 2): three
+# cached policies due for a proactive refresh, whose hosts drip; one
+# refresh fetch at a time
+if command -v mdb_load >/dev/null 2>&1; then
+	RC="$T/rcache"
+	mkdir -p "$RC"
+	for d in $SLOW; do
+		python3 - "$d.pstest" <<'PYEOF' | mdb_load -f /dev/stdin "$RC"
+import struct, sys, time
+# an STS enforce record (cache.c's encoding), fetched 100 s ago, expiring
+# in an hour, refresh due a second ago
+d = sys.argv[1]
+now = int(time.time())
+mx = ["mx1." + d]
+v = bytes([0xca, 1, 2, 2, 1, 0, 0])
+v += struct.pack("<Iqqqq", 3700, now - 100, now + 3600, now - 1, 0)
+v += bytes([5]) + b"seed1" + struct.pack("<H", len(mx))
+for p in mx:
+    v += bytes([len(p)]) + p.encode()
+print("VERSION=3\nformat=bytevalue\ntype=btree\nHEADER=END")
+print(" " + d.encode().hex())
+print(" " + v.hex())
+print("DATA=END")
+PYEOF
+	done
+	: >"$DAEMON_LOG"
+	daemon_start "${lines[@]}" "max_resolutions = 8" \
+		"cache { path = \"$RC\" refresh_interval = 1 refresh_concurrency = 1 }" ||
+		{ echo "Bail out! daemon did not start"; exit 1; }
+	fetches=0 seen=0
+	for _i in $(seq 1 40); do
+		n=$(ss -Htn state established "( dport = :443 )" 2>/dev/null |
+			awk -v a="$WORLD_HOSTILE_ADDR:443" '$4 == a' | wc -l)
+		((n > fetches)) && fetches=$n
+		((n > 0)) && seen=$((seen + 1))
+		sleep 0.1
+	done
+	is "$fetches:$((seen > 10))" "1:1" \
+		"refresh_concurrency 1: three due refreshes, one fetch at a time"
+	ok "$(grep -q 'refresh walk: 1 refreshes, 1 jobs running: resuming at' \
+		"$DAEMON_LOG"; echo $?)" "refresh_concurrency 1: the walk waits for the slot"
 	daemon_stop
 	ok $? "clean exit"
 fi
