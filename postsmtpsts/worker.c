@@ -790,7 +790,11 @@ resolver_reply(struct worker *w, const struct ipc_reply *rep)
 		return;		/* every waiter hit its deadline already */
 	ok = rep->status == IPC_STATUS_OK &&
 	    cache_record_decode(rep->record, rep->record_len, &w->rec) == 0;
-	if (!ok)
+	/* TEMP: the resolver said why (and counts it); a bad record is ours */
+	if (!ok && rep->status == IPC_STATUS_TEMP)
+		log_debug(1, "domain=%s: resolver answered TEMP",
+		    rep->domain);
+	else if (!ok)
 		log_warnx("domain=%s: resolver gave no usable record",
 		    rep->domain);
 	buf_init_fixed(&data, w->data, sizeof(w->data));
