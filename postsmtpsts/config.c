@@ -147,6 +147,8 @@ static cfg_opt_t config_https_opts[] = {
 	CFG_STR_CB("proxy", "", CFGF_NONE, config_cb_str),
 	CFG_INT_CB("connect_timeout", 5, CFGF_NONE, config_cb_int),
 	CFG_INT_CB("timeout", 10, CFGF_NONE, config_cb_int),
+	CFG_INT_CB("max_policy_size", CONFIG_MAX_POLICY_SIZE, CFGF_NONE,
+	    config_cb_int),
 	CFG_END()
 };
 
@@ -156,6 +158,7 @@ static cfg_opt_t config_cache_opts[] = {
 	CFG_INT_CB("negative_ttl", 300, CFGF_NONE, config_cb_int),
 	CFG_INT_CB("refresh_before", 0, CFGF_NONE, config_cb_int),
 	CFG_INT_CB("refresh_interval", 60, CFGF_NONE, config_cb_int),
+	CFG_INT_CB("refresh_concurrency", 0, CFGF_NONE, config_cb_int),
 	CFG_BOOL_CB("enabled", cfg_true, CFGF_NONE, config_cb_bool),
 	CFG_END()
 };
@@ -171,6 +174,8 @@ static cfg_opt_t config_opts[] = {
 	    config_cb_str),
 	CFG_INT_CB("workers", 0, CFGF_NONE, config_cb_int),
 	CFG_INT_CB("max_connections", 4096, CFGF_NONE, config_cb_int),
+	CFG_INT_CB("max_inflight", 64, CFGF_NONE, config_cb_int),
+	CFG_INT_CB("max_resolutions", 256, CFGF_NONE, config_cb_int),
 	CFG_INT_CB("idle_timeout", 300, CFGF_NONE, config_cb_int),
 	CFG_FLOAT_CB("request_timeout", 5.0, CFGF_NONE, config_cb_float),
 	CFG_STR_CB("deadline_answer", "notfound", CFGF_NONE, config_cb_str),
@@ -1295,6 +1300,10 @@ config_build_root(struct config_ctx *ctx, cfg_t *cfg, struct config *cf)
 	    "max_connections", 1, CONFIG_MAX_CONNECTIONS);
 	cf->idle_timeout = (int)config_int(ctx, cfg, NULL, "idle_timeout", 1,
 	    CONFIG_MAX_IDLE_TIMEOUT);
+	cf->max_inflight = (int)config_int(ctx, cfg, NULL, "max_inflight", 1,
+	    CONFIG_MAX_INFLIGHT);
+	cf->max_resolutions = (int)config_int(ctx, cfg, NULL,
+	    "max_resolutions", 1, CONFIG_MAX_RESOLUTIONS);
 
 	rt = cfg_getfloat(cfg, "request_timeout") * 1000.0;
 	if (!(rt >= CONFIG_MIN_REQUEST_TIMEOUT_MS &&
@@ -1450,6 +1459,10 @@ config_build_https(struct config_ctx *ctx, cfg_t *cfg, struct config *cf)
 		config_err(ctx, sec, "connect_timeout", 0, "https: "
 		    "connect_timeout (%d) is longer than timeout (%d)",
 		    cf->https.connect_timeout, cf->https.timeout);
+	/* RFC 8461 §3.3 lets a sender cap the policy size; the parser's
+	 * limit (64 KiB) is the most it can take, so only lower is allowed */
+	cf->https.max_policy_size = (size_t)config_int(ctx, sec, "https",
+	    "max_policy_size", CONFIG_MIN_POLICY_SIZE, CONFIG_MAX_POLICY_SIZE);
 }
 
 /* config_build_cache - the cache section */
@@ -1469,6 +1482,16 @@ config_build_cache(struct config_ctx *ctx, cfg_t *cfg, struct config *cf)
 	    "refresh_before", 0, CONFIG_MAX_REFRESH_BEFORE);
 	cf->cache.refresh_interval = (int)config_int(ctx, sec, "cache",
 	    "refresh_interval", 1, CONFIG_MAX_REFRESH_INTERVAL);
+	/* 0: a quarter of the discovery slots, the rest left to requests */
+	v = config_int(ctx, sec, "cache", "refresh_concurrency", 0,
+	    CONFIG_MAX_RESOLUTIONS);
+	if (v > cf->max_resolutions && cf->max_resolutions > 0)
+		config_err(ctx, sec, "refresh_concurrency", 0, "cache: "
+		    "refresh_concurrency (%ld) is more than max_resolutions "
+		    "(%d)", v, cf->max_resolutions);
+	else if (v == 0)
+		v = cf->max_resolutions > 4 ? cf->max_resolutions / 4 : 1;
+	cf->cache.refresh_concurrency = (int)v;
 	cf->cache.enabled = cfg_getbool(sec, "enabled") ? 1 : 0;
 }
 
@@ -1731,6 +1754,8 @@ config_dump(const struct config *cf, FILE *fp)
 	fprintf(fp, "workers = %d\n", cf->workers);
 	fprintf(fp, "max_connections = %d\n", cf->max_connections);
 	fprintf(fp, "idle_timeout = %d\n", cf->idle_timeout);
+	fprintf(fp, "max_inflight = %d\n", cf->max_inflight);
+	fprintf(fp, "max_resolutions = %d\n", cf->max_resolutions);
 	ms = cf->request_timeout_ms;
 	if (ms % 1000 == 0)
 		fprintf(fp, "request_timeout = %d\n", ms / 1000);
@@ -1808,12 +1833,15 @@ config_dump(const struct config *cf, FILE *fp)
 	config_dump_kv(fp, "\t", "proxy", cf->https.proxy);
 	fprintf(fp, "\tconnect_timeout = %d\n", cf->https.connect_timeout);
 	fprintf(fp, "\ttimeout = %d\n", cf->https.timeout);
+	fprintf(fp, "\tmax_policy_size = %zu\n", cf->https.max_policy_size);
 	fputs("}\n\ncache {\n", fp);
 	config_dump_kv(fp, "\t", "path", cf->cache.path);
 	fprintf(fp, "\tmax_size = %zu\n", cf->cache.max_size);
 	fprintf(fp, "\tnegative_ttl = %d\n", cf->cache.negative_ttl);
 	fprintf(fp, "\trefresh_before = %d\n", cf->cache.refresh_before);
 	fprintf(fp, "\trefresh_interval = %d\n", cf->cache.refresh_interval);
+	fprintf(fp, "\trefresh_concurrency = %d\n",
+	    cf->cache.refresh_concurrency);
 	fprintf(fp, "\tenabled = %s\n", cf->cache.enabled ? "true" : "false");
 	fputs("}\n", fp);
 }

@@ -42,6 +42,10 @@
 #define CONFIG_MAX_FILE_SIZE	(16 * 1024 * 1024)	/* bytes */
 #define CONFIG_MAX_WORKERS	256
 #define CONFIG_MAX_CONNECTIONS	1000000
+#define CONFIG_MAX_INFLIGHT	4096	/* pending requests per connection */
+#define CONFIG_MAX_RESOLUTIONS	4096	/* discoveries at once (resolver) */
+#define CONFIG_MIN_POLICY_SIZE	256	/* bytes: a minimal policy fits */
+#define CONFIG_MAX_POLICY_SIZE	65536	/* RFC 8461 §3.3: 64 KiB */
 #define CONFIG_MAX_IDLE_TIMEOUT	86400
 #define CONFIG_MIN_REQUEST_TIMEOUT_MS 1
 #define CONFIG_MAX_REQUEST_TIMEOUT_MS 60000	/* well below Postfix's 100s */
@@ -129,6 +133,7 @@ struct config_https {
 	char		*proxy;			/* NULL = none */
 	int		 connect_timeout;
 	int		 timeout;
+	size_t		 max_policy_size;	/* body bytes, <= 64 KiB */
 };
 
 struct config_cache {
@@ -138,6 +143,8 @@ struct config_cache {
 	int		 refresh_before;	/* 0 = half of max_age */
 	int		 refresh_interval;	/* seconds between refresh
 						   ticks (resolver) */
+	int		 refresh_concurrency;	/* resolved: refreshes at once,
+						   <= max_resolutions */
 	int		 enabled;
 };
 
@@ -156,6 +163,8 @@ struct config {
 	char		*runtime_dir;		/* internal sockets */
 	int		 workers;		/* resolved: >= 1 */
 	int		 max_connections;	/* per worker */
+	int		 max_inflight;		/* pending requests per conn */
+	int		 max_resolutions;	/* discoveries at once */
 	int		 idle_timeout;
 	int		 request_timeout_ms;	/* per-request deadline */
 	enum config_answer deadline_answer;	/* NOTFOUND or TEMP */

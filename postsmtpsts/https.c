@@ -12,7 +12,8 @@
  *    exists, curl's built-in default otherwise) - never both;
  *  - no redirects: FOLLOWLOCATION off, a 3xx is HTTPS_ERR_REDIRECT;
  *  - status 200 only, media type text/plain (parameters allowed);
- *  - the body is at most HTTPS_MAX_BODY bytes: a larger Content-Length is
+ *  - the body is at most https.max_policy_size bytes (HTTPS_MAX_BODY, 64 KiB,
+ *    by default and at most): a larger Content-Length is
  *    refused before the body (CURLOPT_MAXFILESIZE_LARGE and our own check),
  *    a chunked body is aborted from the write callback as soon as it would
  *    grow past the limit;
@@ -110,6 +111,7 @@ struct https {
 	char		*proxy;
 	long		 connect_timeout_ms;
 	long		 timeout_ms;
+	size_t		 max_body;	/* https.max_policy_size */
 	struct https_fetches fetches;	/* in curl */
 	struct https_fetches done;	/* finished, callback pending */
 	LIST_HEAD(, https_sock) socks;
@@ -246,6 +248,9 @@ https_new(struct event_base *base, const struct config_https *cf, char *err,
 	h->connect_timeout_ms = https_ms(cf->connect_timeout,
 	    HTTPS_DEFAULT_CONNECT_TIMEOUT_MS);
 	h->timeout_ms = https_ms(cf->timeout, HTTPS_DEFAULT_TIMEOUT_MS);
+	h->max_body = cf->max_policy_size > 0 &&
+	    cf->max_policy_size < HTTPS_MAX_BODY ? cf->max_policy_size :
+	    HTTPS_MAX_BODY;
 	if ((h->multi = curl_multi_init()) == NULL ||
 	    (h->timer = evtimer_new(base, https_timer_fired, h)) == NULL) {
 		snprintf(err, errsz, "cannot create the curl multi handle");
@@ -324,11 +329,11 @@ https_check_head(struct https_fetch *f)
 		return (-1);
 	}
 	if (curl_easy_getinfo(f->easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T,
-	    &clen) == CURLE_OK && clen > HTTPS_MAX_BODY) {
+	    &clen) == CURLE_OK && clen > (curl_off_t)f->h->max_body) {
 		f->abort_kind = HTTPS_ERR_TOO_LARGE;
 		snprintf(f->detail, sizeof(f->detail),
-		    "Content-Length %lld exceeds %d bytes", (long long)clen,
-		    HTTPS_MAX_BODY);
+		    "Content-Length %lld exceeds %zu bytes", (long long)clen,
+		    f->h->max_body);
 		return (-1);
 	}
 	return (0);
@@ -343,10 +348,10 @@ https_write_cb(char *ptr, size_t size, size_t nmemb, void *userdata)
 
 	if (!f->head_checked && https_check_head(f) == -1)
 		return (0);
-	if (n > HTTPS_MAX_BODY - f->body.len) {
+	if (n > f->h->max_body - f->body.len) {
 		f->abort_kind = HTTPS_ERR_TOO_LARGE;
 		snprintf(f->detail, sizeof(f->detail),
-		    "body exceeds %d bytes", HTTPS_MAX_BODY);
+		    "body exceeds %zu bytes", f->h->max_body);
 		return (0);
 	}
 	if (buf_append(&f->body, ptr, n) == -1)
@@ -445,8 +450,8 @@ https_finish(struct https_fetch *f)
 		else {
 			kind = HTTPS_ERR_TOO_LARGE;
 			snprintf(f->detail, sizeof(f->detail),
-			    "Content-Length exceeds %d bytes",
-			    HTTPS_MAX_BODY);
+			    "Content-Length exceeds %zu bytes",
+			    f->h->max_body);
 		}
 	} else if (f->rc != CURLE_OK) {
 		kind = https_error_from_curl(f->rc);
@@ -640,7 +645,7 @@ https_setup(struct https_fetch *f)
 	HTTPS_SETOPT(CURLOPT_TIMEOUT_MS, h->timeout_ms);
 	HTTPS_SETOPT(CURLOPT_LOW_SPEED_LIMIT, (long)HTTPS_LOW_SPEED_LIMIT);
 	HTTPS_SETOPT(CURLOPT_LOW_SPEED_TIME, (long)HTTPS_LOW_SPEED_TIME);
-	HTTPS_SETOPT(CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)HTTPS_MAX_BODY);
+	HTTPS_SETOPT(CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)h->max_body);
 	HTTPS_SETOPT(CURLOPT_USERAGENT, HTTPS_USER_AGENT);
 	HTTPS_SETOPT(CURLOPT_NOSIGNAL, 1L);
 	HTTPS_SETOPT(CURLOPT_WRITEFUNCTION, https_write_cb);
@@ -670,7 +675,7 @@ https_fetch(struct https *h, const char *host, const char *const *addrs,
 	f->cb = cb;
 	f->arg = arg;
 	f->host = xstrdup(host);
-	buf_init(&f->body, HTTPS_MAX_BODY);
+	buf_init(&f->body, h->max_body);
 	TAILQ_INSERT_TAIL(&h->fetches, f, entry);
 
 	if (!https_host_ok(host)) {

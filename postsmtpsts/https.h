@@ -66,7 +66,8 @@ struct https_fetch;
 
 /*
  * https_new - a fetcher on base configured from cf (CA file or the system
- * store, optional proxy, timeouts in seconds; 0 = default).  Returns NULL
+ * store, optional proxy, timeouts in seconds; 0 = default; body limit
+ * max_policy_size, 0 or over HTTPS_MAX_BODY = HTTPS_MAX_BODY).  Returns NULL
  * with a message in err (size errsz) on failure.
  */
 struct https	*https_new(struct event_base *base,

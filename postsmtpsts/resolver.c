@@ -4,8 +4,22 @@
  * Requests arrive from front workers as ipc requests (one domain each).
  * For each domain at most one discovery runs at a time (a "job"); every
  * worker connection that asks while it runs is added to its waiters and
- * gets the same reply.  At most RESOLVER_MAX_JOBS discoveries run at once;
- * the rest wait in FIFO order.
+ * gets the same reply.  At most max_resolutions discoveries run at once;
+ * the rest wait in FIFO order, at most RESOLVER_QUEUE_PER_SLOT times
+ * max_resolutions of them: a
+ * request beyond that is answered IPC_STATUS_TEMP at once (the worker
+ * answers it like a deadline: deadline_answer), so a flood of distinct
+ * names costs bounded memory and every queued name is reached within a
+ * bounded time.
+ *
+ * Replies to a worker are sent without blocking.  When the worker's
+ * socket is full (the worker is not reading), replies wait in a
+ * per-connection queue of at most RESOLVER_MAX_OUTQ messages and
+ * RESOLVER_MAX_OUTQ_BYTES bytes, flushed when the socket has room; a
+ * reply that does not fit is dropped and counted (logged at most once a
+ * minute with the totals): the waiting requests get their deadline
+ * answer, and the result is in the cache for the next one.  A worker
+ * that stops reading never stalls the resolver nor grows it.
  *
  * A job has two parts, run at the same time, each only if its cached
  * record is missing or stale:
@@ -30,7 +44,7 @@
  * for each STS entry past its next_refresh (a DANE entry: a DANE-only job).
  * Such a job fetches without the known id, so a successful fetch extends
  * max_age; a failure keeps the policy and backs off (facts_merge).  At most
- * RESOLVER_REFRESH_JOBS refreshes run at once, leaving the other job slots
+ * cache.refresh_concurrency refreshes run at once, leaving the other job slots
  * to requests; the walk stops at the limit and resumes there after
  * RESOLVER_REFRESH_BUSY_MS.
  * Entries expired for more than RESOLVER_EXPIRED_GRACE seconds are
@@ -70,6 +84,7 @@
 #include "xmalloc.h"
 
 #define RESOLVER_BUCKETS	1024	/* power of two */
+#define RESOLVER_TRIM_OUTQ	256	/* a queue this long ran dry: xtrim */
 
 struct job;
 struct rconn;
@@ -106,12 +121,24 @@ struct job {
 	size_t		 domain_len;
 };
 
+/* A reply that did not fit into the worker's socket yet. */
+struct rmsg {
+	STAILQ_ENTRY(rmsg) entry;
+	size_t		 len;
+	unsigned char	 data[];
+};
+
 struct rconn {
 	TAILQ_ENTRY(rconn) entry;
 	TAILQ_HEAD(, waiter) waiters;
 	struct resolver	*r;
 	int		 fd;
 	struct event	*ev;
+	struct event	*ev_write;	/* armed while outq is not empty */
+	STAILQ_HEAD(, rmsg) outq;
+	size_t		 noutq;
+	size_t		 outq_bytes;
+	size_t		 outq_peak;	/* replies queued at most since empty */
 };
 
 struct resolver {
@@ -140,8 +167,13 @@ struct resolver {
 	int		 nrconns;
 	struct job	*jobs[RESOLVER_BUCKETS];
 	TAILQ_HEAD(, job) queue;
+	int		 nqueued;
 	int		 running;
 	time_t		 last_write_error;
+	unsigned long long dropped;	/* replies a full worker lost */
+	unsigned long long refused;	/* requests over the queue bound */
+	time_t		 last_drop_log;
+	time_t		 last_refuse_log;
 	unsigned char	 msg[IPC_MAX_MSG];
 	unsigned char	 rec[IPC_MAX_RECORD];
 	unsigned char	 drec[IPC_MAX_RECORD];
@@ -215,7 +247,99 @@ waiter_free(struct waiter *wt)
 	free(wt);
 }
 
-/* resolver_send - one reply to one worker connection */
+/*
+ * rconn_enqueue - keep a reply until the worker's socket has room, or drop
+ * it when the connection's queue is full
+ */
+static void
+rconn_enqueue(struct rconn *rc, const char *domain, const unsigned char *msg,
+    size_t len)
+{
+	struct resolver	*r = rc->r;
+	struct rmsg	*m;
+	time_t		 now;
+
+	if (rc->noutq >= RESOLVER_MAX_OUTQ ||
+	    len > RESOLVER_MAX_OUTQ_BYTES - rc->outq_bytes) {
+		r->dropped++;
+		now = time(NULL);
+		if (now - r->last_drop_log >= 60) {
+			log_warnx("worker not reading: reply for %s dropped "
+			    "(queue %zu replies, %zu bytes; "
+			    "replies_dropped=%llu)", domain, rc->noutq,
+			    rc->outq_bytes, r->dropped);
+			r->last_drop_log = now;
+		}
+		return;
+	}
+	m = xmalloc(sizeof(*m) + len);
+	m->len = len;
+	memcpy(m->data, msg, len);
+	STAILQ_INSERT_TAIL(&rc->outq, m, entry);
+	rc->noutq++;
+	rc->outq_bytes += len;
+	if (rc->noutq > rc->outq_peak)
+		rc->outq_peak = rc->noutq;
+	if (rc->noutq == 1)
+		event_add(rc->ev_write, NULL);
+}
+
+/* rconn_outq_empty - the queue ran dry: after a big one, give the memory
+ * back (xtrim) */
+static void
+rconn_outq_empty(struct rconn *rc)
+{
+	if (rc->outq_peak >= RESOLVER_TRIM_OUTQ)
+		xtrim();
+	rc->outq_peak = 0;
+}
+
+/* rconn_outq_clear - forget every queued reply */
+static void
+rconn_outq_clear(struct rconn *rc)
+{
+	struct rmsg	*m;
+
+	while ((m = STAILQ_FIRST(&rc->outq)) != NULL) {
+		STAILQ_REMOVE_HEAD(&rc->outq, entry);
+		free(m);
+	}
+	rc->noutq = 0;
+	rc->outq_bytes = 0;
+	rconn_outq_empty(rc);
+}
+
+/* rconn_write_cb - the worker's socket has room: send what is queued */
+static void
+rconn_write_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct rconn	*rc = arg;
+	struct rmsg	*m;
+
+	(void)what;
+	while ((m = STAILQ_FIRST(&rc->outq)) != NULL) {
+		if (send(fd, m->data, m->len, MSG_DONTWAIT | MSG_NOSIGNAL) ==
+		    -1) {
+			if (errno == EAGAIN || errno == EWOULDBLOCK ||
+			    errno == ENOBUFS || errno == EINTR) {
+				event_add(rc->ev_write, NULL);
+				return;
+			}
+			/* the worker is gone: its EOF frees the connection;
+			 * until then, nothing queued can be delivered */
+			log_warn("send queued reply to a worker");
+			rconn_outq_clear(rc);
+			return;
+		}
+		STAILQ_REMOVE_HEAD(&rc->outq, entry);
+		rc->noutq--;
+		rc->outq_bytes -= m->len;
+		free(m);
+	}
+	rconn_outq_empty(rc);
+}
+
+/* resolver_send - one reply to one worker connection, never blocking */
 static void
 resolver_send(struct rconn *rc, const char *domain, size_t len,
     int status, const unsigned char *rec, size_t rec_len,
@@ -235,10 +359,18 @@ resolver_send(struct rconn *rc, const char *domain, size_t len,
 	rep.dane_len = drec_len;
 	if ((n = ipc_reply_encode(&rep, r->msg, sizeof(r->msg))) == -1)
 		panic("resolver_send: cannot encode reply for %s", domain);
-	/* Blocking send: a worker that stopped reading is a bug, and the
-	 * socket buffer holds thousands of replies. */
-	if (send(rc->fd, r->msg, (size_t)n, MSG_NOSIGNAL) == -1)
-		log_warn("send reply for %s to a worker", domain);
+	if (STAILQ_EMPTY(&rc->outq)) {
+		if (send(rc->fd, r->msg, (size_t)n, MSG_DONTWAIT |
+		    MSG_NOSIGNAL) != -1)
+			return;
+		if (errno != EAGAIN && errno != EWOULDBLOCK &&
+		    errno != ENOBUFS && errno != EINTR) {
+			/* the worker is gone: its EOF frees the connection */
+			log_warn("send reply for %s to a worker", domain);
+			return;
+		}
+	}
+	rconn_enqueue(rc, domain, r->msg, (size_t)n);
 }
 
 /* job_free - forget a finished or cancelled job */
@@ -257,8 +389,10 @@ job_free(struct job *j)
 			*pp = j->next;
 			break;
 		}
-	if (j->queued)
+	if (j->queued) {
 		TAILQ_REMOVE(&r->queue, j, q_entry);
+		r->nqueued--;
+	}
 	if (j->refresh)
 		r->refreshing--;
 	discover_cancel(j->dv);
@@ -310,10 +444,11 @@ job_finish(struct job *j)
 		    len > 0 ? r->rec : NULL, len, dlen > 0 ? r->drec : NULL,
 		    dlen);
 	job_free(j);
-	while (r->running < RESOLVER_MAX_JOBS &&
+	while (r->running < r->cf->max_resolutions &&
 	    (next = TAILQ_FIRST(&r->queue)) != NULL) {
 		TAILQ_REMOVE(&r->queue, next, q_entry);
 		next->queued = 0;
+		r->nqueued--;
 		job_start(next);
 	}
 }
@@ -499,8 +634,8 @@ resolver_walk_cb(const char *key, size_t klen,
 	    now < rec->expires_at && now >= rec->next_refresh;
 	if (due && len > 0 && len <= DOMAIN_MAX_LEN &&
 	    job_find(r, domain, len) == NULL) {
-		if (r->refreshing >= RESOLVER_REFRESH_JOBS ||
-		    r->running >= RESOLVER_MAX_JOBS) {
+		if (r->refreshing >= r->cf->cache.refresh_concurrency ||
+		    r->running >= r->cf->max_resolutions) {
 			r->walk_full = 1;
 			log_debug(1, "refresh walk: %d refreshes, %d jobs "
 			    "running: resuming at %s later", r->refreshing,
@@ -590,6 +725,28 @@ resolver_refresh_cb(evutil_socket_t fd, short what, void *arg)
 	}
 }
 
+/*
+ * resolver_refuse - every discovery slot is busy and the queue is full:
+ * answer TEMP now (the worker answers deadline_answer) rather than queue
+ * without bound
+ */
+static void
+resolver_refuse(struct rconn *rc, const struct ipc_request *req)
+{
+	struct resolver	*r = rc->r;
+	time_t		 now = time(NULL);
+
+	r->refused++;
+	if (now - r->last_refuse_log >= 60) {
+		log_warnx("domain=%s: %d discoveries running, %d queued: "
+		    "answered TEMP (requests_refused=%llu)", req->domain,
+		    r->running, r->nqueued, r->refused);
+		r->last_refuse_log = now;
+	}
+	resolver_send(rc, req->domain, req->domain_len, IPC_STATUS_TEMP, NULL,
+	    0, NULL, 0);
+}
+
 /* resolver_request - a worker asks about a domain */
 static void
 resolver_request(struct rconn *rc, const struct ipc_request *req)
@@ -624,6 +781,11 @@ resolver_request(struct rconn *rc, const struct ipc_request *req)
 			    NULL, dlen);
 			return;
 		}
+		if (r->running >= r->cf->max_resolutions && r->nqueued >=
+		    RESOLVER_QUEUE_PER_SLOT * r->cf->max_resolutions) {
+			resolver_refuse(rc, req);
+			return;
+		}
 		j = job_new(r, req->domain, req->domain_len,
 		    have ? &rec : NULL);
 		if (have_d) {
@@ -633,10 +795,11 @@ resolver_request(struct rconn *rc, const struct ipc_request *req)
 		j->bypass = (req->flags & IPC_FLAG_REFRESH) != 0;
 		j->want_sts = !sts_fresh;
 		j->want_dane = r->cf->dane && !dane_fresh;
-		if (r->running < RESOLVER_MAX_JOBS)
+		if (r->running < r->cf->max_resolutions)
 			job_start(j);
 		else {
 			j->queued = 1;
+			r->nqueued++;
 			TAILQ_INSERT_TAIL(&r->queue, j, q_entry);
 		}
 	} else {
@@ -678,9 +841,11 @@ rconn_free(struct rconn *rc)
 
 	while ((wt = TAILQ_FIRST(&rc->waiters)) != NULL)
 		waiter_free(wt);	/* the job runs on: it fills the cache */
+	rconn_outq_clear(rc);
 	TAILQ_REMOVE(&r->rconns, rc, entry);
 	r->nrconns--;
 	event_free(rc->ev);
+	event_free(rc->ev_write);
 	close(rc->fd);
 	free(rc);
 }
@@ -721,7 +886,8 @@ resolver_accept_cb(evutil_socket_t lfd, short what, void *arg)
 	int		 fd;
 
 	(void)what;
-	if ((fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC)) == -1) {
+	if ((fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK)) ==
+	    -1) {
 		if (errno != EAGAIN && errno != EINTR)
 			log_warn("accept on the resolver socket");
 		return;
@@ -735,8 +901,12 @@ resolver_accept_cb(evutil_socket_t lfd, short what, void *arg)
 	rc->r = r;
 	rc->fd = fd;
 	TAILQ_INIT(&rc->waiters);
+	STAILQ_INIT(&rc->outq);
 	rc->ev = event_new(r->base, fd, EV_READ | EV_PERSIST, rconn_read_cb,
 	    rc);
+	rc->ev_write = event_new(r->base, fd, EV_WRITE, rconn_write_cb, rc);
+	if (rc->ev == NULL || rc->ev_write == NULL)
+		fatalx("resolver: out of memory for a worker connection");
 	event_add(rc->ev, NULL);
 	TAILQ_INSERT_TAIL(&r->rconns, rc, entry);
 	r->nrconns++;

@@ -12,11 +12,15 @@
 
 struct config;
 
-#define RESOLVER_MAX_JOBS	256	/* discoveries running at once */
+/* Discoveries at once: max_resolutions; proactive refreshes among them:
+ * cache.refresh_concurrency (config.h). */
+#define RESOLVER_QUEUE_PER_SLOT	16	/* discoveries waiting for a slot,
+					   per max_resolutions; beyond, a
+					   request gets TEMP */
 #define RESOLVER_MAX_CONNS	1024	/* worker connections */
-#define RESOLVER_REFRESH_JOBS	(RESOLVER_MAX_JOBS / 4)	/* proactive refreshes
-					   at once: the rest is left to
-					   requests */
+#define RESOLVER_MAX_OUTQ	4096	/* replies queued per worker when
+					   its socket is full ... */
+#define RESOLVER_MAX_OUTQ_BYTES	(4 * 1024 * 1024)	/* ... and bytes */
 #define RESOLVER_REFRESH_SLICE	2000	/* cache entries walked per tick */
 #define RESOLVER_REFRESH_PAUSE_MS 10	/* between slices of one pass */
 #define RESOLVER_REFRESH_BUSY_MS 1000	/* retry when refresh slots are full */

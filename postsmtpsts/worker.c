@@ -20,7 +20,10 @@
  *  - an idle connection (or one stalled mid-request) is closed after
  *    idle_timeout seconds.
  * Connections over max_connections are accepted and closed at once: the
- * listener stays responsive and Postfix retries.
+ * listener stays responsive and Postfix retries.  The soft open-file limit
+ * is raised to fit max_connections (or the limit lowered to what fits).
+ * At most max_inflight requests per connection wait for an answer; above
+ * that the connection is not read until answers have left.
  *
  * Lookups the worker cannot answer at once (no pin, no fresh cache entry)
  * go to the resolver process over a SOCK_SEQPACKET socket.  Requests for
@@ -38,6 +41,7 @@
 #include "autoconf.h"
 
 #include <sys/queue.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 
@@ -73,6 +77,14 @@
 #define WORKER_REPLY_BUFSZ	(NETSTRING_MAX_DIGITS + 2 + SOCKMAP_MAX_REPLY)
 #define WORKER_INFLIGHT_BUCKETS	4096	/* power of two */
 #define WORKER_RECONNECT_MS	500
+/* Descriptors a worker needs besides its connections: listeners, the
+ * resolver socket, the cache, the event base, logging. */
+#define WORKER_FD_RESERVE	64
+/* Give memory back (xtrim) once this many connections are gone since the
+ * peak, or a connection that held a big output buffer closed; the trim
+ * waits until the burst is over. */
+#define WORKER_TRIM_CONNS	256
+#define WORKER_TRIM_DELAY_MS	200
 
 struct inflight;
 
@@ -114,6 +126,7 @@ struct conn {
 	int		 nslots;
 	int		 closing;	/* close once output is written */
 	int		 reading_paused;
+	int		 big;		/* output went over OUTPUT_HIGH */
 };
 
 struct worker {
@@ -124,6 +137,11 @@ struct worker {
 	int		 nlisteners;
 	TAILQ_HEAD(, conn) conns;
 	int		 nconns;
+	int		 max_conns;	/* max_connections, or what fds allow */
+	int		 conns_peak;	/* since the last trim */
+	struct event	*ev_trim;
+	unsigned long long refused;	/* connections over max_conns */
+	time_t		 last_refuse_log;
 	int		 draining;
 	struct event	*ev_term;
 	struct event	*ev_int;
@@ -222,6 +240,28 @@ slot_free(struct slot *sl)
 	free(sl);
 }
 
+/* worker_trim_cb - the burst is over: give free memory back */
+static void
+worker_trim_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct worker	*w = arg;
+
+	(void)fd;
+	(void)what;
+	xtrim();
+	w->conns_peak = w->nconns;
+}
+
+/* worker_trim_soon - trim once nothing more was freed for a moment */
+static void
+worker_trim_soon(struct worker *w)
+{
+	struct timeval	 tv = { 0, WORKER_TRIM_DELAY_MS * 1000 };
+
+	if (w->ev_trim != NULL && !w->draining)
+		evtimer_add(w->ev_trim, &tv);
+}
+
 /* conn_free - close and forget a connection and its pending requests */
 static void
 conn_free(struct conn *c)
@@ -235,6 +275,8 @@ conn_free(struct conn *c)
 	}
 	TAILQ_REMOVE(&w->conns, c, entry);
 	w->nconns--;
+	if (c->big || w->conns_peak - w->nconns >= WORKER_TRIM_CONNS)
+		worker_trim_soon(w);
 	event_free(c->ev_read);
 	event_free(c->ev_write);
 	event_free(c->ev_idle);
@@ -562,9 +604,11 @@ conn_process(struct conn *c)
 
 	while ((len = evbuffer_get_length(in)) > 0 && !c->closing) {
 		if (evbuffer_get_length(out) > WORKER_OUTPUT_HIGH ||
-		    c->nslots >= WORKER_MAX_INFLIGHT) {
+		    c->nslots >= c->w->cf->max_inflight) {
 			/* The client is not reading, or has too many
 			 * lookups running: stop until that changes. */
+			if (evbuffer_get_length(out) > WORKER_OUTPUT_HIGH)
+				c->big = 1;
 			conn_read_enable(c, 0);
 			c->reading_paused = 1;
 			return (0);
@@ -602,7 +646,7 @@ conn_process(struct conn *c)
 /*
  * conn_kick - push output; resume reading a paused connection once its
  * client has caught up (output below WORKER_OUTPUT_LOW, lookups below
- * WORKER_MAX_INFLIGHT), serving what is already buffered
+ * max_inflight), serving what is already buffered
  */
 static void
 conn_kick(struct conn *c)
@@ -612,7 +656,7 @@ conn_kick(struct conn *c)
 			return;
 		if (!c->reading_paused || c->closing ||
 		    evbuffer_get_length(c->out) >= WORKER_OUTPUT_LOW ||
-		    c->nslots >= WORKER_MAX_INFLIGHT)
+		    c->nslots >= c->w->cf->max_inflight)
 			return;
 		c->reading_paused = 0;
 		conn_read_enable(c, 1);
@@ -700,9 +744,16 @@ worker_accept_cb(struct evconnlistener *l, evutil_socket_t fd,
 	(void)l;
 	(void)sa;
 	(void)salen;
-	if (w->draining || w->nconns >= w->cf->max_connections) {
-		log_warnx("connection limit %d reached: refusing connection",
-		    w->cf->max_connections);
+	if (w->draining || w->nconns >= w->max_conns) {
+		/* Closed at once: the client sees EOF and retries, the
+		 * connections we serve carry on.  One log line a minute. */
+		w->refused++;
+		if (!w->draining && time(NULL) - w->last_refuse_log >= 60) {
+			log_warnx("worker %d: connection limit %d reached: "
+			    "refusing connections (connections_refused=%llu)",
+			    w->id, w->max_conns, w->refused);
+			w->last_refuse_log = time(NULL);
+		}
 		evutil_closesocket(fd);
 		return;
 	}
@@ -721,6 +772,8 @@ worker_accept_cb(struct evconnlistener *l, evutil_socket_t fd,
 		fatalx("worker %d: out of memory for a connection", w->id);
 	TAILQ_INSERT_TAIL(&w->conns, c, entry);
 	w->nconns++;
+	if (w->nconns > w->conns_peak)
+		w->conns_peak = w->nconns;
 	conn_read_enable(c, 1);
 	evtimer_add(c->ev_idle, &w->idle);
 }
@@ -754,7 +807,11 @@ resolver_reply(struct worker *w, const struct ipc_reply *rep)
 	    cache_record_decode(rep->dane, rep->dane_len, &w->drec) == 0 &&
 	    w->drec.kind == CACHE_KIND_DANE;
 	ok = rep->status == IPC_STATUS_OK && (have_sts || have_dane);
-	if (!ok)
+	/* TEMP: the resolver said why (and counts it); a bad record is ours */
+	if (!ok && rep->status == IPC_STATUS_TEMP)
+		log_debug(1, "domain=%s: resolver answered TEMP",
+		    rep->domain);
+	else if (!ok)
 		log_warnx("domain=%s: resolver gave no usable record",
 		    rep->domain);
 	buf_init_fixed(&data, w->data, sizeof(w->data));
@@ -908,6 +965,41 @@ resolver_connect(struct worker *w)
 	resolver_flush(w);
 }
 
+/*
+ * worker_fd_limit - make room for max_connections descriptors: raise the
+ * soft RLIMIT_NOFILE up to the hard one if needed; if even that is too
+ * low, serve fewer connections (an accept(2) failing with EMFILE would
+ * leave the client hanging in the backlog instead of refused)
+ */
+static int
+worker_fd_limit(const struct config *cf, int id)
+{
+	struct rlimit	 rl;
+	rlim_t		 need = (rlim_t)cf->max_connections + WORKER_FD_RESERVE;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == -1) {
+		log_warn("worker %d: getrlimit", id);
+		return (cf->max_connections);
+	}
+	if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < need) {
+		rl.rlim_cur = rl.rlim_max == RLIM_INFINITY ||
+		    rl.rlim_max >= need ? need : rl.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &rl) == -1)
+			log_warn("worker %d: setrlimit", id);
+		if (getrlimit(RLIMIT_NOFILE, &rl) == -1)
+			return (cf->max_connections);
+	}
+	if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= need)
+		return (cf->max_connections);
+	log_warnx("worker %d: open file limit %llu allows only %llu of "
+	    "max_connections %d", id, (unsigned long long)rl.rlim_cur,
+	    rl.rlim_cur > 2 * WORKER_FD_RESERVE ? (unsigned long long)
+	    (rl.rlim_cur - WORKER_FD_RESERVE) : (unsigned long long)
+	    WORKER_FD_RESERVE, cf->max_connections);
+	return (rl.rlim_cur > 2 * WORKER_FD_RESERVE ?
+	    (int)(rl.rlim_cur - WORKER_FD_RESERVE) : WORKER_FD_RESERVE);
+}
+
 /* worker_drain_cb - grace period over: exit even with open connections */
 static void
 worker_drain_cb(evutil_socket_t fd, short what, void *arg)
@@ -976,6 +1068,7 @@ worker_main(const struct config *cf, const int *fds, int nfds, int id)
 	w->deadline.tv_sec = cf->request_timeout_ms / 1000;
 	w->deadline.tv_usec = (cf->request_timeout_ms % 1000) * 1000;
 	w->idle.tv_sec = cf->idle_timeout;
+	w->max_conns = worker_fd_limit(cf, id);
 	TAILQ_INIT(&w->conns);
 	TAILQ_INIT(&w->unsent);
 	signal(SIGPIPE, SIG_IGN);
@@ -997,6 +1090,7 @@ worker_main(const struct config *cf, const int *fds, int nfds, int id)
 	evsignal_add(w->ev_term, NULL);
 	evsignal_add(w->ev_int, NULL);
 	w->ev_reconnect = evtimer_new(w->base, resolver_reconnect_cb, w);
+	w->ev_trim = evtimer_new(w->base, worker_trim_cb, w);
 	resolver_connect(w);
 	log_debug(1, "worker %d started", id);
 
@@ -1017,6 +1111,8 @@ worker_main(const struct config *cf, const int *fds, int nfds, int id)
 		close(w->rfd);
 	}
 	event_free(w->ev_reconnect);
+	event_free(w->ev_trim);
+	w->ev_trim = NULL;
 	if (w->cache != NULL)
 		cache_close(w->cache);
 	if (w->ev_drain != NULL)

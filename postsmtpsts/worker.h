@@ -13,8 +13,7 @@
 
 struct config;
 
-/* Hard per-connection limits (not configurable: protocol bounds). */
-#define WORKER_MAX_INFLIGHT	64		/* requests pending per conn */
+/* Per-connection output bounds; pending requests: max_inflight. */
 #define WORKER_OUTPUT_HIGH	(256 * 1024)	/* stop reading above this */
 #define WORKER_OUTPUT_LOW	(64 * 1024)	/* resume reading below this */
 

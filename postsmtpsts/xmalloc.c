@@ -9,9 +9,20 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include "log.h"
 #include "xmalloc.h"
+
+void
+xtrim(void)
+{
+#ifdef __GLIBC__
+	malloc_trim(0);
+#endif
+}
 
 void *
 xmalloc(size_t size)

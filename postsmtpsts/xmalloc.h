@@ -16,5 +16,11 @@ void	*xreallocarray(void *ptr, size_t nmemb, size_t size);
 char	*xstrdup(const char *s);
 /* xmemdup0 - copy len bytes and NUL-terminate; the caller frees */
 char	*xmemdup0(const void *p, size_t len);
+/*
+ * xtrim - give free heap memory back to the system after a burst (many
+ * connections closed, big buffers freed), so a hostile peer's spike does
+ * not stay in the RSS; glibc's malloc_trim(3), a no-op elsewhere
+ */
+void	 xtrim(void);
 
 #endif

@@ -100,6 +100,8 @@ empty_file_gives_defaults(void **state)
 	assert_true(cf->workers >= 1 && cf->workers <= CONFIG_MAX_WORKERS);
 	assert_int_equal(cf->max_connections, 4096);
 	assert_int_equal(cf->idle_timeout, 300);
+	assert_int_equal(cf->max_inflight, 64);
+	assert_int_equal(cf->max_resolutions, 256);
 	assert_int_equal(cf->request_timeout_ms, 5000);
 	assert_int_equal(cf->deadline_answer, CONFIG_ANSWER_NOTFOUND);
 	assert_int_equal(cf->syslog_facility, LOG_MAIL);
@@ -130,12 +132,14 @@ empty_file_gives_defaults(void **state)
 	assert_null(cf->https.proxy);
 	assert_int_equal(cf->https.connect_timeout, 5);
 	assert_int_equal(cf->https.timeout, 10);
+	assert_int_equal(cf->https.max_policy_size, 65536);
 	assert_string_equal(cf->cache.path, LOCALSTATEDIR
 	    "/lib/postsmtpsts/cache");
 	assert_int_equal(cf->cache.max_size, 1073741824);
 	assert_int_equal(cf->cache.negative_ttl, 300);
 	assert_int_equal(cf->cache.refresh_before, 0);
 	assert_int_equal(cf->cache.refresh_interval, 60);
+	assert_int_equal(cf->cache.refresh_concurrency, 64);
 	assert_int_equal(cf->cache.enabled, 1);
 	config_free(cf);
 }
@@ -165,6 +169,8 @@ static const char full_text[] =
 	"workers = 3\n"
 	"max_connections = 100\n"
 	"idle_timeout = 60\n"
+	"max_inflight = 8\n"
+	"max_resolutions = 20\n"
 	"request_timeout = 0.5\n"
 	"deadline_answer = \"temp\"\n"
 	"syslog_facility = \"local3\"\n"
@@ -197,9 +203,10 @@ static const char full_text[] =
 	"}\n"
 	"https { ca_file = \"/etc/ssl/certs/ca-certificates.crt\"\n"
 	"\tproxy = \"http://proxy.example:3128\"\n"
-	"\tconnect_timeout = 3  timeout = 20 }\n"
+	"\tconnect_timeout = 3  timeout = 20  max_policy_size = 4096 }\n"
 	"cache { path = \"/srv/sts\"  max_size = 2097152  negative_ttl = 60\n"
-	"\trefresh_before = 3600  refresh_interval = 5  enabled = no }\n";
+	"\trefresh_before = 3600  refresh_interval = 5  enabled = no\n"
+	"\trefresh_concurrency = 20 }\n";
 
 static void
 full_file_sets_every_field(void **state)
@@ -217,6 +224,8 @@ full_file_sets_every_field(void **state)
 	assert_int_equal(cf->workers, 3);
 	assert_int_equal(cf->max_connections, 100);
 	assert_int_equal(cf->idle_timeout, 60);
+	assert_int_equal(cf->max_inflight, 8);
+	assert_int_equal(cf->max_resolutions, 20);
 	assert_int_equal(cf->request_timeout_ms, 500);
 	assert_int_equal(cf->deadline_answer, CONFIG_ANSWER_TEMP);
 	assert_int_equal(cf->syslog_facility, LOG_LOCAL3);
@@ -285,12 +294,32 @@ full_file_sets_every_field(void **state)
 	assert_string_equal(cf->https.proxy, "http://proxy.example:3128");
 	assert_int_equal(cf->https.connect_timeout, 3);
 	assert_int_equal(cf->https.timeout, 20);
+	assert_int_equal(cf->https.max_policy_size, 4096);
 	assert_string_equal(cf->cache.path, "/srv/sts");
 	assert_int_equal(cf->cache.max_size, 2097152);
 	assert_int_equal(cf->cache.negative_ttl, 60);
 	assert_int_equal(cf->cache.refresh_before, 3600);
 	assert_int_equal(cf->cache.refresh_interval, 5);
+	assert_int_equal(cf->cache.refresh_concurrency, 20);
 	assert_int_equal(cf->cache.enabled, 0);
+	config_free(cf);
+}
+
+static void
+refresh_concurrency_follows_max_resolutions(void **state)
+{
+	struct config *cf;
+
+	(void)state;
+	cf = load_ok("max_resolutions = 100\n");
+	assert_int_equal(cf->cache.refresh_concurrency, 25);
+	config_free(cf);
+	cf = load_ok("max_resolutions = 3\n");
+	assert_int_equal(cf->cache.refresh_concurrency, 1);
+	config_free(cf);
+	cf = load_ok("max_resolutions = 3\n"
+	    "cache { refresh_concurrency = 3 }\n");
+	assert_int_equal(cf->cache.refresh_concurrency, 3);
 	config_free(cf);
 }
 
@@ -747,6 +776,26 @@ static const struct error_case {
 	    "cache: refresh_before must be between 0 and 31557600" },
 	{ "refresh_interval zero", "cache { refresh_interval = 0 }\n", 1,
 	    "cache: refresh_interval must be between 1 and 3600" },
+	{ "refresh_concurrency negative",
+	    "cache { refresh_concurrency = -1 }\n", 1,
+	    "cache: refresh_concurrency must be between 0 and 4096" },
+	{ "refresh_concurrency above max_resolutions", "max_resolutions = 8\n"
+	    "cache {\n\trefresh_concurrency = 9\n}\n", 3,
+	    "cache: refresh_concurrency (9) is more than max_resolutions (8)" },
+	/* resource limits */
+	{ "max_inflight zero", "\nmax_inflight = 0\n", 2,
+	    "max_inflight must be between 1 and 4096, not 0" },
+	{ "max_inflight too many", "max_inflight = 4097\n", 1,
+	    "max_inflight must be between 1 and 4096" },
+	{ "max_resolutions zero", "max_resolutions = 0\n", 1,
+	    "max_resolutions must be between 1 and 4096, not 0" },
+	{ "max_resolutions too many", "#\n#\nmax_resolutions = 5000\n", 3,
+	    "max_resolutions must be between 1 and 4096" },
+	{ "max_policy_size over 64 KiB",
+	    "https {\n\tmax_policy_size = 65537\n}\n", 2,
+	    "https: max_policy_size must be between 256 and 65536, not 65537" },
+	{ "max_policy_size too small", "https { max_policy_size = 255 }\n",
+	    1, "https: max_policy_size must be between 256 and 65536" },
 };
 
 static void
@@ -873,6 +922,7 @@ main(void)
 		cmocka_unit_test(empty_file_gives_defaults),
 		cmocka_unit_test(workers_zero_is_online_cpus),
 		cmocka_unit_test(full_file_sets_every_field),
+		cmocka_unit_test(refresh_concurrency_follows_max_resolutions),
 		cmocka_unit_test(example_file_loads),
 		cmocka_unit_test(answers_are_composed),
 		cmocka_unit_test(many_domains_bsearch),

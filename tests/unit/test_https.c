@@ -3,7 +3,8 @@
  * before any byte is sent, and real transfers against "openssl s_server
  * -WWW" on loopback port 443 with a CA made for the test: a body without
  * Content-Length that grows past HTTPS_MAX_BODY (cut by the write
- * callback), a good one, a wrong certificate name, an unknown CA.  Those
+ * callback), the same under a lowered https.max_policy_size, a good one,
+ * a wrong certificate name, an unknown CA.  Those
  * skip when openssl is missing or port 443 cannot be bound (not root).
  */
 #include "autoconf.h"
@@ -213,6 +214,9 @@ record(const struct https_result *res, void *arg)
 	event_base_loopbreak(o->base);
 }
 
+/* https.max_policy_size for the next run_fetch_ca(); 0 = the default */
+static size_t		 fetch_max_body;
+
 static void
 run_fetch_ca(const char *host, const char *const *addrs, size_t n,
     const char *ca_file, struct outcome *o)
@@ -226,6 +230,7 @@ run_fetch_ca(const char *host, const char *const *addrs, size_t n,
 	memset(&cf, 0, sizeof(cf));
 	cf.ca_file = (char *)ca_file;
 	cf.timeout = 8;
+	cf.max_policy_size = fetch_max_body;
 	memset(o, 0, sizeof(*o));
 	o->base = base;
 	h = https_new(base, &cf, err, sizeof(err));
@@ -354,6 +359,40 @@ unbounded_body_is_cut_at_the_limit(void **state)
 }
 
 static void
+lowered_policy_size_is_enforced(void **state)
+{
+	const char	*addrs[] = { SRV_BIG_ADDR };
+	const char	*small[] = { SRV_SMALL_ADDR };
+	struct outcome	 o;
+	char		 ca[128];
+
+	(void)state;
+	srv_ca(ca, sizeof(ca));
+	/* https.max_policy_size = 1000: the unbounded body stops there */
+	fetch_max_body = 1000;
+	run_fetch_ca("mta-sts.big.test", addrs, 1, ca, &o);
+	assert_int_equal(o.calls, 1);
+	assert_int_equal(o.error, HTTPS_ERR_TOO_LARGE);
+	assert_true(o.body_len <= 1000);
+	assert_non_null(strstr(o.detail, "exceeds 1000 bytes"));
+	/* a 60-byte policy over a 59-byte limit fails, at 60 it passes */
+	fetch_max_body = 59;
+	run_fetch_ca("mta-sts.small.test", small, 1, ca, &o);
+	assert_int_equal(o.error, HTTPS_ERR_TOO_LARGE);
+	fetch_max_body = 60;
+	run_fetch_ca("mta-sts.small.test", small, 1, ca, &o);
+	assert_int_equal(o.error, HTTPS_OK);
+	assert_int_equal(o.body_len, 60);
+	/* above 64 KiB means 64 KiB (RFC 8461 §3.3) */
+	fetch_max_body = 10 * HTTPS_MAX_BODY;
+	run_fetch_ca("mta-sts.big.test", addrs, 1, ca, &o);
+	assert_int_equal(o.error, HTTPS_ERR_TOO_LARGE);
+	assert_true(o.body_len <= HTTPS_MAX_BODY);
+	assert_non_null(strstr(o.detail, "exceeds 65536 bytes"));
+	fetch_max_body = 0;
+}
+
+static void
 wrong_certificate_name_is_webpki(void **state)
 {
 	const char	*addrs[] = { SRV_SMALL_ADDR };
@@ -405,6 +444,7 @@ main(void)
 		cmocka_unit_test(error_names),
 		cmocka_unit_test(small_policy_is_fetched),
 		cmocka_unit_test(unbounded_body_is_cut_at_the_limit),
+		cmocka_unit_test(lowered_policy_size_is_enforced),
 		cmocka_unit_test(wrong_certificate_name_is_webpki),
 		cmocka_unit_test(unknown_ca_is_webpki),
 	};
