@@ -634,8 +634,8 @@ check_print_text(const struct check *ck)
 			printf("  policy mx match: %s\n", h->mx_match ? "yes" :
 			    "no");
 		if (p->connected)
-			printf("  connected: %s port %d in %ld ms\n", p->addr,
-			    ck->port, p->elapsed_ms);
+			printf("  connected: %s port %d (probe took %ld ms)\n",
+			    p->addr, ck->port, p->elapsed_ms);
 		if (p->greeting[0] != '\0')
 			printf("  greeting: %s\n", check_esc(esc,
 			    p->greeting));

@@ -342,6 +342,16 @@ check_probe_copy(char *out, size_t outsz, const void *p, size_t len)
 	out[len] = '\0';
 }
 
+/* check_probe_trim - drop trailing blanks (GnuTLS status texts end so) */
+static void
+check_probe_trim(char *s)
+{
+	size_t	 len = strlen(s);
+
+	while (len > 0 && (s[len - 1] == ' ' || s[len - 1] == '\n'))
+		s[--len] = '\0';
+}
+
 /* check_probe_days - whole days from now to t, rounded towards -inf */
 static long
 check_probe_days(time_t t, time_t now)
@@ -459,6 +469,7 @@ check_probe_chain(struct check_probe_tls *t, struct check_probe_conn *c,
 	    GNUTLS_CRT_X509, &d, 0) >= 0) {
 		check_probe_copy(res->pkix_status, sizeof(res->pkix_status),
 		    d.data, d.size);
+		check_probe_trim(res->pkix_status);
 		gnutls_free(d.data);
 	} else
 		snprintf(res->pkix_status, sizeof(res->pkix_status),
@@ -510,6 +521,7 @@ check_probe_dane(struct check_probe_tls *t, const struct check_probe_opts *o,
 	    0) >= 0) {
 		check_probe_copy(res->dane_status, sizeof(res->dane_status),
 		    d.data, d.size);
+		check_probe_trim(res->dane_status);
 		gnutls_free(d.data);
 	} else
 		snprintf(res->dane_status, sizeof(res->dane_status),
