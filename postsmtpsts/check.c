@@ -78,7 +78,8 @@ struct check_host {
 	/* A and AAAA */
 	int		 a_done, aaaa_done;
 	enum dns_security a_sec, aaaa_sec;
-	int		 addr_failed;	/* a lookup failed or was bogus */
+	int		 addr_failed;	/* a lookup failed or was bogus (its
+					 * addresses are not used) */
 	char		*addrs[CHECK_MAX_ADDRS];
 	size_t		 naddrs;
 	/* TLSA _PORT._tcp.NAME */
@@ -505,7 +506,7 @@ check_run_hosts(struct check *ck, struct check_probe_tls *tls,
 		memset(&o, 0, sizeof(o));
 		o.host = h->name;
 		o.addrs = (const char *const *)h->addrs;
-		o.naddrs = h->addr_failed ? 0 : h->naddrs;
+		o.naddrs = h->naddrs;	/* bogus answers added none */
 		o.port = ck->port;
 		o.timeout_ms = timeout_ms;
 		o.helo = helo;
@@ -538,8 +539,8 @@ check_run_hosts(struct check *ck, struct check_probe_tls *tls,
 		vh.dane_ee_only = h->probe.dane_ee_only;
 		vh.expiry_days = h->probe.expiry_days;
 		vh.warn_days = warn_days;
-		if (h->addr_failed)
-			vh.error = "address lookup failed";
+		if (h->naddrs == 0 && h->addr_failed)
+			vh.error = "address lookup failed or DNSSEC-bogus";
 		else if (h->probe.error[0] != '\0')
 			vh.error = h->probe.error;
 		h->verdict = check_verdict_host(&vh, h->reason,
