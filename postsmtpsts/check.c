@@ -57,7 +57,7 @@
 #define CHECK_EXIT_ERROR	2
 #define CHECK_MAX_HOSTS		16	/* MX hosts checked */
 #define CHECK_MAX_ADDRS		8	/* addresses kept per host */
-#define CHECK_MAX_TLSA		16	/* usable TLSA records kept per host */
+#define CHECK_MAX_TLSA		16	/* usable TLSA records per host */
 #define CHECK_MAX_OPTIONS	64	/* --forwarder / --unbound-option */
 #define CHECK_MAX_TIMEOUT	300	/* seconds */
 #define CHECK_DEFAULT_TIMEOUT	10	/* seconds, per step */
@@ -67,7 +67,7 @@
 #define CHECK_ESC_MAX		(LOG_ESCAPE_MAX * 4 + 4)
 #define CHECK_JSON_MAX		(4 * 1024 * 1024)
 #define CHECK_NOTE_MAX		256
-#define CHECK_TLSA_NAME_MAX	(DOMAIN_BUFSZ + 16)	/* "_65535._tcp." */
+#define CHECK_TLSA_NAME_MAX	(DOMAIN_BUFSZ + 16)	/* _65535._tcp. */
 
 struct check;
 
@@ -78,8 +78,8 @@ struct check_host {
 	/* A and AAAA */
 	int		 a_done, aaaa_done;
 	enum dns_security a_sec, aaaa_sec;
-	int		 addr_failed;	/* a lookup failed or was bogus (its
-					 * addresses are not used) */
+	int		 addr_failed;	/* a lookup failed or was bogus
+					 * (bogus addresses are not used) */
 	char		*addrs[CHECK_MAX_ADDRS];
 	size_t		 naddrs;
 	/* TLSA _PORT._tcp.NAME */
@@ -115,7 +115,7 @@ struct check {
 	enum dns_status	 mx_status;
 	int		 mx_rcode;
 	enum dns_security mx_sec;
-	int		 implicit_mx;	/* no MX RRset: the domain itself */
+	int		 implicit_mx;	/* no MX RRset: the domain */
 	int		 null_mx;	/* RFC 7505 */
 	int		 mx_failed;
 	size_t		 mx_total;	/* MX records, before the cap */
@@ -572,7 +572,7 @@ check_esc(char *out, const char *s)
 	return (log_escape(out, CHECK_ESC_MAX, s, strlen(s)));
 }
 
-/* check_sts_text - one line on the STS discovery */
+/* check_print_sts - the MTA-STS and TLSRPT lines */
 static void
 check_print_sts(const struct check *ck)
 {
@@ -1001,7 +1001,8 @@ main(int argc, char *argv[])
 	enum domain_status	 ds;
 	long			 warn_days = CHECK_DEFAULT_WARN_DAYS;
 	int			 ch, verbose = 0, json = 0, resolv_conf = 0;
-	int			 timeout = CHECK_DEFAULT_TIMEOUT, dns_timeout = 0;
+	int			 timeout = CHECK_DEFAULT_TIMEOUT;
+	int			 dns_timeout = 0;
 	int			 port = 25, rc = CHECK_EXIT_ERROR;
 
 	memset(&ck, 0, sizeof(ck));

@@ -34,9 +34,10 @@ enum check_parse_status {
 struct check_parse_reply {
 	int		 code;		/* 100..599 */
 	size_t		 nlines;
-	size_t		 used;		/* bytes of the reply, CRLFs included */
-	size_t		 first_off;	/* the first line, without its CRLF: */
-	size_t		 first_len;	/* p[first_off .. first_off+first_len) */
+	size_t		 used;		/* bytes of the reply, with CRLFs */
+	/* the first line without its CRLF: p[first_off, +first_len) */
+	size_t		 first_off;
+	size_t		 first_len;
 	int		 starttls;	/* a line after the first is the
 					 * EHLO keyword STARTTLS */
 	const char	*why;		/* CHECK_PARSE_BAD: the reason */

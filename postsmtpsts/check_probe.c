@@ -206,7 +206,6 @@ check_probe_write(struct check_probe_conn *c, const char *p, size_t len,
     long long deadline)
 {
 	ssize_t	 n;
-	int	 w;
 
 	while (len > 0) {
 		if (c->session != NULL) {
@@ -223,7 +222,7 @@ check_probe_write(struct check_probe_conn *c, const char *p, size_t len,
 				return (-1);
 		}
 		if (n == -2) {
-			if ((w = check_probe_wait(c->fd, POLLOUT, deadline)) <= 0)
+			if (check_probe_wait(c->fd, POLLOUT, deadline) <= 0)
 				return (-1);
 			continue;
 		}
@@ -304,7 +303,8 @@ check_probe_reply(struct check_probe_conn *c, struct check_parse_reply *r,
 
 /* check_probe_consume - drop the parsed reply r from c->in */
 static void
-check_probe_consume(struct check_probe_conn *c, const struct check_parse_reply *r)
+check_probe_consume(struct check_probe_conn *c,
+    const struct check_parse_reply *r)
 {
 	memmove(c->in, c->in + r->used, c->inlen - r->used);
 	c->inlen -= r->used;
@@ -410,16 +410,15 @@ check_probe_handshake(struct check_probe_tls *t, struct check_probe_conn *c,
 
 /* check_probe_chain - record the peer chain, PKIX, name and expiry */
 static void
-check_probe_chain(struct check_probe_tls *t, struct check_probe_conn *c,
-    const struct check_probe_opts *o, struct check_probe_result *res,
-    const gnutls_datum_t *peers, unsigned npeers)
+check_probe_chain(struct check_probe_conn *c, const struct check_probe_opts *o,
+    struct check_probe_result *res, const gnutls_datum_t *peers,
+    unsigned npeers)
 {
 	gnutls_x509_crt_t crt;
 	gnutls_datum_t	 d;
 	unsigned	 i, status = 0;
 	int		 ret;
 
-	(void)t;
 	for (i = 0; i < npeers && i < CHECK_PROBE_MAX_CHAIN; i++) {
 		struct check_probe_cert *pc = &res->chain[i];
 
@@ -549,7 +548,7 @@ check_probe_tls_info(struct check_probe_tls *t, struct check_probe_conn *c,
 		    "no certificate");
 		return;
 	}
-	check_probe_chain(t, c, o, res, peers, npeers);
+	check_probe_chain(c, o, res, peers, npeers);
 	if (o->ntlsa > 0)
 		check_probe_dane(t, o, res, peers, npeers);
 }

@@ -24,7 +24,7 @@ check_verdict_note(char *reason, size_t reasonsz, const char *text)
 	n = snprintf(reason + len, reasonsz - len, "%s%s",
 	    len > 0 ? "; " : "", text);
 	if (n < 0 || (size_t)n >= reasonsz - len)
-		reason[reasonsz - 1] = '\0';	/* truncated: still a string */
+		reason[reasonsz - 1] = '\0';	/* truncated, terminated */
 }
 
 /* check_verdict_miss - a requirement missed: its level for require r
@@ -156,7 +156,8 @@ check_verdict_domain(const struct check_verdict_domain *d, char *reason,
 		lvl = CHECK_VERDICT_FAILURE;
 	}
 	if (d->nhosts == 0) {
-		check_verdict_note(reason, reasonsz, "nothing could be checked");
+		check_verdict_note(reason, reasonsz,
+		    "nothing could be checked");
 		lvl = CHECK_VERDICT_FAILURE;
 	}
 	if (d->sts_failed) {

@@ -131,8 +131,10 @@ verdict closed-port enforce.pstest 2 failure "port 2[0-9]+: Connection refused" 
 ms=$(( ($(date +%s%N) - start) / 1000000 ))
 ok $(( ms < 5000 ? 0 : 1 )) "closed-port: answered in ${ms} ms (timeout 5 s)"
 
-# A server on the MX's address that accepts and never greets (or greets with
-# hostile bytes), started here on a free port of the good MX address.
+# Broken and hostile servers on the MX's address, on a free port of the good
+# MX address: one that never greets, one that injects plaintext after its
+# 220 to STARTTLS, one that never starts the TLS handshake, one with an
+# overlong reply line, one whose greeting holds bytes that need escaping.
 # fake_mx MODE - listen on $WORLD_MX_GOOD_ADDR:$PORT in the background
 fake_mx() {
 	python3 - "$WORLD_MX_GOOD_ADDR" "$PORT" "$1" "$T/fake.ready" <<'PYEOF' &
@@ -147,6 +149,21 @@ s.settimeout(30)
 c, _ = s.accept()
 if mode == "silent":
     time.sleep(10)
+elif mode in ("inject", "tls-silent"):
+    c.sendall(b"220 fake ESMTP\r\n")
+    c.recv(1000)
+    c.sendall(b"250-fake\r\n250 STARTTLS\r\n")
+    c.recv(1000)
+    if mode == "inject":
+        # CVE-2011-0411: plaintext after the 220 to STARTTLS
+        c.sendall(b"220 go ahead\r\n250 injected\r\n")
+        time.sleep(2)
+    else:
+        c.sendall(b"220 go ahead\r\n")
+        time.sleep(10)
+elif mode == "longline":
+    c.sendall(b"220 " + b"x" * 5000 + b"\r\n")
+    time.sleep(2)
 else:
     # a greeting with a quote, a backslash, a control and a non-ASCII byte
     c.sendall(b'220 evil "q" \\b \x01 \xff\r\n')
@@ -171,6 +188,27 @@ CHECK_TIMEOUT=2 verdict silent enforce.pstest 2 failure "greeting: no reply with
     --port "$PORT"
 ms=$(( ($(date +%s%N) - start) / 1000000 ))
 ok $(( ms >= 1900 && ms < 4500 ? 0 : 1 )) "silent: gave up after the 2 s timeout (${ms} ms)"
+kill "$FAKE_PID" 2>/dev/null
+wait "$FAKE_PID" 2>/dev/null
+
+fake_mx inject
+CHECK_TIMEOUT=2 verdict inject enforce.pstest 2 failure "data after its 220 \(plaintext injection\)" \
+    --port "$PORT"
+kill "$FAKE_PID" 2>/dev/null
+wait "$FAKE_PID" 2>/dev/null
+
+fake_mx tls-silent
+start=$(date +%s%N)
+CHECK_TIMEOUT=2 verdict tls-silent enforce.pstest 2 failure "TLS handshake: timed out" \
+    --port "$PORT"
+ms=$(( ($(date +%s%N) - start) / 1000000 ))
+ok $(( ms >= 1900 && ms < 4500 ? 0 : 1 )) "tls-silent: gave up on the handshake after 2 s (${ms} ms)"
+kill "$FAKE_PID" 2>/dev/null
+wait "$FAKE_PID" 2>/dev/null
+
+fake_mx longline
+CHECK_TIMEOUT=2 verdict longline enforce.pstest 2 failure "greeting: reply line too long" \
+    --port "$PORT"
 kill "$FAKE_PID" 2>/dev/null
 wait "$FAKE_PID" 2>/dev/null
 
