@@ -32,6 +32,7 @@
 
 #include <arpa/inet.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1007,6 +1008,9 @@ main(int argc, char *argv[])
 
 	memset(&ck, 0, sizeof(ck));
 	log_init("postsmtpsts-check", 1, 0);
+	/* a server that hangs up mid-write is an error to report, not a
+	 * reason to die */
+	signal(SIGPIPE, SIG_IGN);
 	while ((ch = getopt_long(argc, argv, "c:hv", check_longopts,
 	    NULL)) != -1) {
 		switch (ch) {

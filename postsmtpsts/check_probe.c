@@ -372,8 +372,9 @@ check_probe_handshake(struct check_probe_tls *t, struct check_probe_conn *c,
 	long long deadline = check_probe_now_ms() + timeout_ms;
 	int	 ret, w;
 
+	/* GNUTLS_NO_SIGNAL: send with MSG_NOSIGNAL, no SIGPIPE */
 	if ((ret = gnutls_init(&c->session, GNUTLS_CLIENT |
-	    GNUTLS_NONBLOCK)) < 0) {
+	    GNUTLS_NONBLOCK | GNUTLS_NO_SIGNAL)) < 0) {
 		c->session = NULL;
 		snprintf(err, errsz, "gnutls_init: %s", gnutls_strerror(ret));
 		return (-1);

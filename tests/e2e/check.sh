@@ -84,6 +84,14 @@ has "$T/dane-mismatch.out" "^  DANE: mismatch" "dane-mismatch: DANE mismatch"
 verdict no-policy no-txt.pstest 0 ok ""
 has "$T/no-policy.out" "^  requirement: none" "no-policy: opportunistic requirement"
 
+# -c: the resolver settings and the CA file (HTTPS and SMTP alike) from a
+# postsmtpsts.conf(5) file, as the daemon's e2e tests write it
+mapfile -t lines < <(world_daemon_lines)
+daemon_config "${lines[@]}"
+"$CHECK" -c "$CONF" enforce.pstest >"$T/conf.out" 2>"$T/conf.out.err"
+is "$?" 0 "config: -c with the world's dns and https settings exits 0"
+has "$T/conf.out" "^  PKIX: valid" "config: the https ca_file is the SMTP trust store too"
+
 # --warn-days beyond the certificate's lifetime: a warning, exit 1
 verdict warn-days enforce.pstest 1 warning "expires in [0-9]+ days \(warning at 100000\)" \
     --warn-days 100000
