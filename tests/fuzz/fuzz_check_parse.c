@@ -1,0 +1,112 @@
+/*
+ * fuzz_check_parse.c - fuzz target for postsmtpsts-check's parsers of
+ * untrusted bytes: SMTP replies from any server, MX and TLSA RDATA
+ *
+ * The first input byte picks the parser (mod 3), the rest is its input.
+ * Properties:
+ *	- check_parse_reply: a COMPLETE reply lies inside the input, has a
+ *	  code in 100..599, at least one line, its first line inside it;
+ *	  every proper prefix of it is INCOMPLETE (the reader waits for more
+ *	  bytes, never guesses); BAD always carries a reason;
+ *	- check_parse_mx: an accepted name is at most DOMAIN_MAX_LEN bytes
+ *	  of [a-z0-9_-] labels joined by single dots, NUL-terminated;
+ *	- check_parse_tlsa: USABLE only for usage 2/3, selector 0/1,
+ *	  matching type 0/1/2 with the right digest length.
+ */
+#include "autoconf.h"
+
+#include <stdint.h>
+#include <string.h>
+
+#include "check_parse.h"
+#include "fuzz.h"
+
+#define FUZZ_PREFIX_CHECK_MAX	64	/* prefixes checked per reply */
+
+/* fuzz_reply - properties of check_parse_reply on p[0..len) */
+static void
+fuzz_reply(const char *p, size_t len)
+{
+	struct check_parse_reply r, r2;
+	enum check_parse_status st;
+	size_t	 k, step;
+
+	st = check_parse_reply(p, len, &r);
+	if (st == CHECK_PARSE_BAD) {
+		FUZZ_CHECK(r.why != NULL);
+		return;
+	}
+	if (st != CHECK_PARSE_COMPLETE)
+		return;
+	FUZZ_CHECK(r.used > 0 && r.used <= len);
+	FUZZ_CHECK(r.code >= 100 && r.code <= 599);
+	FUZZ_CHECK(r.nlines >= 1 && r.nlines <= CHECK_PARSE_MAX_LINES);
+	FUZZ_CHECK(r.first_off == 0);
+	FUZZ_CHECK(r.first_len >= 3 && r.first_len < r.used);
+	FUZZ_CHECK(p[r.used - 1] == '\n');
+	step = r.used / FUZZ_PREFIX_CHECK_MAX + 1;
+	for (k = 0; k < r.used; k += step) {
+		st = check_parse_reply(p, k, &r2);
+		FUZZ_CHECK(st == CHECK_PARSE_INCOMPLETE);
+	}
+}
+
+/* fuzz_mx - properties of check_parse_mx */
+static void
+fuzz_mx(const unsigned char *p, size_t len)
+{
+	char	 name[DOMAIN_BUFSZ];
+	unsigned pref;
+	size_t	 i, n;
+
+	if (check_parse_mx(p, len, &pref, name) == -1)
+		return;
+	n = strlen(name);
+	FUZZ_CHECK(n <= DOMAIN_MAX_LEN);
+	FUZZ_CHECK(pref <= 0xffff);
+	if (n == 0)
+		return;
+	FUZZ_CHECK(name[0] != '.' && name[n - 1] != '.');
+	for (i = 0; i < n; i++) {
+		char c = name[i];
+
+		FUZZ_CHECK((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+		    c == '-' || c == '_' || c == '.');
+		if (c == '.')
+			FUZZ_CHECK(name[i + 1] != '.');
+	}
+}
+
+/* fuzz_tlsa - properties of check_parse_tlsa */
+static void
+fuzz_tlsa(const unsigned char *p, size_t len)
+{
+	unsigned u = 99, s = 99, m = 99;
+
+	if (check_parse_tlsa(p, len, &u, &s, &m) != CHECK_PARSE_TLSA_USABLE)
+		return;
+	FUZZ_CHECK(len >= 4);
+	FUZZ_CHECK(u == 2 || u == 3);
+	FUZZ_CHECK(s <= 1 && m <= 2);
+	FUZZ_CHECK(m != 1 || len == 3 + 32);
+	FUZZ_CHECK(m != 2 || len == 3 + 64);
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	if (size == 0)
+		return (0);
+	switch (data[0] % 3) {
+	case 0:
+		fuzz_reply((const char *)data + 1, size - 1);
+		break;
+	case 1:
+		fuzz_mx(data + 1, size - 1);
+		break;
+	default:
+		fuzz_tlsa(data + 1, size - 1);
+		break;
+	}
+	return (0);
+}
