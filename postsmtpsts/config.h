@@ -145,6 +145,7 @@ struct config {
 	enum config_answer deadline_answer;	/* NOTFOUND or TEMP */
 	int		 syslog_facility;	/* LOG_MAIL etc. */
 	int		 verbose;
+	struct config_listen *metrics;		/* NULL: no metrics listener */
 
 	struct config_dns dns;
 	struct config_https https;

@@ -61,6 +61,7 @@
 #include "ipc.h"
 #include "log.h"
 #include "resolver.h"
+#include "stats.h"
 #include "xmalloc.h"
 
 #define RESOLVER_BUCKETS	1024	/* power of two */
@@ -247,6 +248,7 @@ resolver_store(struct resolver *r, const char *domain,
 		return;
 	if (cache_put(r->cache, domain, rec) == 0)
 		return;
+	stats_inc(STATS_CACHE_WRITE_ERRORS);
 	now = time(NULL);
 	if (now - r->last_write_error >= 60) {
 		log_warnx("cache write for %s failed (disk full?): answers "
@@ -268,6 +270,7 @@ job_discovered(const struct discover_result *res, void *arg)
 
 	j->dv = NULL;
 	r->running--;
+	stats_discovery(res, j->refresh);
 	if (facts_merge(j->domain, j->have_old ? &j->old : NULL, res,
 	    &r->cf->cache, resolver_now(), &rec) == 0)
 		rec = j->old;
@@ -360,6 +363,7 @@ resolver_walk_cb(const char *domain, size_t len,
 		    "expires_at=%lld", domain, (long long)rec->next_refresh,
 		    (long long)rec->expires_at);
 		r->pass_started++;
+		stats_inc(STATS_REFRESHES);
 		job_start(j);
 	} else if (rec != NULL && now - rec->expires_at >
 	    RESOLVER_EXPIRED_GRACE && job_find(r, domain, len) == NULL)
@@ -409,6 +413,7 @@ resolver_refresh_cb(evutil_socket_t fd, short what, void *arg)
 				ndel++;
 		if (cache_txn_commit(r->cache) != CACHE_OK)
 			ndel = 0;
+		stats_add(STATS_CACHE_DELETED, (uint64_t)ndel);
 		log_info("cache_expired_deleted=%d grace=%d", ndel,
 		    RESOLVER_EXPIRED_GRACE);
 	}
