@@ -18,9 +18,9 @@ struct config;
 struct config_listen;
 
 #define METRICS_PATH		"/metrics"
-#define METRICS_MAX_REQUEST	4096	/* request line and headers, bytes */
-#define METRICS_MAX_CONNS	16	/* at once; more are closed at once */
-#define METRICS_TIMEOUT_SECS	10	/* whole exchange, per connection */
+#define METRICS_MAX_REQUEST	4096	/* request line + headers */
+#define METRICS_MAX_CONNS	16	/* more are closed at once */
+#define METRICS_TIMEOUT_SECS	10	/* a whole exchange */
 #define METRICS_BACKLOG		64
 #define METRICS_CONTENT_TYPE	"text/plain; version=0.0.4; charset=utf-8"
 

@@ -69,7 +69,7 @@ _Static_assert(sizeof(struct stats_header) <= STATS_HEADER_SIZE,
 static uint64_t	 stats_dummy[STATS_NCOUNTERS];
 uint64_t	*stats_slot = stats_dummy;
 
-static void	*stats_map;		/* the master's mapping, inherited */
+static void	*stats_map;	/* the master's mapping, inherited */
 static size_t	 stats_map_len;
 
 static const double stats_bounds[STATS_LATENCY_FINITE] = STATS_LATENCY_BOUNDS;

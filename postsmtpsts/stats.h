@@ -31,7 +31,7 @@
 struct buf;
 struct discover_result;
 
-#define STATS_FILE		"stats"		/* inside runtime_dir */
+#define STATS_FILE		"stats"	/* inside runtime_dir */
 #define STATS_MAGIC		"PSTSSTAT"	/* 8 bytes, no NUL */
 #define STATS_VERSION		1
 #define STATS_MAX_WORKERS	256		/* >= CONFIG_MAX_WORKERS */
@@ -118,7 +118,7 @@ enum stats_id {
 	STATS_DNS_ERRORS = STATS_DISCOVERY_FAIL + STATS_DISCOVERY_FAILURES,
 	STATS_HTTPS_ERRORS_BASE = STATS_DNS_ERRORS + STATS_DNS_COUNT,
 	STATS_REFRESHES = STATS_HTTPS_ERRORS_BASE + STATS_HTTPS_ERRORS,
-	STATS_CACHE_DELETED,	/* expired entries removed by the resolver */
+	STATS_CACHE_DELETED,	/* expired entries the resolver removed */
 	STATS_CACHE_WRITE_ERRORS,
 	STATS_DANE_LOOKUPS,	/* [enum stats_dane] */
 	STATS_HTTP_REQUESTS = STATS_DANE_LOOKUPS + STATS_DANE_COUNT,

@@ -437,8 +437,10 @@ worker_cache_answer(struct conn *c, const struct config_map *map,
 		return (-1);
 	now = time(NULL);
 	if (w->cache == NULL) {
-		if (now == w->cache_retry)
+		if (now == w->cache_retry) {
+			stats_cache_read(STATS_CACHE_UNAVAILABLE);
 			return (-1);
+		}
 		w->cache_retry = now;
 		w->cache = cache_open(w->cf->cache.path, w->cf->cache.max_size,
 		    1, err, sizeof(err));

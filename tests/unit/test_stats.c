@@ -307,7 +307,8 @@ render_is_valid_prometheus_text(void **state)
 	struct stats_snapshot s;
 	struct buf	 out;
 	regex_t		 help, type, sample;
-	char		*text, *line, *save, family[128] = "", typed[128] = "";
+	char		*text, *line, *save;
+	char		 family[128] = "", typed[128] = "";
 	unsigned long long v, prev = 0;
 	int		 i, nsamples = 0, nbuckets = 0;
 
