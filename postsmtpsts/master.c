@@ -506,7 +506,6 @@ master_reload(struct master *m)
 	{
 		struct config_listen *l = ncf->listen;
 		size_t		 n = ncf->nlisten;
-
 		struct config_listen *ml = ncf->metrics;
 
 		ncf->listen = m->cf->listen;

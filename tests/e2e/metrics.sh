@@ -4,7 +4,7 @@
 # check that exactly the right counters moved by the right amounts; the
 # text is valid Prometheus exposition format throughout; postsmtpsts-cache
 # stats shows the same numbers; bad HTTP requests get 404/405/400 and the
-# listener keeps serving; counters survive a worker's restart.
+# listener keeps serving; counters survive a worker's restart and SIGHUP.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/e2e/lib.sh"
 need postmap python3
 world_up || { echo "Bail out! world did not start"; exit 1; }
@@ -145,6 +145,23 @@ scrape 4
 is "$(moved 3 4)" 'postsmtpsts_lookups_total{source="pinned",answer="ok"} 2
 postsmtpsts_requests_total 2' \
     "counters kept across the restart, and the new worker counts on"
+
+# SIGHUP: a new generation (workers, resolver, metrics process) starts
+# with the same file; the listener keeps serving and nothing is lost.
+mpid=$(sed -n 's/.*debug: metrics [0-9]* started, pid \([0-9]*\).*/\1/p' \
+    "$DAEMON_LOG" | tail -n1)
+kill -HUP "$DAEMON_PID"
+for _i in $(seq 1 50); do
+	grep -q "reloaded $CONF" "$DAEMON_LOG" && break
+	sleep 0.1
+done
+sleep 0.5
+pq pinned.example >/dev/null
+scrape 5
+is "$(moved 4 5)" 'postsmtpsts_lookups_total{source="pinned",answer="ok"} 1
+postsmtpsts_requests_total 1' "after SIGHUP: counters kept, the new workers count on"
+ok "$(! kill -0 "${mpid:-0}" 2>/dev/null; echo $?)" \
+    "after SIGHUP: the old metrics process has gone ($mpid)"
 
 daemon_stop
 ok $? "clean exit"
