@@ -30,7 +30,7 @@ scrape() {
 	out=$($PROM check "$T/s$1")
 	_rc=$?
 	ok $_rc "scrape $1: valid exposition text ($(echo "$out" | tail -n1))"
-	[ $_rc -eq 0 ] || echo "$out" | sed 's/^/#   /'
+	[ $_rc -eq 0 ] || printf '%s\n' "$out" | sed 's/^/#   /'
 }
 # moved A B - the series that changed from scrape A to B, without the
 # scrapes' own counter and the latency histogram (checked separately)
@@ -57,6 +57,22 @@ pq enforce.pstest nosuchmap >/dev/null 2>&1	# unknown map: PERM
 out=$(sm "unix:$SOCK" send '7:nospace,')	# a request with no key: PERM
 sleep 0.3	# let the last connections close
 scrape 1
+
+# The Prometheus project's own parser (Debian python3-prometheus-client,
+# for the system python) reads every family and sample we wrote.
+if /usr/bin/python3 -c 'import prometheus_client.parser' 2>/dev/null; then
+	out=$(/usr/bin/python3 -c '
+import sys
+from prometheus_client.parser import text_string_to_metric_families as p
+f = list(p(open(sys.argv[1], encoding="utf-8").read()))
+print(len(f), sum(len(x.samples) for x in f))' "$T/s1" 2>&1)
+	is "$out" "$(grep -c '^# TYPE ' "$T/s1") $($PROM check "$T/s1" |
+	    sed -n 's/^ok \([0-9]*\) samples$/\1/p')" \
+	    "prometheus_client's parser reads every family and sample"
+else
+	_tap_n=$((_tap_n + 1))
+	echo "ok $_tap_n - prometheus_client's parser # SKIP python3-prometheus-client not installed"
+fi
 
 is "$(moved 0 1)" 'postsmtpsts_cache_reads_total{result="hit"} 1
 postsmtpsts_cache_reads_total{result="miss"} 4
