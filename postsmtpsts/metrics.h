@@ -30,7 +30,8 @@ struct config_listen;
  * Returns 0 while the head is incomplete (no empty line yet), else the
  * status to answer: 200 (GET or HEAD of METRICS_PATH, a query string
  * allowed), 404 (another path), 405 (another method), 400 (not an
- * HTTP/1.0 or HTTP/1.1 request line).  *head is set to 1 for HEAD.
+ * HTTP/1.0 or HTTP/1.1 request line).  *head is set to 1 for a HEAD
+ * request (200 or 404): its reply has no body.
  */
 int	metrics_http_parse(const char *p, size_t len, int *head);
 

@@ -430,6 +430,7 @@ http_request_heads(void **state)
 		{ "HEAD /metrics HTTP/1.1\r\n\r\n", 200, 1 },
 		{ "GET /metrics?name[]=x HTTP/1.1\r\n\r\n", 200, 0 },
 		{ "GET /metricsx HTTP/1.1\r\n\r\n", 404, 0 },
+		{ "HEAD /other HTTP/1.1\r\n\r\n", 404, 1 },
 		{ "GET / HTTP/1.1\r\n\r\n", 404, 0 },
 		{ "GET /metric HTTP/1.1\r\n\r\n", 404, 0 },
 		{ "POST /metrics HTTP/1.1\r\nContent-Length: 0\r\n\r\n", 405,
