@@ -52,6 +52,7 @@ pq pinned.example >/dev/null		# pinned: OK
 pq no-txt.pstest >/dev/null		# discovered: no policy, NOTFOUND
 pq cert-unknownca.pstest >/dev/null	# failure: webpki, NOTFOUND
 pq http-404.pstest >/dev/null		# failure: fetch (HTTP 404), NOTFOUND
+pq dnssec-bogus-txt.pstest >/dev/null	# failure: DNSSEC-bogus TXT, NOTFOUND
 pq '[next.hop.example]' >/dev/null	# not a domain: NOTFOUND
 pq enforce.pstest nosuchmap >/dev/null 2>&1	# unknown map: PERM
 out=$(sm "unix:$SOCK" send '7:nospace,')	# a request with no key: PERM
@@ -75,33 +76,35 @@ else
 fi
 
 is "$(moved 0 1)" 'postsmtpsts_cache_reads_total{result="hit"} 1
-postsmtpsts_cache_reads_total{result="miss"} 4
-postsmtpsts_discoveries_total{trigger="request",outcome="failure"} 2
+postsmtpsts_cache_reads_total{result="miss"} 5
+postsmtpsts_discoveries_total{trigger="request",outcome="failure"} 3
 postsmtpsts_discoveries_total{trigger="request",outcome="no-policy"} 1
 postsmtpsts_discoveries_total{trigger="request",outcome="policy"} 1
+postsmtpsts_discovery_failures_total{kind="dns-bogus"} 1
 postsmtpsts_discovery_failures_total{kind="fetch-error"} 1
 postsmtpsts_discovery_failures_total{kind="webpki-invalid"} 1
+postsmtpsts_dns_errors_total{kind="bogus"} 1
 postsmtpsts_https_errors_total{kind="http-status"} 1
 postsmtpsts_https_errors_total{kind="webpki"} 1
 postsmtpsts_lookups_total{source="cache",answer="ok"} 1
 postsmtpsts_lookups_total{source="invalid",answer="notfound"} 1
 postsmtpsts_lookups_total{source="invalid",answer="perm"} 1
 postsmtpsts_lookups_total{source="pinned",answer="ok"} 1
-postsmtpsts_lookups_total{source="resolver",answer="notfound"} 3
+postsmtpsts_lookups_total{source="resolver",answer="notfound"} 4
 postsmtpsts_lookups_total{source="resolver",answer="ok"} 1
 postsmtpsts_protocol_errors_total{kind="request"} 1
-postsmtpsts_requests_total 9' \
-    "8 lookups and a malformed request moved exactly these counters"
+postsmtpsts_requests_total 10' \
+    "9 lookups and a malformed request moved exactly these counters"
 is "$($PROM diff "$T/s0" "$T/s1" | grep '^postsmtpsts_connections_total')" \
-    'postsmtpsts_connections_total{event="accepted"} 9
-postsmtpsts_connections_total{event="closed"} 9' \
+    'postsmtpsts_connections_total{event="accepted"} 10
+postsmtpsts_connections_total{event="closed"} 10' \
     "one connection per postmap (and one for the raw client), all closed"
 is "$($PROM diff "$T/s0" "$T/s1" | grep '^postsmtpsts_metrics_requests_total')" \
     'postsmtpsts_metrics_requests_total{code="200"} 1' \
     "the scrape between counted itself"
 is "$($PROM diff "$T/s0" "$T/s1" |
-    sed -n 's/^postsmtpsts_lookup_duration_seconds_count //p')" 8 \
-    "the latency histogram counted the 8 lookups"
+    sed -n 's/^postsmtpsts_lookup_duration_seconds_count //p')" 9 \
+    "the latency histogram counted the 9 lookups"
 sum=$($PROM diff "$T/s0" "$T/s1" |
     sed -n 's/^postsmtpsts_lookup_duration_seconds_sum //p')
 ok "$(python3 -c "import sys; sys.exit(not (0 < $sum < 80))"; echo $?)" \
@@ -121,8 +124,8 @@ out=$($PROM check "$T/s2")
 ok $? "postsmtpsts-cache stats prints valid exposition text ($out)"
 is "$($PROM diff "$T/s1" "$T/s2" | grep -v '^postsmtpsts_metrics_requests_total')" "" \
     "postsmtpsts-cache stats shows the same counters as the listener"
-grep -q '^entries: 4$' "$T/tool"
-ok $? "... after the cache figures (4 entries)"
+grep -q '^entries: 5$' "$T/tool"
+ok $? "... after the cache figures (5 entries)"
 
 # Bad requests: the right status, counted, and the listener keeps serving.
 is "$($PROM fetch "http://127.0.0.1:$MPORT/nothing" "$T/body")" \
@@ -178,6 +181,32 @@ is "$(moved 4 5)" 'postsmtpsts_lookups_total{source="pinned",answer="ok"} 1
 postsmtpsts_requests_total 1' "after SIGHUP: counters kept, the new workers count on"
 ok "$(! kill -0 "${mpid:-0}" 2>/dev/null; echo $?)" \
     "after SIGHUP: the old metrics process has gone ($mpid)"
+
+# A lookup still running at request_timeout: answered by the deadline;
+# the discovery finishes later (the stall case: HTTPS total timeout).
+daemon_config "${lines[@]}" "metrics = \"inet:127.0.0.1:$MPORT\"" \
+    'domain "pinned.example" { level = "secure" match = "mx.pinned.example" }' \
+    'request_timeout = 1'
+kill -HUP "$DAEMON_PID"
+for _i in $(seq 1 50); do
+	[ "$(grep -c "reloaded $CONF" "$DAEMON_LOG")" -ge 2 ] && break
+	sleep 0.1
+done
+sleep 0.5
+pq stall.pstest >/dev/null
+scrape 6
+is "$(moved 5 6)" 'postsmtpsts_cache_reads_total{result="miss"} 1
+postsmtpsts_lookups_total{source="deadline",answer="notfound"} 1
+postsmtpsts_requests_total 1' "a lookup past request_timeout: source=deadline"
+for _i in $(seq 1 100); do
+	$PROM fetch "$URL" "$T/s7" >/dev/null
+	[ -n "$(moved 6 7)" ] && break
+	sleep 0.1
+done
+is "$(moved 6 7)" 'postsmtpsts_discoveries_total{trigger="request",outcome="failure"} 1
+postsmtpsts_discovery_failures_total{kind="fetch-error"} 1
+postsmtpsts_https_errors_total{kind="timeout"} 1' \
+    "... and its discovery ends later in an HTTPS timeout"
 
 daemon_stop
 ok $? "clean exit"
