@@ -56,7 +56,15 @@ pq dnssec-bogus-txt.pstest >/dev/null	# failure: DNSSEC-bogus TXT, NOTFOUND
 pq '[next.hop.example]' >/dev/null	# not a domain: NOTFOUND
 pq enforce.pstest nosuchmap >/dev/null 2>&1	# unknown map: PERM
 out=$(sm "unix:$SOCK" send '7:nospace,')	# a request with no key: PERM
-sleep 0.3	# let the last connections close
+# Let the workers see the last clients go (read from the file, so the
+# listener's own counter does not move).
+for _i in $(seq 1 50); do
+	"$TOOL" -c "$CONF" stats 2>/dev/null | sed -n '/^counters: /,$p' |
+	    tail -n +2 >"$T/probe"
+	[ "$($PROM get "$T/probe" 'postsmtpsts_connections_total{event="accepted"}')" = \
+	  "$($PROM get "$T/probe" 'postsmtpsts_connections_total{event="closed"}')" ] && break
+	sleep 0.1
+done
 scrape 1
 
 # The Prometheus project's own parser (Debian python3-prometheus-client,
