@@ -45,16 +45,17 @@ scrape 0
 is "$(get 0 'postsmtpsts_lookups_total{source="invalid",answer="notfound"}')" \
     1 "the readiness probe ([readiness.invalid]) counted before the first scrape"
 
-# Known cases (tests/world/cases.tsv), one at a time.
-pq enforce.pstest >/dev/null		# discovered: policy, OK
-pq enforce.pstest >/dev/null		# the worker's cache: OK
+# Known cases (tests/world/cases.tsv), one at a time; none whose policy
+# fetches cache.sh counts in the shared world's HTTPS log.
+pq id-32.pstest >/dev/null		# discovered: policy, OK
+pq id-32.pstest >/dev/null		# the worker's cache: OK
 pq pinned.example >/dev/null		# pinned: OK
 pq no-txt.pstest >/dev/null		# discovered: no policy, NOTFOUND
 pq cert-unknownca.pstest >/dev/null	# failure: webpki, NOTFOUND
-pq http-404.pstest >/dev/null		# failure: fetch (HTTP 404), NOTFOUND
+pq http-500.pstest >/dev/null		# failure: fetch (HTTP 500), NOTFOUND
 pq dnssec-bogus-txt.pstest >/dev/null	# failure: DNSSEC-bogus TXT, NOTFOUND
 pq '[next.hop.example]' >/dev/null	# not a domain: NOTFOUND
-pq enforce.pstest nosuchmap >/dev/null 2>&1	# unknown map: PERM
+pq id-32.pstest nosuchmap >/dev/null 2>&1	# unknown map: PERM
 out=$(sm "unix:$SOCK" send '7:nospace,')	# a request with no key: PERM
 # Let the workers see the last clients go (read from the file, so the
 # listener's own counter does not move).
