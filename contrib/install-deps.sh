@@ -13,7 +13,7 @@ liblmdb-dev lmdb-utils libunbound-dev libcurl4-gnutls-dev libgnutls28-dev
 libidn2-dev libcmocka-dev libsystemd-dev dns-root-data ca-certificates"
 TEST="postfix nsd unbound ldnsutils nginx-light bind9-dnsutils openssl
 python3 curl swaks procps iproute2 valgrind clang libclang-rt-14-dev
-shellcheck"
+shellcheck python3-prometheus-client"
 
 pkgs=$BUILD
 [ "${1:-}" = "--test" ] && pkgs="$BUILD $TEST"

@@ -12,7 +12,10 @@
  *   export [hash|texthash]
  *                      Postfix smtp_tls_policy_maps lines for the fresh
  *                      MTA-STS enforce entries: a static fallback table
- *   stats              entry counts, map size and use
+ *   stats              entry counts, map size and use, then the daemon's
+ *                      counters (stats.h: <runtime_dir>/stats of the
+ *                      configuration) in the Prometheus text format, the
+ *                      same text as its metrics listener
  *
  * Safe while the daemon runs: list/show/export/stats read one LMDB snapshot
  * and never block the resolver's writes; purge is an ordinary write
@@ -40,10 +43,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "cache.h"
 #include "dane.h"
 #include "config.h"
 #include "log.h"
+#include "stats.h"
 
 #define CACHE_TOOL_DEFAULT_DIR	LOCALSTATEDIR "/lib/postsmtpsts/cache"
 #define CACHE_TOOL_TIME_LEN	32	/* "2024-01-02T03:04:05Z" or a number */
@@ -268,6 +273,31 @@ cache_tool_stats(struct cache *c, const char *dir)
 	return (0);
 }
 
+/* cache_tool_counters - the running daemon's counters, after "counters:
+ * PATH"; none (a warning) if the daemon has no stats file */
+static void
+cache_tool_counters(const struct config *cf)
+{
+	struct stats_snapshot s;
+	struct buf	 out;
+	char		 path[CONFIG_MAX_PATH + 16], err[CACHE_TOOL_ERR_LEN];
+
+	if (snprintf(path, sizeof(path), "%s/%s", cf != NULL &&
+	    cf->runtime_dir != NULL ? cf->runtime_dir :
+	    CONFIG_DEFAULT_RUNTIME_DIR, STATS_FILE) >= (int)sizeof(path))
+		return;
+	if (stats_read(path, &s, err, sizeof(err)) == -1) {
+		log_warnx("no daemon counters: %s", err);
+		return;
+	}
+	buf_init(&out, STATS_MAX_OUTPUT);
+	if (stats_render(&s, &out) == 0) {
+		printf("counters: %s\n", path);
+		fwrite(out.data, 1, out.len, stdout);
+	}
+	buf_free(&out);
+}
+
 /* cache_tool_export - print the export header and lines */
 static int
 cache_tool_export(struct cache *c, const char *type)
@@ -366,9 +396,10 @@ main(int argc, char *argv[])
 	} else
 		cache_tool_usage();
 
-	if (dir == NULL) {
+	if (dir == NULL || conf != NULL) {
 		/* -d wins; else the configuration's cache.path (the
-		 * default file if -c is not given, when it exists). */
+		 * default file if -c is not given, when it exists).
+		 * -c is read even with -d: stats needs runtime_dir. */
 		if (conf != NULL || access(CONFIG_DEFAULT_FILE, F_OK) == 0) {
 			cf = config_load(conf != NULL ? conf :
 			    CONFIG_DEFAULT_FILE, err, sizeof(err));
@@ -376,13 +407,16 @@ main(int argc, char *argv[])
 				log_warnx("%s", err);
 				return (1);
 			}
-			dir = cf->cache.path;
+			if (dir == NULL)
+				dir = cf->cache.path;
 		} else
 			dir = CACHE_TOOL_DEFAULT_DIR;
 	}
 
 	readonly = strcmp(cmd, "purge") != 0 && strcmp(cmd, "purge-all") != 0;
 	if ((c = cache_tool_open(dir, readonly)) == NULL) {
+		if (strcmp(cmd, "stats") == 0)
+			cache_tool_counters(cf);	/* cache or not */
 		config_free(cf);
 		return (1);
 	}
@@ -413,8 +447,10 @@ main(int argc, char *argv[])
 		rv = st == CACHE_OK ? 0 : 1;
 	} else if (strcmp(cmd, "export") == 0)
 		rv = cache_tool_export(c, type);
-	else
+	else {
 		rv = cache_tool_stats(c, dir);
+		cache_tool_counters(cf);
+	}
 	cache_close(c);
 	config_free(cf);
 

@@ -181,6 +181,7 @@ static cfg_opt_t config_opts[] = {
 	CFG_STR_CB("deadline_answer", "notfound", CFGF_NONE, config_cb_str),
 	CFG_STR_CB("syslog_facility", "mail", CFGF_NONE, config_cb_str),
 	CFG_INT_CB("verbose", 0, CFGF_NONE, config_cb_int),
+	CFG_STR_CB("metrics", "", CFGF_NONE, config_cb_str),
 	CFG_SEC("listen", config_listen_opts, CONFIG_TITLED),
 	CFG_SEC("map", config_map_opts, CONFIG_TITLED),
 	CFG_SEC("domain", config_domain_opts, CONFIG_TITLED),
@@ -1052,6 +1053,41 @@ config_build_listen(struct config_ctx *ctx, cfg_t *cfg, struct config *cf)
 	}
 }
 
+/*
+ * config_build_metrics - the optional metrics listener: an IP address and
+ * port of its own ("" = off), never one of the socketmap listeners'
+ */
+static void
+config_build_metrics(struct config_ctx *ctx, cfg_t *cfg, struct config *cf)
+{
+	char	 esc[LOG_ESCAPE_MAX + 8];
+	const char *spec = config_str(cfg, "metrics"), *why;
+	struct config_listen *l;
+	size_t	 j;
+
+	if (spec == NULL || *spec == '\0')
+		return;
+	config_esc(esc, sizeof(esc), spec);
+	l = cf->metrics = xcalloc(1, sizeof(*cf->metrics));
+	l->spec = xstrdup(spec);
+	if ((why = config_listen_parse(spec, l)) != NULL) {
+		config_err(ctx, cfg, "metrics", 0, "metrics \"%s\" %s", esc,
+		    why);
+		return;
+	}
+	if (l->kind != CONFIG_LISTEN_INET || strcmp(l->host, "*") == 0) {
+		config_err(ctx, cfg, "metrics", 0, "metrics \"%s\" must be "
+		    "inet:ADDRESS:PORT with an IP address (0.0.0.0 for all)",
+		    esc);
+		return;
+	}
+	for (j = 0; j < cf->nlisten; j++)
+		if (cf->listen[j].host != NULL &&
+		    config_listen_conflict(&cf->listen[j], l))
+			config_err(ctx, cfg, "metrics", 0, "metrics \"%s\" "
+			    "uses the address of a socketmap listener", esc);
+}
+
 /* config_map_name_ok - [A-Za-z0-9._-]{1,64} */
 static int
 config_map_name_ok(const char *s)
@@ -1554,6 +1590,7 @@ config_load(const char *path, char *errbuf, size_t errsz)
 	cf->file = xstrdup(path);
 	config_build_root(&ctx, cfg, cf);
 	config_build_listen(&ctx, cfg, cf);
+	config_build_metrics(&ctx, cfg, cf);
 	config_build_maps(&ctx, cfg, cf);
 	config_build_domains(&ctx, cfg, cf);
 	config_build_dns(&ctx, cfg, cf);
@@ -1601,6 +1638,12 @@ config_free(struct config *cf)
 		free(cf->listen[i].group);
 	}
 	free(cf->listen);
+	if (cf->metrics != NULL) {
+		free(cf->metrics->spec);
+		free(cf->metrics->host);
+		free(cf->metrics->port);
+		free(cf->metrics);
+	}
 	for (i = 0; i < cf->nmaps; i++)
 		free(cf->maps[i].name);
 	free(cf->maps);
@@ -1772,6 +1815,8 @@ config_dump(const struct config *cf, FILE *fp)
 	    config_answer_name(cf->deadline_answer));
 	config_dump_kv(fp, "", "syslog_facility", facility);
 	fprintf(fp, "verbose = %d\n", cf->verbose);
+	config_dump_kv(fp, "", "metrics", cf->metrics != NULL ?
+	    cf->metrics->spec : "");
 
 	for (i = 0; i < cf->nlisten; i++) {
 		l = &cf->listen[i];

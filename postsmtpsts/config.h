@@ -172,6 +172,7 @@ struct config {
 	int		 dane;			/* some map has dane = yes:
 						   the resolver looks DANE up */
 	int		 verbose;
+	struct config_listen *metrics;		/* NULL: no metrics listener */
 
 	struct config_dns dns;
 	struct config_https https;

@@ -48,7 +48,9 @@
 #include "config.h"
 #include "log.h"
 #include "master.h"
+#include "metrics.h"
 #include "resolver.h"
+#include "stats.h"
 #include "worker.h"
 #include "xmalloc.h"
 
@@ -57,6 +59,7 @@
 enum child_kind {
 	CHILD_WORKER,
 	CHILD_RESOLVER,
+	CHILD_METRICS,
 };
 
 struct child {
@@ -76,6 +79,8 @@ struct master {
 	int		*fds;
 	int		 nfds;
 	int		 rfd;		/* the resolver's SEQPACKET listener */
+	int		 mfd;		/* the metrics listener, or -1 */
+	char		*spath;		/* the stats file */
 	char		*rpath;
 	struct child	*children;	/* current generation: cf->workers
 					   front workers, then the resolver */
@@ -321,6 +326,25 @@ master_runtime_dir(struct master *m)
 		fatal("chown %s", dir);
 }
 
+/* master_stats_file - the shared counters (stats.h), before any fork */
+static void
+master_stats_file(struct master *m)
+{
+	char		 path[CONFIG_MAX_PATH + 16], err[512];
+	int		 n;
+
+	n = snprintf(path, sizeof(path), "%s/%s", m->cf->runtime_dir,
+	    STATS_FILE);
+	if (n < 0 || (size_t)n >= sizeof(path))
+		fatalx("%s: runtime_dir too long", m->cf->file);
+	if (stats_create(path, m->drop, m->uid, m->gid, err, sizeof(err)) ==
+	    -1) {
+		log_warnx("no shared counters: %s", err);
+		return;
+	}
+	m->spath = xstrdup(path);
+}
+
 /* master_write_pid - write the pid file (after daemonizing) */
 static void
 master_write_pid(struct master *m)
@@ -357,13 +381,17 @@ master_cleanup(struct master *m)
 			log_warn("unlink %s", m->cf->listen[i].path);
 	if (m->rpath != NULL && unlink(m->rpath) == -1 && errno != ENOENT)
 		log_warn("unlink %s", m->rpath);
+	stats_close();
+	if (m->spath != NULL && unlink(m->spath) == -1 && errno != ENOENT)
+		log_warn("unlink %s", m->spath);
 }
 
 /* master_kind - a child's kind, for logs */
 static const char *
 master_kind(const struct child *ch)
 {
-	return (ch->kind == CHILD_RESOLVER ? "resolver" : "worker");
+	return (ch->kind == CHILD_RESOLVER ? "resolver" :
+	    ch->kind == CHILD_METRICS ? "metrics" : "worker");
 }
 
 /* master_fork_worker - start the process for one slot */
@@ -385,14 +413,25 @@ master_fork_worker(struct master *m, struct child *ch)
 		sigemptyset(&none);
 		signal(SIGHUP, SIG_IGN);	/* the master rolls workers */
 		sigprocmask(SIG_SETMASK, &none, NULL);
-		if (ch->kind == CHILD_RESOLVER) {
+		if (ch->kind != CHILD_METRICS && m->mfd != -1)
+			close(m->mfd);
+		if (ch->kind == CHILD_METRICS) {
+			for (i = 0; i < m->nfds; i++)
+				close(m->fds[i]);
+			close(m->rfd);
+			stats_attach(STATS_SLOT_METRICS);
+			log_set_ident("postsmtpsts/metrics");
+			status = metrics_main(m->cf, m->mfd);
+		} else if (ch->kind == CHILD_RESOLVER) {
 			/* The resolver never serves Postfix directly. */
 			for (i = 0; i < m->nfds; i++)
 				close(m->fds[i]);
+			stats_attach(STATS_SLOT_RESOLVER);
 			log_set_ident("postsmtpsts/resolver");
 			status = resolver_main(m->cf, m->rfd);
 		} else {
 			close(m->rfd);
+			stats_attach(ch->slot);
 			log_set_ident("postsmtpsts/worker");
 			status = worker_main(m->cf, m->fds, m->nfds, ch->slot);
 		}
@@ -413,12 +452,12 @@ master_start_generation(struct master *m)
 	int		 i;
 
 	m->generation++;
-	m->nchildren = m->cf->workers + 1;
+	m->nchildren = m->cf->workers + 1 + (m->mfd != -1);
 	m->children = xcalloc((size_t)m->nchildren, sizeof(*m->children));
 	for (i = 0; i < m->nchildren; i++) {
 		m->children[i].slot = i;
 		m->children[i].kind = i == m->cf->workers ? CHILD_RESOLVER :
-		    CHILD_WORKER;
+		    i > m->cf->workers ? CHILD_METRICS : CHILD_WORKER;
 		m->children[i].backoff_ms = MASTER_BACKOFF_MIN_MS;
 		master_fork_worker(m, &m->children[i]);
 	}
@@ -446,6 +485,10 @@ master_reload(struct master *m)
 			    m->cf->listen[i].spec) != 0)
 				log_warnx("reload: listener changes need a "
 				    "restart");
+	if ((ncf->metrics == NULL) != (m->cf->metrics == NULL) ||
+	    (ncf->metrics != NULL && strcmp(ncf->metrics->spec,
+	    m->cf->metrics->spec) != 0))
+		log_warnx("reload: metrics listener changes need a restart");
 	/* Keep the listeners (and their cleanup) of the running config. */
 	for (j = 0; j < m->nchildren; j++) {
 		struct child *ch = &m->children[j];
@@ -463,11 +506,14 @@ master_reload(struct master *m)
 	{
 		struct config_listen *l = ncf->listen;
 		size_t		 n = ncf->nlisten;
+		struct config_listen *ml = ncf->metrics;
 
 		ncf->listen = m->cf->listen;
 		ncf->nlisten = m->cf->nlisten;
 		m->cf->listen = l;
 		m->cf->nlisten = n;
+		ncf->metrics = m->cf->metrics;
+		m->cf->metrics = ml;
 	}
 	config_free(m->cf);
 	m->cf = ncf;
@@ -633,11 +679,13 @@ master_main(struct config *cf, int foreground)
 	log_set_verbose(cf->verbose);
 	master_lookup_ids(&m);
 	master_bind_all(&m);
+	m.mfd = cf->metrics != NULL ? metrics_listen(cf->metrics) : -1;
 	master_runtime_dir(&m);
 	master_bind_resolver(&m);
 	if (!foreground)
 		master_daemonize();
 	master_write_pid(&m);
+	master_stats_file(&m);
 	master_drop_privileges(&m);
 	log_info("started: config=%s workers=%d pid_file=%s cache=%s",
 	    cf->file, cf->workers, cf->pid_file ? cf->pid_file : "(none)",
@@ -699,7 +747,10 @@ master_main(struct config *cf, int foreground)
 	free(m.old);
 	free(m.fds);
 	free(m.rpath);
+	free(m.spath);
 	close(m.rfd);
+	if (m.mfd != -1)
+		close(m.mfd);
 	config_free(m.cf);
 	return (0);
 }

@@ -81,6 +81,7 @@
 #include "ipc.h"
 #include "log.h"
 #include "resolver.h"
+#include "stats.h"
 #include "xmalloc.h"
 
 #define RESOLVER_BUCKETS	1024	/* power of two */
@@ -464,6 +465,7 @@ resolver_store(struct resolver *r, const char *domain,
 		return;
 	if (cache_put(r->cache, domain, rec) == 0)
 		return;
+	stats_inc(STATS_CACHE_WRITE_ERRORS);
 	now = time(NULL);
 	if (now - r->last_write_error >= 60) {
 		log_warnx("cache write for %s failed (disk full?): answers "
@@ -483,6 +485,7 @@ job_discovered(const struct discover_result *res, void *arg)
 	char		 esc[LOG_ESCAPE_MAX * 4 + 8];
 
 	j->dv = NULL;
+	stats_discovery(res, j->refresh);
 	if (facts_merge(j->domain, j->have_old ? &j->old : NULL, res,
 	    &r->cf->cache, resolver_now(), &rec) == 0)
 		rec = j->old;
@@ -519,6 +522,10 @@ job_dane_done(const struct dane_result *res, void *arg)
 	size_t		 i, ndane = 0;
 
 	j->dn = NULL;
+	/* by the domain's state: all -> dane-only, some -> dane */
+	stats_dane(res->state == DANE_ALL ? STATS_DANE_ONLY :
+	    res->state == DANE_SOME ? STATS_DANE_DANE :
+	    res->state == DANE_FAILURE ? STATS_DANE_FAILURE : STATS_DANE_NONE);
 	for (i = 0; i < res->nhosts; i++)
 		if (res->hosts[i].state == DANE_ALL)
 			ndane++;
@@ -657,6 +664,7 @@ resolver_walk_cb(const char *key, size_t klen,
 		    "expires_at=%lld", key, (long long)rec->next_refresh,
 		    (long long)rec->expires_at);
 		r->pass_started++;
+		stats_inc(STATS_REFRESHES);
 		job_start(j);
 	} else if (rec != NULL && now - rec->expires_at >
 	    RESOLVER_EXPIRED_GRACE && job_find(r, domain, len) == NULL)
@@ -706,6 +714,7 @@ resolver_refresh_cb(evutil_socket_t fd, short what, void *arg)
 				ndel++;
 		if (cache_txn_commit(r->cache) != CACHE_OK)
 			ndel = 0;
+		stats_add(STATS_CACHE_DELETED, (uint64_t)ndel);
 		log_info("cache_expired_deleted=%d grace=%d", ndel,
 		    RESOLVER_EXPIRED_GRACE);
 	}

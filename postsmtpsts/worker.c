@@ -67,6 +67,7 @@
 #include "log.h"
 #include "netstring.h"
 #include "sockmap.h"
+#include "stats.h"
 #include "sts_policy.h"
 #include "worker.h"
 #include "xmalloc.h"
@@ -99,6 +100,7 @@ struct slot {
 	int		 done;
 	char		*reply;		/* formatted netstring, when done */
 	size_t		 reply_len;
+	uint64_t	 t0;		/* request decoded (stats_clock) */
 };
 
 /* A domain this worker has asked the resolver about. */
@@ -161,6 +163,7 @@ struct worker {
 	time_t		 cache_retry;
 
 	struct timeval	 idle;
+	uint64_t	 t0;		/* the request being answered */
 	char		 reply[WORKER_REPLY_BUFSZ];	/* hot-path scratch */
 	char		 rbuf[16384];			/* read(2) scratch */
 	char		 data[SOCKMAP_MAX_REPLY];
@@ -277,6 +280,7 @@ conn_free(struct conn *c)
 	w->nconns--;
 	if (c->big || w->conns_peak - w->nconns >= WORKER_TRIM_CONNS)
 		worker_trim_soon(w);
+	stats_inc(STATS_CONN_CLOSED);
 	event_free(c->ev_read);
 	event_free(c->ev_write);
 	event_free(c->ev_idle);
@@ -435,6 +439,8 @@ slot_deadline_cb(evutil_socket_t fd, short what, void *arg)
 	    sl->inf != NULL ? sl->inf->domain : "?",
 	    sl->conn->w->cf->deadline_answer == CONFIG_ANSWER_TEMP ?
 	    "TEMP" : "NOTFOUND");
+	stats_lookup(STATS_SRC_DEADLINE, sl->conn->w->cf->deadline_answer ==
+	    CONFIG_ANSWER_TEMP ? SOCKMAP_TEMP : SOCKMAP_NOTFOUND, sl->t0);
 	if (sl->conn->w->cf->deadline_answer == CONFIG_ANSWER_TEMP)
 		slot_complete(sl, SOCKMAP_TEMP, "policy lookup in progress",
 		    25);
@@ -475,32 +481,47 @@ worker_cache_answer(struct conn *c, const struct config_map *map,
 		return (-1);
 	now = time(NULL);
 	if (w->cache == NULL) {
-		if (now == w->cache_retry)
+		if (now == w->cache_retry) {
+			stats_cache_read(STATS_CACHE_UNAVAILABLE);
 			return (-1);
+		}
 		w->cache_retry = now;
 		w->cache = cache_open(w->cf->cache.path, w->cf->cache.max_size,
 		    1, err, sizeof(err));
 		if (w->cache == NULL) {
 			log_debug(2, "worker %d: cache not open yet: %s",
 			    w->id, err);
+			stats_cache_read(STATS_CACHE_UNAVAILABLE);
 			return (-1);
 		}
 	}
 	if (cache_get(w->cache, domain, len, &w->rec) != CACHE_HIT ||
-	    !cache_record_fresh(&w->rec, (int64_t)now) ||
-	    w->rec.kind == CACHE_KIND_DANE)
+	    w->rec.kind == CACHE_KIND_DANE) {
+		stats_cache_read(STATS_CACHE_MISS);
 		return (-1);
+	}
+	if (!cache_record_fresh(&w->rec, (int64_t)now)) {
+		stats_cache_read(STATS_CACHE_STALE);
+		return (-1);
+	}
 	if (map->dane) {
 		/* the DANE facts are a second entry ("dane:" + domain) */
 		klen = cache_dane_key(domain, len, key);
 		if (cache_get(w->cache, key, klen, &w->drec) != CACHE_HIT ||
-		    !cache_record_fresh(&w->drec, (int64_t)now) ||
-		    w->drec.kind != CACHE_KIND_DANE)
+		    w->drec.kind != CACHE_KIND_DANE) {
+			stats_cache_read(STATS_CACHE_MISS);
 			return (-1);
+		}
+		if (!cache_record_fresh(&w->drec, (int64_t)now)) {
+			stats_cache_read(STATS_CACHE_STALE);
+			return (-1);
+		}
 	}
+	stats_cache_read(STATS_CACHE_HIT);
 	buf_init_fixed(&data, w->data, sizeof(w->data));
 	st = facts_answer(domain, &w->rec, map->dane ? &w->drec : NULL, map,
 	    &w->pol, &data);
+	stats_lookup(STATS_SRC_CACHE, st, w->t0);
 	log_debug(1, "domain=%s map=%s source=cache answer=%s", domain,
 	    map->name, sockmap_status_name(st));
 	conn_reply(c, st, data.data, data.len);
@@ -520,6 +541,7 @@ worker_ask_resolver(struct conn *c, const struct config_map *map,
 	sl = xcalloc(1, sizeof(*sl));
 	sl->conn = c;
 	sl->map = map;
+	sl->t0 = w->t0;
 	TAILQ_INSERT_TAIL(&c->fifo, sl, c_entry);
 	c->nslots++;
 	if ((inf = inflight_find(w, domain, len)) == NULL) {
@@ -559,9 +581,11 @@ worker_answer(struct conn *c, const char *name, size_t name_len,
 	char		 domain[DOMAIN_BUFSZ], esc[LOG_ESCAPE_MAX * 4 + 8];
 	enum domain_status ds;
 
+	w->t0 = stats_clock();
 	if ((map = config_find_map(w->cf, name, name_len)) == NULL) {
 		log_warnx("request for unknown map \"%s\"",
 		    log_escape(esc, sizeof(esc), name, name_len));
+		stats_lookup(STATS_SRC_INVALID, SOCKMAP_PERM, w->t0);
 		conn_reply(c, SOCKMAP_PERM, "unknown map name", 16);
 		return;
 	}
@@ -573,12 +597,14 @@ worker_answer(struct conn *c, const char *name, size_t name_len,
 		else
 			log_debug(1, "key=\"%s\" not a plain domain: NOTFOUND",
 			    log_escape(esc, sizeof(esc), key, key_len));
+		stats_lookup(STATS_SRC_INVALID, SOCKMAP_NOTFOUND, w->t0);
 		conn_reply(c, SOCKMAP_NOTFOUND, NULL, 0);
 		return;
 	}
 	if ((pin = config_find_domain(w->cf, domain)) != NULL) {
 		log_debug(1, "domain=%s map=%s source=static answer=\"%s\"",
 		    domain, map->name, pin->answer);
+		stats_lookup(STATS_SRC_PINNED, SOCKMAP_OK, w->t0);
 		conn_reply(c, SOCKMAP_OK, pin->answer, strlen(pin->answer));
 		return;
 	}
@@ -626,14 +652,17 @@ conn_process(struct conn *c)
 		if (st != NETSTRING_OK) {
 			log_warnx("malformed request: %s: closing connection",
 			    netstring_strerror(st));
+			stats_inc(STATS_PROTO_FRAME);
 			conn_reply(c, SOCKMAP_PERM, netstring_strerror(st),
 			    strlen(netstring_strerror(st)));
 			evbuffer_drain(in, len);
 			conn_close_after_write(c);
 			return (-1);
 		}
+		stats_inc(STATS_REQUESTS);
 		if (sockmap_request_parse(payload, plen, &name, &name_len,
 		    &key, &key_len, &why) == -1) {
+			stats_inc(STATS_PROTO_REQUEST);
 			log_warnx("malformed request: %s", why);
 			conn_reply(c, SOCKMAP_PERM, why, strlen(why));
 		} else
@@ -754,6 +783,7 @@ worker_accept_cb(struct evconnlistener *l, evutil_socket_t fd,
 			    w->id, w->max_conns, w->refused);
 			w->last_refuse_log = time(NULL);
 		}
+		stats_inc(STATS_CONN_REFUSED);
 		evutil_closesocket(fd);
 		return;
 	}
@@ -774,6 +804,7 @@ worker_accept_cb(struct evconnlistener *l, evutil_socket_t fd,
 	w->nconns++;
 	if (w->nconns > w->conns_peak)
 		w->conns_peak = w->nconns;
+	stats_inc(STATS_CONN_ACCEPTED);
 	conn_read_enable(c, 1);
 	evtimer_add(c->ev_idle, &w->idle);
 }
@@ -825,6 +856,7 @@ resolver_reply(struct worker *w, const struct ipc_reply *rep)
 			st = worker_unknown_answer(w, &data);
 		log_debug(1, "domain=%s map=%s source=resolver answer=%s",
 		    rep->domain, sl->map->name, sockmap_status_name(st));
+		stats_lookup(STATS_SRC_RESOLVER, st, sl->t0);
 		slot_complete(sl, st, data.data, data.len);
 	}
 	inflight_remove(w, inf);

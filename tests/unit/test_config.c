@@ -106,6 +106,7 @@ empty_file_gives_defaults(void **state)
 	assert_int_equal(cf->deadline_answer, CONFIG_ANSWER_NOTFOUND);
 	assert_int_equal(cf->syslog_facility, LOG_MAIL);
 	assert_int_equal(cf->verbose, 0);
+	assert_null(cf->metrics);	/* off by default */
 
 	assert_int_equal(cf->nlisten, 1);
 	assert_int_equal(cf->listen[0].kind, CONFIG_LISTEN_INET);
@@ -175,6 +176,7 @@ static const char full_text[] =
 	"deadline_answer = \"temp\"\n"
 	"syslog_facility = \"local3\"\n"
 	"verbose = 2\n"
+	"metrics = \"inet:[::1]:9462\"\n"
 	"listen \"unix:/var/spool/postfix/private/sts\" {\n"
 	"\tmode = \"0660\"  owner = \"postfix\"  group = \"postdrop\"\n"
 	"}\n"
@@ -230,6 +232,9 @@ full_file_sets_every_field(void **state)
 	assert_int_equal(cf->deadline_answer, CONFIG_ANSWER_TEMP);
 	assert_int_equal(cf->syslog_facility, LOG_LOCAL3);
 	assert_int_equal(cf->verbose, 2);
+	assert_non_null(cf->metrics);
+	assert_string_equal(cf->metrics->host, "::1");
+	assert_string_equal(cf->metrics->port, "9462");
 
 	assert_int_equal(cf->nlisten, 3);
 	l = &cf->listen[0];
@@ -560,6 +565,15 @@ static const struct error_case {
 	{ "unterminated comment", "#\nworkers = 1\n/* abc\n\n", 3,
 	    "unterminated comment" },
 	/* top level */
+	{ "metrics not inet", "\nmetrics = \"unix:/tmp/m\"\n", 2,
+	    "must be inet:ADDRESS:PORT" },
+	{ "metrics on any address", "metrics = \"inet:*:9461\"\n", 1,
+	    "must be inet:ADDRESS:PORT" },
+	{ "metrics without port", "metrics = \"inet:127.0.0.1\"\n", 1,
+	    "metrics \"inet:127.0.0.1\" has no port" },
+	{ "metrics on a socketmap listener", "listen \"inet:*:9461\" { }\n"
+	    "metrics = \"inet:127.0.0.1:9461\"\n", 2,
+	    "uses the address of a socketmap listener" },
 	{ "workers too many", "workers = 257\n", 1,
 	    "workers must be between 0 and 256" },
 	{ "workers negative", "workers = -1\n", 1,
