@@ -62,6 +62,7 @@
 #include "ipc.h"
 #include "log.h"
 #include "netstring.h"
+#include "sdnotify.h"
 #include "sockmap.h"
 #include "sts_policy.h"
 #include "worker.h"
@@ -981,6 +982,7 @@ worker_main(const struct config *cf, const int *fds, int nfds, int id)
 	w->ev_reconnect = evtimer_new(w->base, resolver_reconnect_cb, w);
 	resolver_connect(w);
 	log_debug(1, "worker %d started", id);
+	sdnotify_child_ready();
 
 	event_base_dispatch(w->base);
 
