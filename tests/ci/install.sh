@@ -16,7 +16,7 @@
 # Ends with "N passed, N failed".
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$top"
+cd "$top" || exit 1
 pass=0 fail=0
 check() {	# check DESC STATUS
 	if [ "$2" -eq 0 ]; then

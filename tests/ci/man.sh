@@ -11,7 +11,7 @@
 # Ends with "N passed, N failed".
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$top"
+cd "$top" || exit 1
 pass=0 fail=0
 check() {	# check DESC STATUS
 	if [ "$2" -eq 0 ]; then
@@ -36,10 +36,10 @@ mandir=$(find "$root" -type d -name man -path '*/share/man' | head -n1)
 
 # one page per program, in its section (1 for bin, 8 for sbin)
 want="man5/postsmtpsts.conf.5"
-for p in $(find "$root" -type f \( -path '*/bin/*' -o -path '*/sbin/*' \) -perm -u+x); do
+while read -r p; do
 	case "$p" in */sbin/*) want="$want man8/$(basename "$p").8" ;;
 	*) want="$want man1/$(basename "$p").1" ;; esac
-done
+done < <(find "$root" -type f \( -path '*/bin/*' -o -path '*/sbin/*' \) -perm -u+x)
 for w in $want; do
 	check "page installed: $w" "$([ -f "$mandir/$w" ]; echo $?)"
 done

@@ -13,7 +13,7 @@
 # Ends with "N passed, N failed".
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$top"
+cd "$top" || exit 1
 SECURITY_MAX=${SECURITY_MAX:-2.0}
 pass=0 fail=0
 check() {	# check DESC STATUS
@@ -44,7 +44,7 @@ tmpfiles=$(find "$root" -path '*tmpfiles.d/postsmtpsts.conf' -type f | head -n1)
 sysusers=$(find "$root" -path '*sysusers.d/postsmtpsts.conf' -type f | head -n1)
 check "units and snippets installed (service, socket, tmpfiles, sysusers)" \
 	"$([ -n "$service" ] && [ -n "$socket" ] && [ -n "$tmpfiles" ] && [ -n "$sysusers" ]; echo $?)"
-[ -n "$service" ] && [ -n "$socket" ] || finish
+if [ -z "$service" ] || [ -z "$socket" ]; then finish; fi
 
 # The root needs the units ours refer to and the commands they run that are
 # not ours; copies of the host's, so the check is real.
