@@ -37,7 +37,9 @@
 
 static int	sdnotify_on;		/* NOTIFY_SOCKET set */
 static int	sdnotify_nfds;		/* sockets passed */
+#ifdef HAVE_SYSTEMD
 static int	sdnotify_taken[SDNOTIFY_MAX_FDS];
+#endif
 static int	sdnotify_pipe[2] = { -1, -1 };
 static int	sdnotify_reported;	/* this child already reported */
 
