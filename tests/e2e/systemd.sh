@@ -5,6 +5,8 @@
 # (python3); READY=1 must come only once every worker and the resolver run
 # and the socket answers; SIGHUP gives RELOADING=1 then READY=1 (also when
 # the new configuration is broken); SIGTERM gives STOPPING=1.
+# As the unit runs it: an unprivileged user without any capability and with
+# no_new_privs (setpriv), READY=1 and answers all the same.
 # Socket activation: systemd-socket-activate binds the sockets and passes
 # them (LISTEN_FDS/LISTEN_PID); Postfix's postmap is answered through them,
 # and a passed socket matching no listener stops the start.
@@ -107,6 +109,41 @@ daemon_stop
 is "$?" "0" "SIGTERM: exit status 0"
 wait_notify "$n" 'STOPPING=1'
 ok $? "SIGTERM: STOPPING=1 sent"
+
+# -- as postsmtpsts.service runs it: User=, no capabilities, NoNewPrivileges --
+if command -v setpriv >/dev/null 2>&1 && id nobody >/dev/null 2>&1; then
+	U="$T/unpriv"
+	mkdir -p "$U/run" "$U/lib"
+	chown nobody "$U/run" "$U/lib"
+	chmod 666 "$NOTIFY_SOCK"
+	cat >"$U/postsmtpsts.conf" <<-EOF
+		user = "postsmtpsts"
+		pid_file = "$U/run/postsmtpsts.pid"
+		runtime_dir = "$U/run"
+		workers = 2
+		verbose = 1
+		listen "inet:127.0.0.1:$PORT" { }
+		cache { path = "$U/lib/cache" }
+		domain "pinned.example" { level = "encrypt" }
+	EOF
+	n=$(($(wc -l <"$NOTIFY_LOG") + 1))
+	NOTIFY_SOCKET="$NOTIFY_SOCK" setpriv --reuid=nobody --regid=nogroup \
+		--clear-groups --no-new-privs --inh-caps=-all --bounding-set=-all \
+		"$DAEMON" -f -c "$U/postsmtpsts.conf" >"$DAEMON_LOG" 2>&1 &
+	DAEMON_PID=$!
+	wait_notify "$n" 'READY=1'
+	ok $? "unprivileged, no capabilities, no_new_privs: READY=1"
+	is "$(pq pinned.example postfix inet 2>&1)" "encrypt" \
+		"unprivileged: the socket answers"
+	grep -q 'not started as root' "$DAEMON_LOG"
+	ok $? "unprivileged: the user option is ignored, as documented"
+	daemon_stop
+	is "$?" "0" "unprivileged: clean exit"
+else
+	for _i in 1 2 3 4; do
+		ok 0 "# SKIP setpriv or user nobody missing"
+	done
+fi
 
 # -- socket activation -------------------------------------------------------------
 if ! command -v systemd-socket-activate >/dev/null 2>&1; then
