@@ -456,6 +456,20 @@ master_start_generation(struct master *m)
 	}
 }
 
+/* master_keep_path - on reload, keep the running value of a path option */
+static void
+master_keep_path(char **newp, char **runp, const char *name)
+{
+	char		*tmp;
+
+	if ((*newp == NULL) != (*runp == NULL) ||
+	    (*newp != NULL && strcmp(*newp, *runp) != 0))
+		log_warnx("reload: %s changes need a restart", name);
+	tmp = *newp;
+	*newp = *runp;
+	*runp = tmp;
+}
+
 /* master_reload - SIGHUP: new config, new workers, old ones drain; -1: kept */
 static int
 master_reload(struct master *m)
@@ -501,6 +515,10 @@ master_reload(struct master *m)
 		m->cf->listen = l;
 		m->cf->nlisten = n;
 	}
+	/* So are the pid file and the resolver's socket directory. */
+	master_keep_path(&ncf->pid_file, &m->cf->pid_file, "pid_file");
+	master_keep_path(&ncf->runtime_dir, &m->cf->runtime_dir,
+	    "runtime_dir");
 	config_free(m->cf);
 	m->cf = ncf;
 	log_set_verbose(ncf->verbose);
