@@ -727,8 +727,9 @@ master_main(struct config *cf, int foreground)
 
 	for (;;) {
 		wait_ms = master_restart_due(&m);
-		if (m.notify && !m.stopping) {
-			/* Reports arrive on a pipe: look again soon. */
+		if (sdnotify_enabled() && !m.stopping) {
+			/* Reports arrive on a pipe: drain it always, and
+			 * look again soon while READY=1 is owed. */
 			master_check_ready(&m);
 			if (m.notify && (wait_ms < 0 || wait_ms > 20))
 				wait_ms = 20;
