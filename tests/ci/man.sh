@@ -7,7 +7,8 @@
 #   - each page through "groff -man -ww -z" and "man --warnings -l" (the
 #     way man(1) renders it, 80 columns) prints nothing on stderr;
 #   - no page still holds an unsubstituted @dir@ placeholder, and each
-#     has NAME, SYNOPSIS (section 1 and 8), DESCRIPTION and SEE ALSO.
+#     has NAME, DESCRIPTION, FILES and SEE ALSO (and SYNOPSIS, OPTIONS,
+#     EXIT STATUS and EXAMPLES in sections 1 and 8).
 # Ends with "N passed, N failed".
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -56,12 +57,14 @@ for page in "$mandir"/man*/*; do
 	if grep -n '@[a-zA-Z_]*@' "$page" | sed 's/^/  placeholder: /' | grep .; then
 		bad=1
 	fi
-	for sh in NAME DESCRIPTION "SEE ALSO"; do
+	for sh in NAME DESCRIPTION FILES "SEE ALSO"; do
 		grep -q "^\.SH \"*$sh\"*\$" "$page" || { echo "  no $sh section"; bad=1; }
 	done
 	case "$name" in
 	man1/*|man8/*)
-		grep -q '^\.SH SYNOPSIS$' "$page" || { echo "  no SYNOPSIS section"; bad=1; } ;;
+		for sh in SYNOPSIS OPTIONS "EXIT STATUS" EXAMPLES; do
+			grep -q "^\.SH \"*$sh\"*\$" "$page" || { echo "  no $sh section"; bad=1; }
+		done ;;
 	esac
 	check "$name: sections present, placeholders substituted" "$bad"
 done
