@@ -51,7 +51,7 @@ PYEOF
 
 # wait_notify N PATTERN - wait until line N or later of the log matches
 wait_notify() {
-	for _i in $(seq 1 100); do
+	for _i in $(seq 1 300); do
 		tail -n "+$1" "$NOTIFY_LOG" 2>/dev/null | grep -q -- "$2" && return 0
 		sleep 0.05
 	done
@@ -187,9 +187,17 @@ OTHER=$((PORT + 1))
 systemd-socket-activate -l "127.0.0.1:$PORT" -l "127.0.0.1:$OTHER" \
 	"$DAEMON" -f -c "$CONF" >"$DAEMON_LOG" 2>&1 &
 DAEMON_PID=$!
-sleep 0.3
-python3 -c "import socket,sys; socket.create_connection(('127.0.0.1', int(sys.argv[1])), 2)" \
-	"$PORT" 2>/dev/null
+# A connection makes it exec the daemon; retry until it listens.
+for _i in $(seq 1 50); do
+	python3 -c "import socket,sys; socket.create_connection(('127.0.0.1', int(sys.argv[1])), 2)" \
+		"$PORT" 2>/dev/null && break
+	sleep 0.1
+done
+for _i in $(seq 1 100); do
+	kill -0 "$DAEMON_PID" 2>/dev/null || break
+	sleep 0.1
+done
+kill -KILL "$DAEMON_PID" 2>/dev/null
 wait "$DAEMON_PID"
 rc=$?
 DAEMON_PID=
