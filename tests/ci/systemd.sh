@@ -64,6 +64,21 @@ for u in "$service" "$socket"; do
 		"$([ "$st" -eq 0 ] && [ -z "$out" ]; echo $?)"
 done
 
+# The socket unit with its commented-out unix socket (Postfix's chroot)
+# turned on, as README and postsmtpsts(8) tell operators to do.
+variant="$unitdir/postsmtpsts-chroot.socket"
+sed -e 's/^#\(ListenStream=\/\)/\1/' -e 's/^#\(Socket[A-Za-z]*=\)/\1/' \
+	"$socket" >"$variant"
+cp "$service" "$unitdir/postsmtpsts-chroot.service"
+out=$(cd "$root" && systemd-analyze verify --root="$root" "$variant" 2>&1)
+st=$?
+[ -n "$out" ] && printf '%s\n' "$out" | sed 's/^/  /'
+check "systemd-analyze verify postsmtpsts.socket with the unix socket enabled" \
+	"$([ "$st" -eq 0 ] && [ -z "$out" ] &&
+	   grep -q '^ListenStream=/var/spool/postfix/private/postsmtpsts' "$variant" &&
+	   grep -q '^SocketGroup=postfix' "$variant"; echo $?)"
+rm -f "$variant" "$unitdir/postsmtpsts-chroot.service"
+
 # Every binary the service runs exists in the root and is executable.
 bad=0
 while read -r bin; do
