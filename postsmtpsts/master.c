@@ -22,6 +22,12 @@
  * SIGTERM/SIGINT: tell every worker to finish in-flight requests, wait (at
  * most MASTER_STOP_GRACE_SECS, then SIGKILL), remove the pid file and unix
  * sockets, exit 0.
+ *
+ * Under systemd (sdnotify.h): READY=1 once the listeners are bound and every
+ * child of the generation has reported that its event loop runs;
+ * RELOADING=1 ... READY=1 around a SIGHUP; STOPPING=1 on SIGTERM.  Sockets
+ * passed by socket activation replace the listeners they match (and are
+ * never unlinked by us); the others are bound as above.
  */
 #include "autoconf.h"
 
@@ -51,6 +57,7 @@
 #include "metrics.h"
 #include "resolver.h"
 #include "stats.h"
+#include "sdnotify.h"
 #include "worker.h"
 #include "xmalloc.h"
 
@@ -71,6 +78,7 @@ struct child {
 	unsigned	 backoff_ms;	/* next restart delay */
 	struct timespec	 restart_at;	/* valid when pid == 0 && pending */
 	int		 pending;	/* restart scheduled */
+	int		 ready;		/* reported its event loop running */
 };
 
 struct master {
@@ -92,6 +100,8 @@ struct master {
 	uid_t		 uid;
 	gid_t		 gid;
 	int		 drop;
+	int		*inherited;	/* per cf->listen[]: socket activated */
+	int		 notify;	/* READY=1 owed once children are up */
 };
 
 /* master_now - monotonic time */
@@ -228,6 +238,16 @@ master_bind_inet(const struct config_listen *l, int **fds, int *nfds)
 	if ((error = getaddrinfo(host, l->port, &hints, &res)) != 0)
 		fatalx("listen %s: %s", l->spec, gai_strerror(error));
 	for (ai = res; ai != NULL; ai = ai->ai_next) {
+		if ((fd = sdnotify_take_inet(ai->ai_addr,
+		    ai->ai_addrlen)) != -1) {
+			log_info("listen %s: socket from the service manager",
+			    l->spec);
+			*fds = xreallocarray(*fds, (size_t)*nfds + 1,
+			    sizeof(**fds));
+			(*fds)[(*nfds)++] = fd;
+			count++;
+			continue;
+		}
 		fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC,
 		    ai->ai_protocol);
 		if (fd == -1)
@@ -258,12 +278,19 @@ master_bind_all(struct master *m)
 	size_t		 i;
 	int		 fd;
 
+	m->inherited = xcalloc(m->cf->nlisten + 1, sizeof(*m->inherited));
 	for (i = 0; i < m->cf->nlisten; i++) {
 		const struct config_listen *l = &m->cf->listen[i];
 
 		if (l->kind == CONFIG_LISTEN_UNIX) {
-			fd = master_bind_unix(l, m->drop ? m->uid : getuid(),
-			    m->drop ? m->gid : getgid());
+			/* Its mode and owner are the .socket unit's then. */
+			if ((fd = sdnotify_take_unix(l->path)) != -1) {
+				m->inherited[i] = 1;
+				log_info("listen %s: socket from the service "
+				    "manager", l->spec);
+			} else
+				fd = master_bind_unix(l, m->drop ? m->uid :
+				    getuid(), m->drop ? m->gid : getgid());
 			m->fds = xreallocarray(m->fds, (size_t)m->nfds + 1,
 			    sizeof(*m->fds));
 			m->fds[m->nfds++] = fd;
@@ -271,6 +298,7 @@ master_bind_all(struct master *m)
 			master_bind_inet(l, &m->fds, &m->nfds);
 		log_info("listening on %s", l->spec);
 	}
+	sdnotify_listen_done();
 }
 
 /*
@@ -377,7 +405,8 @@ master_cleanup(struct master *m)
 		log_warn("unlink %s", m->cf->pid_file);
 	for (i = 0; i < m->cf->nlisten; i++)
 		if (m->cf->listen[i].kind == CONFIG_LISTEN_UNIX &&
-		    unlink(m->cf->listen[i].path) == -1 && errno != ENOENT)
+		    !m->inherited[i] && unlink(m->cf->listen[i].path) == -1 &&
+		    errno != ENOENT)
 			log_warn("unlink %s", m->cf->listen[i].path);
 	if (m->rpath != NULL && unlink(m->rpath) == -1 && errno != ENOENT)
 		log_warn("unlink %s", m->rpath);
@@ -410,6 +439,7 @@ master_fork_worker(struct master *m, struct child *ch)
 		return;
 	}
 	if (pid == 0) {
+		sdnotify_child_forked();
 		sigemptyset(&none);
 		signal(SIGHUP, SIG_IGN);	/* the master rolls workers */
 		sigprocmask(SIG_SETMASK, &none, NULL);
@@ -439,6 +469,7 @@ master_fork_worker(struct master *m, struct child *ch)
 	}
 	ch->pid = pid;
 	ch->pending = 0;
+	ch->ready = 0;
 	ch->generation = m->generation;
 	ch->started = master_now();
 	log_debug(1, "%s %d started, pid %ld", master_kind(ch), ch->slot,
@@ -452,6 +483,7 @@ master_start_generation(struct master *m)
 	int		 i;
 
 	m->generation++;
+	sdnotify_children_begin();
 	m->nchildren = m->cf->workers + 1 + (m->mfd != -1);
 	m->children = xcalloc((size_t)m->nchildren, sizeof(*m->children));
 	for (i = 0; i < m->nchildren; i++) {
@@ -463,8 +495,22 @@ master_start_generation(struct master *m)
 	}
 }
 
-/* master_reload - SIGHUP: new config, new workers, old ones drain */
+/* master_keep_path - on reload, keep the running value of a path option */
 static void
+master_keep_path(char **newp, char **runp, const char *name)
+{
+	char		*tmp;
+
+	if ((*newp == NULL) != (*runp == NULL) ||
+	    (*newp != NULL && strcmp(*newp, *runp) != 0))
+		log_warnx("reload: %s changes need a restart", name);
+	tmp = *newp;
+	*newp = *runp;
+	*runp = tmp;
+}
+
+/* master_reload - SIGHUP: new config, new workers, old ones drain; -1: kept */
+static int
 master_reload(struct master *m)
 {
 	struct config	*ncf;
@@ -475,7 +521,7 @@ master_reload(struct master *m)
 	if ((ncf = config_load(m->cf->file, err, sizeof(err))) == NULL) {
 		log_warnx("reload failed, keeping the running configuration:"
 		    "\n%s", err);
-		return;
+		return (-1);
 	}
 	if (ncf->nlisten != m->cf->nlisten)
 		log_warnx("reload: listener changes need a restart");
@@ -515,11 +561,16 @@ master_reload(struct master *m)
 		ncf->metrics = m->cf->metrics;
 		m->cf->metrics = ml;
 	}
+	/* So are the pid file and the resolver's socket directory. */
+	master_keep_path(&ncf->pid_file, &m->cf->pid_file, "pid_file");
+	master_keep_path(&ncf->runtime_dir, &m->cf->runtime_dir,
+	    "runtime_dir");
 	config_free(m->cf);
 	m->cf = ncf;
 	log_set_verbose(ncf->verbose);
 	master_start_generation(m);
 	log_info("reloaded %s: %d workers", m->cf->file, m->cf->workers);
+	return (0);
 }
 
 /* master_reap - collect exited children; schedule restarts */
@@ -626,6 +677,32 @@ master_signal_all(struct master *m, int sig)
 		kill(m->old[i], sig);
 }
 
+/*
+ * master_check_ready - collect children's readiness reports; once every
+ * child of the current generation runs its event loop, send READY=1
+ */
+static void
+master_check_ready(struct master *m)
+{
+	pid_t		 pid;
+	int		 i;
+
+	while (sdnotify_child_reported(&pid))
+		for (i = 0; i < m->nchildren; i++)
+			if (m->children[i].pid == pid)
+				m->children[i].ready = 1;
+	if (!m->notify)
+		return;
+	for (i = 0; i < m->nchildren; i++)
+		if (m->children[i].pid <= 0 || !m->children[i].ready)
+			return;
+	m->notify = 0;
+	sdnotify_send("READY=1\nSTATUS=serving: %d workers and the "
+	    "resolver, config %s, generation %u", m->cf->workers, m->cf->file,
+	    m->generation);
+	log_debug(1, "ready: generation %u", m->generation);
+}
+
 /* master_daemonize - detach from the terminal */
 static void
 master_daemonize(void)
@@ -678,6 +755,7 @@ master_main(struct config *cf, int foreground)
 	log_init("postsmtpsts", foreground, cf->syslog_facility);
 	log_set_verbose(cf->verbose);
 	master_lookup_ids(&m);
+	sdnotify_init();
 	master_bind_all(&m);
 	m.mfd = cf->metrics != NULL ? metrics_listen(cf->metrics) : -1;
 	master_runtime_dir(&m);
@@ -690,10 +768,20 @@ master_main(struct config *cf, int foreground)
 	log_info("started: config=%s workers=%d pid_file=%s cache=%s",
 	    cf->file, cf->workers, cf->pid_file ? cf->pid_file : "(none)",
 	    cf->cache.path ? cf->cache.path : "(none)");
+	m.notify = sdnotify_enabled();
+	sdnotify_send("STATUS=starting %d workers and the resolver",
+	    cf->workers);
 	master_start_generation(&m);
 
 	for (;;) {
 		wait_ms = master_restart_due(&m);
+		if (sdnotify_enabled() && !m.stopping) {
+			/* Reports arrive on a pipe: drain it always, and
+			 * look again soon while READY=1 is owed. */
+			master_check_ready(&m);
+			if (m.notify && (wait_ms < 0 || wait_ms > 20))
+				wait_ms = 20;
+		}
 		if (m.stopping) {
 			if (master_live(&m) == 0)
 				break;
@@ -726,7 +814,14 @@ master_main(struct config *cf, int foreground)
 		case SIGHUP:
 			if (!m.stopping) {
 				log_info("SIGHUP: reloading %s", m.cf->file);
-				master_reload(&m);
+				sdnotify_send("RELOADING=1\nSTATUS=reloading %s",
+				    m.cf->file);
+				if (master_reload(&m) == 0)
+					m.notify = sdnotify_enabled();
+				else
+					sdnotify_send("READY=1\nSTATUS=reload "
+					    "failed (see the log), serving the "
+					    "previous configuration");
 			}
 			break;
 		case SIGTERM:
@@ -734,6 +829,8 @@ master_main(struct config *cf, int foreground)
 			if (m.stopping)
 				break;
 			log_info("signal %d: stopping", sig);
+			sdnotify_send("STOPPING=1\nSTATUS=stopping on signal "
+			    "%d", sig);
 			m.stopping = 1;
 			deadline = master_now();
 			deadline.tv_sec += MASTER_STOP_GRACE_SECS;
@@ -746,6 +843,7 @@ master_main(struct config *cf, int foreground)
 	free(m.children);
 	free(m.old);
 	free(m.fds);
+	free(m.inherited);
 	free(m.rpath);
 	free(m.spath);
 	close(m.rfd);

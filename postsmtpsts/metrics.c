@@ -37,6 +37,7 @@
 #include "config.h"
 #include "log.h"
 #include "metrics.h"
+#include "sdnotify.h"
 #include "stats.h"
 #include "xmalloc.h"
 
@@ -339,6 +340,7 @@ metrics_main(const struct config *cf, int fd)
 	evsignal_add(m->ev_int, NULL);
 	log_debug(1, "metrics started");
 
+	sdnotify_child_ready();
 	event_base_dispatch(m->base);
 
 	while ((c = TAILQ_FIRST(&m->conns)) != NULL)

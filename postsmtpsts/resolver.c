@@ -82,6 +82,7 @@
 #include "log.h"
 #include "resolver.h"
 #include "stats.h"
+#include "sdnotify.h"
 #include "xmalloc.h"
 
 #define RESOLVER_BUCKETS	1024	/* power of two */
@@ -975,6 +976,7 @@ resolver_main(const struct config *cf, int lfd)
 		    1000);
 	}
 	log_debug(1, "resolver started");
+	sdnotify_child_ready();
 
 	event_base_dispatch(r->base);
 

@@ -66,6 +66,7 @@
 #include "ipc.h"
 #include "log.h"
 #include "netstring.h"
+#include "sdnotify.h"
 #include "sockmap.h"
 #include "stats.h"
 #include "sts_policy.h"
@@ -1125,6 +1126,7 @@ worker_main(const struct config *cf, const int *fds, int nfds, int id)
 	w->ev_trim = evtimer_new(w->base, worker_trim_cb, w);
 	resolver_connect(w);
 	log_debug(1, "worker %d started", id);
+	sdnotify_child_ready();
 
 	event_base_dispatch(w->base);
 
