@@ -296,10 +296,18 @@ dane_host_addr_cb(const struct dns_result *res, void *arg)
 		hq->aaaa_sec = res->security;
 	}
 	if ((why = dane_lookup_failed(res)) != NULL) {
-		hq->addr_failed = 1;
-		hq->addr_why = res->security == DNS_BOGUS ?
-		    "address records DNSSEC bogus" :
-		    "address lookup failed (timeout or SERVFAIL)";
+		/* bogus: the host's state is unknown; any other error only
+		 * keeps us from knowing whether DNSSEC applies (and Postfix
+		 * cannot reach the host either): no DANE for it */
+		if (res->security == DNS_BOGUS) {
+			hq->addr_failed = 1;
+			hq->addr_why = "address records DNSSEC bogus";
+		} else if (!hq->addr_failed) {
+			hq->addr_failed = 2;
+			hq->addr_why = "address lookup failed (timeout or "
+			    "SERVFAIL): DNSSEC status unknown, no DANE";
+		}
+		dane_ttl(dn, DANE_FAILURE_TTL);
 	} else {
 		h->naddrs += res->rdata_count;
 		dane_ttl(dn, res->ttl);
@@ -323,9 +331,13 @@ dane_host_addr_cb(const struct dns_result *res, void *arg)
 		h->addr_security = DNS_SECURE;
 	else
 		h->addr_security = DNS_INSECURE;
-	if (hq->addr_failed) {
+	if (hq->addr_failed == 1) {
 		/* RFC 7672 §2.2: the host's DANE state is unknown */
 		dane_host_done(hq, DANE_FAILURE, hq->addr_why);
+		return;
+	}
+	if (hq->addr_failed == 2) {
+		dane_host_done(hq, DANE_NONE, hq->addr_why);
 		return;
 	}
 	if (h->addr_security != DNS_SECURE) {
@@ -461,9 +473,17 @@ dane_mx_cb(const struct dns_result *res, void *arg)
 	dn->res.mx_security = res->security;
 	dn->res.mx_rcode = res->rcode;
 	if ((why = dane_lookup_failed(res)) != NULL) {
-		dn->res.state = DANE_FAILURE;
-		snprintf(dn->detail, sizeof(dn->detail), "MX lookup: %s",
-		    why);
+		/* A bogus MX RRset: DANE may apply and cannot be known.  Any
+		 * other error (timeout, SERVFAIL) only hides whether DNSSEC
+		 * applies at all: not a DANE failure (Postfix, which needs
+		 * the MX records to deliver, defers by itself); MTA-STS
+		 * decides, and we ask again soon. */
+		dn->res.state = res->security == DNS_BOGUS ? DANE_FAILURE :
+		    DANE_NONE;
+		dane_ttl(dn, DANE_FAILURE_TTL);
+		snprintf(dn->detail, sizeof(dn->detail), "MX lookup: %s%s",
+		    why, res->security == DNS_BOGUS ? "" :
+		    ": DNSSEC status unknown, DANE not applied");
 		dane_finish(dn);
 		return;
 	}

@@ -7,13 +7,18 @@
  *
  *	MX DOMAIN                                   (RFC 7672 §2.2.1)
  *	  insecure                     -> no DANE for the domain
- *	  bogus, SERVFAIL, timeout     -> failure (state cannot be determined)
+ *	  bogus                        -> failure (state cannot be determined)
+ *	  SERVFAIL, timeout            -> no DANE: such an error only hides
+ *	                                  whether DNSSEC applies (and Postfix
+ *	                                  cannot deliver without the MX), so
+ *	                                  MTA-STS decides; asked again soon
  *	  secure NODATA                -> the domain itself is the implicit MX
  *	  secure null MX "."           -> no DANE (the domain takes no mail)
  *	then for every MX host (the first DANE_MAX_HOSTS by preference), all
  *	hosts at once, A and AAAA in parallel:
  *	  both insecure                -> host: no DANE (§2.2.2)
  *	  bogus                        -> host: failure
+ *	  SERVFAIL, timeout            -> host: no DANE (as for the MX)
  *	  secure                       -> TLSA _25._tcp.BASE, where BASE is the
  *	    CNAME-expanded name when the address chain is secure, then, if
  *	    that has no TLSA records, the MX host name itself (§2.2.2)

@@ -251,7 +251,7 @@ def timing(path, keys):
 
 def ipc_request(domain):
     d = domain.encode()
-    return b"Q\x01\x00" + bytes([len(d)]) + d
+    return b"Q\x02\x00" + bytes([len(d)]) + d  # IPC_VERSION 2
 
 
 def ipcflood(path, n, domain, hold):

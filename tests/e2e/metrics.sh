@@ -86,6 +86,7 @@ fi
 
 is "$(moved 0 1)" 'postsmtpsts_cache_reads_total{result="hit"} 1
 postsmtpsts_cache_reads_total{result="miss"} 5
+postsmtpsts_dane_lookups_total{outcome="none"} 5
 postsmtpsts_discoveries_total{trigger="request",outcome="failure"} 3
 postsmtpsts_discoveries_total{trigger="request",outcome="no-policy"} 1
 postsmtpsts_discoveries_total{trigger="request",outcome="policy"} 1
@@ -133,8 +134,8 @@ out=$($PROM check "$T/s2")
 ok $? "postsmtpsts-cache stats prints valid exposition text ($out)"
 is "$($PROM diff "$T/s1" "$T/s2" | grep -v '^postsmtpsts_metrics_requests_total')" "" \
     "postsmtpsts-cache stats shows the same counters as the listener"
-grep -q '^entries: 5$' "$T/tool"
-ok $? "... after the cache figures (5 entries)"
+grep -q '^entries: 10$' "$T/tool"
+ok $? "... after the cache figures (10 entries: 5 domains, MTA-STS and DANE)"
 
 # Bad requests: the right status, counted, and the listener keeps serving.
 is "$($PROM fetch "http://127.0.0.1:$MPORT/nothing" "$T/body")" \
@@ -205,6 +206,7 @@ sleep 0.5
 pq stall.pstest >/dev/null
 scrape 6
 is "$(moved 5 6)" 'postsmtpsts_cache_reads_total{result="miss"} 1
+postsmtpsts_dane_lookups_total{outcome="none"} 1
 postsmtpsts_lookups_total{source="deadline",answer="notfound"} 1
 postsmtpsts_requests_total 1' "a lookup past request_timeout: source=deadline"
 for _i in $(seq 1 100); do
