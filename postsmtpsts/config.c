@@ -1642,6 +1642,9 @@ config_free(struct config *cf)
 		free(cf->metrics->spec);
 		free(cf->metrics->host);
 		free(cf->metrics->port);
+		free(cf->metrics->path);	/* a refused unix: spec */
+		free(cf->metrics->owner);
+		free(cf->metrics->group);
 		free(cf->metrics);
 	}
 	for (i = 0; i < cf->nmaps; i++)
