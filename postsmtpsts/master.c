@@ -49,6 +49,7 @@
 #include "log.h"
 #include "master.h"
 #include "resolver.h"
+#include "sandbox.h"
 #include "worker.h"
 #include "xmalloc.h"
 
@@ -639,6 +640,7 @@ master_main(struct config *cf, int foreground)
 		master_daemonize();
 	master_write_pid(&m);
 	master_drop_privileges(&m);
+	sandbox_master();
 	log_info("started: config=%s workers=%d pid_file=%s cache=%s",
 	    cf->file, cf->workers, cf->pid_file ? cf->pid_file : "(none)",
 	    cf->cache.path ? cf->cache.path : "(none)");

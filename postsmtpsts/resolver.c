@@ -61,6 +61,7 @@
 #include "ipc.h"
 #include "log.h"
 #include "resolver.h"
+#include "sandbox.h"
 #include "xmalloc.h"
 
 #define RESOLVER_BUCKETS	1024	/* power of two */
@@ -599,6 +600,7 @@ resolver_main(const struct config *cf, int lfd)
 		resolver_refresh_arm(r, (long)cf->cache.refresh_interval *
 		    1000);
 	}
+	sandbox_resolver();
 	log_debug(1, "resolver started");
 
 	event_base_dispatch(r->base);

@@ -62,6 +62,7 @@
 #include "ipc.h"
 #include "log.h"
 #include "netstring.h"
+#include "sandbox.h"
 #include "sockmap.h"
 #include "sts_policy.h"
 #include "worker.h"
@@ -980,6 +981,7 @@ worker_main(const struct config *cf, const int *fds, int nfds, int id)
 	evsignal_add(w->ev_int, NULL);
 	w->ev_reconnect = evtimer_new(w->base, resolver_reconnect_cb, w);
 	resolver_connect(w);
+	sandbox_worker();
 	log_debug(1, "worker %d started", id);
 
 	event_base_dispatch(w->base);
