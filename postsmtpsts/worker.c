@@ -332,6 +332,7 @@ conn_flush(struct conn *c)
 	struct evbuffer	*out = c->out;
 	struct slot	*sl;
 
+	/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc) */
 	while ((sl = TAILQ_FIRST(&c->fifo)) != NULL && sl->done) {
 		TAILQ_REMOVE(&c->fifo, sl, c_entry);
 		c->nslots--;
@@ -964,6 +965,7 @@ worker_main(const struct config *cf, const int *fds, int nfds, int id)
 	signal(SIGPIPE, SIG_IGN);
 	if ((w->base = event_base_new()) == NULL)
 		fatalx("worker %d: event_base_new failed", id);
+	/* NOLINTNEXTLINE(bugprone-sizeof-expression): array of pointers */
 	w->listeners = xcalloc((size_t)nfds, sizeof(*w->listeners));
 	w->nlisteners = nfds;
 	for (i = 0; i < nfds; i++) {
@@ -987,9 +989,11 @@ worker_main(const struct config *cf, const int *fds, int nfds, int id)
 	event_base_dispatch(w->base);
 
 	while ((c = TAILQ_FIRST(&w->conns)) != NULL)
+		/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc) */
 		conn_free(c);
 	for (b = 0; b < WORKER_INFLIGHT_BUCKETS; b++)
 		while ((inf = w->inflight[b]) != NULL)
+			/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc) */
 			inflight_remove(w, inf);
 	for (i = 0; i < w->nlisteners; i++)
 		if (w->listeners[i] != NULL)
