@@ -180,6 +180,9 @@ sandbox_filter(int no_inet)
 void
 sandbox_master(void)
 {
+	if (geteuid() == 0)
+		log_warnx("running as root: set \"user\" so that no process "
+		    "keeps root after start");
 	sandbox_common();
 }
 
