@@ -144,6 +144,13 @@ sandbox_rule(int rc, int sys)
 static void
 sandbox_filter(int no_inet)
 {
+	/* all four fields: SCMP_A0() leaves datum_b out (clang warns) */
+#if !defined(__s390__) && !defined(__s390x__) && !defined(__CRIS__)
+	const struct scmp_arg_cmp no_thread = { .arg = 0,
+		.op = SCMP_CMP_MASKED_EQ, .datum_a = CLONE_THREAD, .datum_b = 0 };
+#endif
+	const struct scmp_arg_cmp not_unix = { .arg = 0, .op = SCMP_CMP_NE,
+		.datum_a = AF_UNIX, .datum_b = 0 };
 	scmp_filter_ctx ctx;
 	size_t	 i;
 	int	 rc;
@@ -161,13 +168,11 @@ sandbox_filter(int no_inet)
 #if !defined(__s390__) && !defined(__s390x__) && !defined(__CRIS__)
 	/* clone's flags are its first argument except on s390 and CRIS. */
 	sandbox_rule(seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM),
-	    SCMP_SYS(clone), 1, SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, 0)),
-	    SCMP_SYS(clone));
+	    SCMP_SYS(clone), 1, no_thread), SCMP_SYS(clone));
 #endif
 	if (no_inet)
 		sandbox_rule(seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM),
-		    SCMP_SYS(socket), 1, SCMP_A0(SCMP_CMP_NE, AF_UNIX)),
-		    SCMP_SYS(socket));
+		    SCMP_SYS(socket), 1, not_unix), SCMP_SYS(socket));
 	if ((rc = seccomp_load(ctx)) != 0) {
 		seccomp_release(ctx);
 		errno = -rc;
