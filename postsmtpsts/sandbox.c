@@ -147,7 +147,8 @@ sandbox_filter(int no_inet)
 	/* all four fields: SCMP_A0() leaves datum_b out (clang warns) */
 #if !defined(__s390__) && !defined(__s390x__) && !defined(__CRIS__)
 	const struct scmp_arg_cmp no_thread = { .arg = 0,
-		.op = SCMP_CMP_MASKED_EQ, .datum_a = CLONE_THREAD, .datum_b = 0 };
+		.op = SCMP_CMP_MASKED_EQ, .datum_a = CLONE_THREAD,
+		.datum_b = 0 };
 #endif
 	const struct scmp_arg_cmp not_unix = { .arg = 0, .op = SCMP_CMP_NE,
 		.datum_a = AF_UNIX, .datum_b = 0 };
