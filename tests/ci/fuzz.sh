@@ -39,11 +39,11 @@ targets=$(make -s -C "$B" fuzz-targets)
 
 # run_one TARGET - one libFuzzer run; exit status is libFuzzer's
 run_one() {
-	local t=$1 dict=$top/tests/fuzz/dict/$1.dict d=
-	[ -f "$dict" ] && d=-dict=$dict
+	local t=$1 dict=$top/tests/fuzz/dict/$1.dict d=()
+	[ -f "$dict" ] && d=(-dict="$dict")
 	mkdir -p "$W/new-$t"
 	"$W/fuzz_$t" -max_total_time="$S" -timeout="$TO" -rss_limit_mb=2048 \
-	    -print_final_stats=1 -artifact_prefix="$W/$t-" $d \
+	    -print_final_stats=1 -artifact_prefix="$W/$t-" "${d[@]}" \
 	    "$W/new-$t" "$top/tests/fuzz/corpus/$t" >"$W/fuzz-$t.log" 2>&1
 	echo $? >"$W/rc-$t"
 }

@@ -54,7 +54,7 @@ grep -q '^#define HAVE_SECCOMP 1' "$top_builddir/autoconf.h" && seccomp=1
 resolver=$(sed -n 's/.*debug: resolver [0-9]* started, pid \([0-9]*\).*/\1/p' \
     "$DAEMON_LOG" | tail -n1)
 workers=$(pgrep -P "$DAEMON_PID" | grep -vx "${resolver:-none}" | tr '\n' ' ')
-is "$(echo $workers | wc -w)" "2" "two workers besides the resolver ($resolver)"
+is "$(echo "$workers" | wc -w)" "2" "two workers besides the resolver ($resolver)"
 
 for pid in "$DAEMON_PID" $workers $resolver; do
 	case $pid in
