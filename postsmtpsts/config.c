@@ -96,6 +96,10 @@ struct config_ctx {
 /* libconfuse's callbacks carry no user pointer. */
 static struct config_ctx *config_cur;
 
+/* config_load_buffer()'s bytes, read instead of a file while set */
+static const char *config_input;
+static size_t	 config_input_len;
+
 static int	config_cb_str(cfg_t *, cfg_opt_t *, const char *, void *);
 static int	config_cb_int(cfg_t *, cfg_opt_t *, const char *, void *);
 static int	config_cb_float(cfg_t *, cfg_opt_t *, const char *, void *);
@@ -545,18 +549,62 @@ config_strip_comments(char *p, size_t len, int *errline, const char **what)
 }
 
 /*
- * config_read - the whole file, NUL-terminated; an empty file reads as one
- * newline (fmemopen(3) may refuse size 0); NULL on error
+ * config_text - check text[0..len) (allocated with 2 spare bytes) for NUL
+ * bytes, count its lines, NUL-terminate it; an empty text becomes one
+ * newline (fmemopen(3) may refuse size 0).  Frees text and returns NULL on
+ * error.
+ */
+static char *
+config_text(struct config_ctx *ctx, char *text, size_t len, size_t *lenp)
+{
+	const char *nul;
+	size_t	 i;
+	int	 line;
+
+	if ((nul = memchr(text, '\0', len)) != NULL) {
+		line = 1;
+		for (i = 0; i < (size_t)(nul - text); i++)
+			if (text[i] == '\n')
+				line++;
+		config_errorf(ctx, line, "NUL byte in file");
+		free(text);
+		return (NULL);
+	}
+	for (i = 0; i < len; i++)
+		if (text[i] == '\n')
+			ctx->nfilelines++;
+	if (len > 0 && text[len - 1] != '\n')
+		ctx->nfilelines++;
+	if (len == 0)
+		text[len++] = '\n';
+	text[len] = '\0';
+	*lenp = len;
+	return (text);
+}
+
+/*
+ * config_read - the whole file (or config_load_buffer()'s bytes) through
+ * config_text(); NULL on error
  */
 static char *
 config_read(struct config_ctx *ctx, const char *path, size_t *lenp)
 {
 	struct stat st;
-	char	*text, *nul;
+	char	*text;
 	size_t	 len = 0;
 	ssize_t	 n;
-	int	 fd, line;
+	int	 fd;
 
+	if (config_input != NULL) {
+		if (config_input_len > CONFIG_MAX_FILE_SIZE) {
+			config_errorf(ctx, 0, "larger than %d bytes",
+			    CONFIG_MAX_FILE_SIZE);
+			return (NULL);
+		}
+		text = xmalloc(config_input_len + 2);
+		memcpy(text, config_input, config_input_len);
+		return (config_text(ctx, text, config_input_len, lenp));
+	}
 	if ((fd = open(path, O_RDONLY | O_NOCTTY | O_CLOEXEC)) == -1) {
 		config_errorf(ctx, 0, "cannot open: %s", strerror(errno));
 		return (NULL);
@@ -597,25 +645,7 @@ config_read(struct config_ctx *ctx, const char *path, size_t *lenp)
 		goto fail;
 	}
 	close(fd);
-	if ((nul = memchr(text, '\0', len)) != NULL) {
-		line = 1;
-		for (n = 0; n < nul - text; n++)
-			if (text[n] == '\n')
-				line++;
-		config_errorf(ctx, line, "NUL byte in file");
-		free(text);
-		return (NULL);
-	}
-	for (n = 0; n < (ssize_t)len; n++)
-		if (text[n] == '\n')
-			ctx->nfilelines++;
-	if (len > 0 && text[len - 1] != '\n')
-		ctx->nfilelines++;
-	if (len == 0)
-		text[len++] = '\n';
-	text[len] = '\0';
-	*lenp = len;
-	return (text);
+	return (config_text(ctx, text, len, lenp));
 fail:
 	close(fd);
 	free(text);
@@ -1606,6 +1636,20 @@ out:
 		cfg_free(cfg);
 	free(ctx.lines);
 	free(text);
+	return (cf);
+}
+
+struct config *
+config_load_buffer(const char *name, const char *data, size_t len,
+    char *errbuf, size_t errsz)
+{
+	struct config *cf;
+
+	config_input = data != NULL ? data : "";
+	config_input_len = data != NULL ? len : 0;
+	cf = config_load(name, errbuf, errsz);
+	config_input = NULL;
+	config_input_len = 0;
 	return (cf);
 }
 

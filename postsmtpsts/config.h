@@ -195,6 +195,17 @@ struct config {
 struct config *config_load(const char *path, char *errbuf, size_t errsz);
 
 /*
+ * config_load_buffer - config_load() of data[0..len) instead of a file
+ *
+ * name stands for the file in error messages and cf->file (NULL:
+ * CONFIG_DEFAULT_FILE).  Same limits, errors and ownership as
+ * config_load(); data need not be NUL-terminated.  For the fuzz target
+ * and tests.
+ */
+struct config *config_load_buffer(const char *name, const char *data,
+	    size_t len, char *errbuf, size_t errsz);
+
+/*
  * config_dump - print cf to fp in the configuration file's own syntax
  *
  * Every option is printed with its effective value (defaults filled in,

@@ -561,6 +561,7 @@ dns_free(struct dns *d)
 	/* deleting the context stops the thread: no callback after this */
 	ub_ctx_delete(d->ctx);
 	while ((q = TAILQ_FIRST(&d->queries)) != NULL)
+		/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc) */
 		dns_query_free(q);
 	event_free(d->ev);
 	free(d);

@@ -738,8 +738,10 @@ https_free(struct https *h)
 	if (h == NULL)
 		return;
 	while ((f = TAILQ_FIRST(&h->fetches)) != NULL)
+		/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc) */
 		https_cancel(f);
 	while ((f = TAILQ_FIRST(&h->done)) != NULL)
+		/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc) */
 		https_cancel(f);
 	curl_multi_cleanup(h->multi);
 	while ((s = LIST_FIRST(&h->socks)) != NULL) {

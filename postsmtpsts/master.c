@@ -58,6 +58,7 @@
 #include "resolver.h"
 #include "stats.h"
 #include "sdnotify.h"
+#include "sandbox.h"
 #include "worker.h"
 #include "xmalloc.h"
 
@@ -765,6 +766,7 @@ master_main(struct config *cf, int foreground)
 	master_write_pid(&m);
 	master_stats_file(&m);
 	master_drop_privileges(&m);
+	sandbox_master();
 	log_info("started: config=%s workers=%d pid_file=%s cache=%s",
 	    cf->file, cf->workers, cf->pid_file ? cf->pid_file : "(none)",
 	    cf->cache.path ? cf->cache.path : "(none)");

@@ -37,6 +37,7 @@
 #include "config.h"
 #include "log.h"
 #include "metrics.h"
+#include "sandbox.h"
 #include "sdnotify.h"
 #include "stats.h"
 #include "xmalloc.h"
@@ -340,6 +341,8 @@ metrics_main(const struct config *cf, int fd)
 	evsignal_add(m->ev_int, NULL);
 	log_debug(1, "metrics started");
 
+	/* like a worker: its listener only, no outbound socket, no exec */
+	sandbox_worker();
 	sdnotify_child_ready();
 	event_base_dispatch(m->base);
 

@@ -83,6 +83,7 @@
 #include "resolver.h"
 #include "stats.h"
 #include "sdnotify.h"
+#include "sandbox.h"
 #include "xmalloc.h"
 
 #define RESOLVER_BUCKETS	1024	/* power of two */
@@ -384,6 +385,7 @@ job_free(struct job *j)
 	struct waiter	*wt;
 
 	while ((wt = TAILQ_FIRST(&j->waiters)) != NULL)
+		/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc) */
 		waiter_free(wt);
 	for (pp = &r->jobs[job_hash(j->domain, j->domain_len)]; *pp != NULL;
 	    pp = &(*pp)->next)
@@ -850,6 +852,7 @@ rconn_free(struct rconn *rc)
 	struct waiter	*wt;
 
 	while ((wt = TAILQ_FIRST(&rc->waiters)) != NULL)
+		/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc) */
 		waiter_free(wt);	/* the job runs on: it fills the cache */
 	rconn_outq_clear(rc);
 	TAILQ_REMOVE(&r->rconns, rc, entry);
@@ -975,6 +978,7 @@ resolver_main(const struct config *cf, int lfd)
 		resolver_refresh_arm(r, (long)cf->cache.refresh_interval *
 		    1000);
 	}
+	sandbox_resolver();
 	log_debug(1, "resolver started");
 	sdnotify_child_ready();
 
@@ -982,6 +986,7 @@ resolver_main(const struct config *cf, int lfd)
 
 	for (b = 0; b < RESOLVER_BUCKETS; b++)
 		while ((j = r->jobs[b]) != NULL)
+			/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc) */
 			job_free(j);
 	while ((rc = TAILQ_FIRST(&r->rconns)) != NULL)
 		rconn_free(rc);

@@ -67,6 +67,7 @@
 #include "log.h"
 #include "netstring.h"
 #include "sdnotify.h"
+#include "sandbox.h"
 #include "sockmap.h"
 #include "stats.h"
 #include "sts_policy.h"
@@ -379,6 +380,7 @@ conn_flush(struct conn *c)
 	struct evbuffer	*out = c->out;
 	struct slot	*sl;
 
+	/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc) */
 	while ((sl = TAILQ_FIRST(&c->fifo)) != NULL && sl->done) {
 		TAILQ_REMOVE(&c->fifo, sl, c_entry);
 		c->nslots--;
@@ -1107,6 +1109,7 @@ worker_main(const struct config *cf, const int *fds, int nfds, int id)
 	signal(SIGPIPE, SIG_IGN);
 	if ((w->base = event_base_new()) == NULL)
 		fatalx("worker %d: event_base_new failed", id);
+	/* NOLINTNEXTLINE(bugprone-sizeof-expression): array of pointers */
 	w->listeners = xcalloc((size_t)nfds, sizeof(*w->listeners));
 	w->nlisteners = nfds;
 	for (i = 0; i < nfds; i++) {
@@ -1125,15 +1128,18 @@ worker_main(const struct config *cf, const int *fds, int nfds, int id)
 	w->ev_reconnect = evtimer_new(w->base, resolver_reconnect_cb, w);
 	w->ev_trim = evtimer_new(w->base, worker_trim_cb, w);
 	resolver_connect(w);
+	sandbox_worker();
 	log_debug(1, "worker %d started", id);
 	sdnotify_child_ready();
 
 	event_base_dispatch(w->base);
 
 	while ((c = TAILQ_FIRST(&w->conns)) != NULL)
+		/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc) */
 		conn_free(c);
 	for (b = 0; b < WORKER_INFLIGHT_BUCKETS; b++)
 		while ((inf = w->inflight[b]) != NULL)
+			/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc) */
 			inflight_remove(w, inf);
 	for (i = 0; i < w->nlisteners; i++)
 		if (w->listeners[i] != NULL)

@@ -1,0 +1,162 @@
+#!/usr/bin/env python3
+"""seeds.py - regenerate the fuzz seed inputs that come from other files
+
+Usage (from the top source directory): python3 tests/fuzz/seeds.py
+
+Writes, into tests/fuzz/corpus/<target>/, files named "world-*" or
+"unit-*" / "contrib-*" (and removes stale ones of those names first):
+
+  domain      world-<case>, world-<case>-mx<N>: every case's domain and
+              every MX host name of tests/world/cases.tsv
+  sts_record  world-<case>: the case's TXT records joined, one per line,
+              as sts_record_select() reads them; world-<case>.rdata: the
+              first record's TXT RDATA in wire form (<len><bytes>...)
+  sts_policy  world-<name>: every tests/world/policies/*.txt, and
+              world-<name>-crlf with CRLF line ends (the "eol=crlf" cases)
+  config      contrib-postsmtpsts.conf; unit-*: every configuration text of
+              tests/unit/test_config.c (string literal tables and
+              load_ok()/load_text() calls; answer_cases bodies inside a
+              domain section)
+
+Hand-written seeds (any other name) are left alone.  The output is
+committed; rerun this after changing the world catalogue or the config
+unit tests so every world case stays a fuzz seed (issue: "including every
+world case").
+"""
+
+import hashlib
+import os
+import re
+import sys
+
+TOP = os.getcwd()
+CORPUS = os.path.join(TOP, "tests", "fuzz", "corpus")
+GENERATED = re.compile(r"^(world|unit|contrib)-")
+
+
+def clean(target):
+    d = os.path.join(CORPUS, target)
+    os.makedirs(d, exist_ok=True)
+    for f in os.listdir(d):
+        if GENERATED.match(f):
+            os.unlink(os.path.join(d, f))
+    return d
+
+
+def write(d, name, data):
+    if isinstance(data, str):
+        data = data.encode()
+    name = re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-")
+    with open(os.path.join(d, name), "wb") as fp:
+        fp.write(data)
+
+
+def txt_strings(field):
+    """one record of the catalogue's txt field: its quoted strings"""
+    out = []
+    for m in re.finditer(r'"((?:[^"\\]|\\.)*)"', field):
+        out.append(re.sub(r"\\(.)", r"\1", m.group(1)))
+    return out
+
+
+def world():
+    ddom, drec, dpol = clean("domain"), clean("sts_record"), \
+        clean("sts_policy")
+    cols = None
+    n = 0
+    with open(os.path.join(TOP, "tests", "world", "cases.tsv")) as fp:
+        for line in fp:
+            line = line.rstrip("\n")
+            if not line or line.startswith("#"):
+                continue
+            f = line.split("\t")
+            if cols is None:
+                cols = f
+                continue
+            c = dict(zip(cols, f))
+            name = c["name"]
+            n += 1
+            write(ddom, "world-" + name, c["domain"])
+            if c.get("mx", "-") != "-":
+                for i, mx in enumerate(c["mx"].split(",")):
+                    write(ddom, "world-%s-mx%d" % (name, i + 1),
+                          mx.split("@")[0])
+            txt = c.get("txt", "-")
+            if txt == "-" or txt.startswith("CNAME"):
+                continue
+            records = [txt_strings(r) for r in txt.split("|")]
+            write(drec, "world-" + name,
+                  "\n".join("".join(r) for r in records))
+            rdata = b"".join(bytes([len(s.encode())]) + s.encode()
+                             for s in records[0])
+            write(drec, "world-%s.rdata" % name, rdata)
+    pdir = os.path.join(TOP, "tests", "world", "policies")
+    for f in sorted(os.listdir(pdir)):
+        if not f.endswith(".txt"):
+            continue
+        with open(os.path.join(pdir, f), "rb") as fp:
+            data = fp.read()
+        base = f[:-4]
+        write(dpol, "world-" + base, data)
+        write(dpol, "world-%s-crlf" % base,
+              data.replace(b"\r\n", b"\n").replace(b"\n", b"\r\n"))
+    return n
+
+
+def c_strings(text):
+    """the values of adjacent C string literal runs in text, in order"""
+    out = []
+    lit = r'"((?:[^"\\\n]|\\.)*)"'
+    for m in re.finditer(r'(?:%s\s*)+' % lit, text):
+        s = "".join(re.findall(lit, m.group(0)))
+        out.append(bytes(s, "utf-8").decode("unicode_escape"))
+    return out
+
+
+def table(src, name):
+    """the entries of "name[] = { {...}, ... };" as lists of strings"""
+    m = re.search(r"\b%s\[\]\s*=\s*\{(.*?)\n\};" % name, src, re.S)
+    if m is None:
+        sys.exit("seeds.py: no table %s in test_config.c" % name)
+    body = m.group(1)
+    # entries start at a line's first "{"
+    return [c_strings(e) for e in re.split(r"\n\t\{", body)[1:]]
+
+
+def config():
+    d = clean("config")
+    with open(os.path.join(TOP, "contrib", "postsmtpsts.conf"), "rb") as fp:
+        write(d, "contrib-postsmtpsts.conf", fp.read())
+    with open(os.path.join(TOP, "tests", "unit", "test_config.c")) as fp:
+        src = fp.read()
+    seen = set()
+
+    def add(text):
+        h = hashlib.sha1(text.encode()).hexdigest()[:12]
+        if h not in seen:
+            seen.add(h)
+            write(d, "unit-" + h, text)
+
+    for e in table(src, "answer_cases"):
+        if len(e) >= 2:
+            add('domain "seed.example" {\n\t%s\n}\n' % e[1])
+    for e in table(src, "error_cases"):
+        if len(e) >= 2:
+            add(e[1])
+    m = re.search(r"full_text\[\]\s*=\s*(.*?);\n", src, re.S)
+    if m:
+        add(c_strings(m.group(1))[0])
+    for m in re.finditer(r"\bload_(?:ok|text)\(\s*((?:\"(?:[^\"\\\n]|"
+                         r"\\.)*\"\s*)+)", src):
+        add(c_strings(m.group(1))[0])
+    return len(seen) + 1
+
+
+def main():
+    n = world()
+    m = config()
+    print("seeds.py: %d world cases, %d config texts" % (n, m))
+
+
+if __name__ == "__main__":
+    main()
