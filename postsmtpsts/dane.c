@@ -285,7 +285,6 @@ dane_host_addr_cb(const struct dns_result *res, void *arg)
 	struct dane_hq	*hq = arg;
 	struct dane	*dn = hq->dn;
 	struct dane_host *h = &dn->hosts[hq->idx];
-	const char	*why;
 	size_t		 n;
 
 	if (res->rrtype == DNS_TYPE_A) {
@@ -295,7 +294,7 @@ dane_host_addr_cb(const struct dns_result *res, void *arg)
 		hq->aaaaq = NULL;
 		hq->aaaa_sec = res->security;
 	}
-	if ((why = dane_lookup_failed(res)) != NULL) {
+	if (dane_lookup_failed(res) != NULL) {
 		/* bogus: the host's state is unknown; any other error only
 		 * keeps us from knowing whether DNSSEC applies (and Postfix
 		 * cannot reach the host either): no DANE for it */
