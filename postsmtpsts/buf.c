@@ -152,3 +152,46 @@ buf_cstr(struct buf *b)
 	b->data[b->len] = '\0';
 	return (b->data);
 }
+
+void
+buf_json_str(struct buf *b, const char *s, size_t len)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t	 i;
+	unsigned char c;
+
+	if (s == NULL) {
+		buf_append_str(b, "null");
+		return;
+	}
+	buf_append_char(b, '"');
+	for (i = 0; i < len; i++) {
+		c = (unsigned char)s[i];
+		if (c == '"' || c == '\\') {
+			buf_append_char(b, '\\');
+			buf_append_char(b, (char)c);
+		} else if (c < 0x20 || c >= 0x7f) {
+			buf_append_str(b, "\\u00");
+			buf_append_char(b, hex[c >> 4]);
+			buf_append_char(b, hex[c & 15]);
+		} else
+			buf_append_char(b, (char)c);
+	}
+	buf_append_char(b, '"');
+}
+
+void
+buf_json_cstr(struct buf *b, const char *s)
+{
+	buf_json_str(b, s, s != NULL ? strlen(s) : 0);
+}
+
+void
+buf_json_key(struct buf *b, const char *key)
+{
+	if (b->len > 0 && b->data[b->len - 1] != '{' &&
+	    b->data[b->len - 1] != '[')
+		buf_append_char(b, ',');
+	buf_json_cstr(b, key);
+	buf_append_char(b, ':');
+}

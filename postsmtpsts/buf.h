@@ -43,4 +43,17 @@ void	buf_consume(struct buf *b, size_t n);
 /* buf_cstr - NUL-terminate (needs one spare byte); NULL if no room */
 const char *buf_cstr(struct buf *b);
 
+/*
+ * JSON output for the tools' --json (untrusted text from the network):
+ * buf_json_str appends s[0..len) as a string literal, or null for NULL;
+ * '"' and '\' are escaped, every control and non-ASCII byte becomes
+ * \u00XX, so the output is valid JSON whatever bytes were sent.
+ * buf_json_cstr does it for a NUL-terminated string (or NULL);
+ * buf_json_key appends "key": after a ',' unless the buffer ends in '{'
+ * or '['.  Errors are sticky in b->error, as for every append.
+ */
+void	buf_json_str(struct buf *b, const char *s, size_t len);
+void	buf_json_cstr(struct buf *b, const char *s);
+void	buf_json_key(struct buf *b, const char *key);
+
 #endif

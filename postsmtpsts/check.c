@@ -680,58 +680,11 @@ check_print_text(const struct check *ck)
 	printf("verdict: %s\n", check_verdict_name(ck->verdict));
 }
 
-/* check_json_str - append s[0..len) as a JSON string literal */
-static void
-check_json_str(struct buf *b, const char *s, size_t len)
-{
-	static const char hex[] = "0123456789abcdef";
-	size_t	 i;
-
-	if (s == NULL) {
-		buf_append_str(b, "null");
-		return;
-	}
-	buf_append_char(b, '"');
-	for (i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (c == '"' || c == '\\') {
-			buf_append_char(b, '\\');
-			buf_append_char(b, (char)c);
-		} else if (c < 0x20 || c >= 0x7f) {
-			/* non-ASCII too: valid JSON whatever was sent */
-			buf_append_str(b, "\\u00");
-			buf_append_char(b, hex[c >> 4]);
-			buf_append_char(b, hex[c & 15]);
-		} else
-			buf_append_char(b, (char)c);
-	}
-	buf_append_char(b, '"');
-}
-
-/* check_json_cstr - append a NUL-terminated string or null */
-static void
-check_json_cstr(struct buf *b, const char *s)
-{
-	check_json_str(b, s, s != NULL ? strlen(s) : 0);
-}
-
-/* check_json_key - append ,"key": (no comma after { or [) */
-static void
-check_json_key(struct buf *b, const char *key)
-{
-	if (b->len > 0 && b->data[b->len - 1] != '{' &&
-	    b->data[b->len - 1] != '[')
-		buf_append_char(b, ',');
-	check_json_cstr(b, key);
-	buf_append_char(b, ':');
-}
-
 /* check_json_bool - append ,"key":true|false */
 static void
 check_json_bool(struct buf *b, const char *key, int v)
 {
-	check_json_key(b, key);
+	buf_json_key(b, key);
 	buf_append_str(b, v ? "true" : "false");
 }
 
@@ -745,96 +698,96 @@ check_json_host(struct buf *b, const struct check *ck,
 	size_t	 j;
 
 	buf_append_char(b, '{');
-	check_json_key(b, "host");
-	check_json_cstr(b, h->name);
-	check_json_key(b, "preference");
+	buf_json_key(b, "host");
+	buf_json_cstr(b, h->name);
+	buf_json_key(b, "preference");
 	buf_appendf(b, "%u", h->pref);
-	check_json_key(b, "addresses");
+	buf_json_key(b, "addresses");
 	buf_append_char(b, '[');
 	for (j = 0; j < h->naddrs; j++) {
 		if (j > 0)
 			buf_append_char(b, ',');
-		check_json_cstr(b, h->addrs[j]);
+		buf_json_cstr(b, h->addrs[j]);
 	}
 	buf_append_char(b, ']');
-	check_json_key(b, "a_dnssec");
-	check_json_cstr(b, dns_security_name(h->a_sec));
-	check_json_key(b, "aaaa_dnssec");
-	check_json_cstr(b, dns_security_name(h->aaaa_sec));
-	check_json_key(b, "tlsa_name");
-	check_json_cstr(b, h->tlsa_name);
-	check_json_key(b, "tlsa_dnssec");
-	check_json_cstr(b, dns_security_name(h->tlsa_sec));
-	check_json_key(b, "tlsa_records");
+	buf_json_key(b, "a_dnssec");
+	buf_json_cstr(b, dns_security_name(h->a_sec));
+	buf_json_key(b, "aaaa_dnssec");
+	buf_json_cstr(b, dns_security_name(h->aaaa_sec));
+	buf_json_key(b, "tlsa_name");
+	buf_json_cstr(b, h->tlsa_name);
+	buf_json_key(b, "tlsa_dnssec");
+	buf_json_cstr(b, dns_security_name(h->tlsa_sec));
+	buf_json_key(b, "tlsa_records");
 	buf_appendf(b, "%zu", h->ntlsa);
-	check_json_key(b, "tlsa_usable");
+	buf_json_key(b, "tlsa_usable");
 	buf_appendf(b, "%zu", h->nusable);
-	check_json_key(b, "requirement");
-	check_json_cstr(b, check_verdict_require_name(h->require));
-	check_json_key(b, "mx_match");
+	buf_json_key(b, "requirement");
+	buf_json_cstr(b, check_verdict_require_name(h->require));
+	buf_json_key(b, "mx_match");
 	if (ck->policy != NULL)
 		buf_append_str(b, h->mx_match ? "true" : "false");
 	else
 		buf_append_str(b, "null");
-	check_json_key(b, "address");
-	check_json_cstr(b, p->addr[0] != '\0' ? p->addr : NULL);
-	check_json_key(b, "port");
+	buf_json_key(b, "address");
+	buf_json_cstr(b, p->addr[0] != '\0' ? p->addr : NULL);
+	buf_json_key(b, "port");
 	buf_appendf(b, "%d", ck->port);
 	check_json_bool(b, "connected", p->connected);
-	check_json_key(b, "greeting");
-	check_json_cstr(b, p->connected ? p->greeting : NULL);
+	buf_json_key(b, "greeting");
+	buf_json_cstr(b, p->connected ? p->greeting : NULL);
 	check_json_bool(b, "smtp_ok", p->smtp_ok);
 	check_json_bool(b, "starttls", p->starttls);
 	check_json_bool(b, "tls", p->tls);
-	check_json_key(b, "tls_version");
-	check_json_cstr(b, p->tls ? p->tls_version : NULL);
-	check_json_key(b, "cipher");
-	check_json_cstr(b, p->tls ? p->cipher : NULL);
-	check_json_key(b, "chain");
+	buf_json_key(b, "tls_version");
+	buf_json_cstr(b, p->tls ? p->tls_version : NULL);
+	buf_json_key(b, "cipher");
+	buf_json_cstr(b, p->tls ? p->cipher : NULL);
+	buf_json_key(b, "chain");
 	buf_append_char(b, '[');
 	for (j = 0; j < p->nchain; j++) {
 		if (j > 0)
 			buf_append_char(b, ',');
 		buf_append_char(b, '{');
-		check_json_key(b, "subject");
-		check_json_cstr(b, p->chain[j].subject);
-		check_json_key(b, "issuer");
-		check_json_cstr(b, p->chain[j].issuer);
-		check_json_key(b, "not_before");
-		check_json_cstr(b, check_time(p->chain[j].not_before, t,
+		buf_json_key(b, "subject");
+		buf_json_cstr(b, p->chain[j].subject);
+		buf_json_key(b, "issuer");
+		buf_json_cstr(b, p->chain[j].issuer);
+		buf_json_key(b, "not_before");
+		buf_json_cstr(b, check_time(p->chain[j].not_before, t,
 		    sizeof(t)));
-		check_json_key(b, "not_after");
-		check_json_cstr(b, check_time(p->chain[j].not_after, t,
+		buf_json_key(b, "not_after");
+		buf_json_cstr(b, check_time(p->chain[j].not_after, t,
 		    sizeof(t)));
 		buf_append_char(b, '}');
 	}
 	buf_append_char(b, ']');
-	check_json_key(b, "pkix_valid");
+	buf_json_key(b, "pkix_valid");
 	buf_append_str(b, !p->tls ? "null" : p->pkix_ok ? "true" : "false");
-	check_json_key(b, "pkix_status");
-	check_json_cstr(b, p->tls ? p->pkix_status : NULL);
-	check_json_key(b, "name_match");
+	buf_json_key(b, "pkix_status");
+	buf_json_cstr(b, p->tls ? p->pkix_status : NULL);
+	buf_json_key(b, "name_match");
 	buf_append_str(b, p->nchain == 0 ? "null" : p->name_ok ? "true" :
 	    "false");
-	check_json_key(b, "expiry_days");
+	buf_json_key(b, "expiry_days");
 	if (p->nchain > 0)
 		buf_appendf(b, "%ld", p->expiry_days);
 	else
 		buf_append_str(b, "null");
-	check_json_key(b, "dane");
-	check_json_cstr(b, check_verdict_dane_name(h->dane));
-	check_json_key(b, "dane_note");
-	check_json_cstr(b, h->dane_note);
-	check_json_key(b, "dane_status");
-	check_json_cstr(b, p->dane_checked ? p->dane_status : NULL);
-	check_json_key(b, "error");
-	check_json_cstr(b, p->error[0] != '\0' ? p->error : NULL);
-	check_json_key(b, "elapsed_ms");
+	buf_json_key(b, "dane");
+	buf_json_cstr(b, check_verdict_dane_name(h->dane));
+	buf_json_key(b, "dane_note");
+	buf_json_cstr(b, h->dane_note);
+	buf_json_key(b, "dane_status");
+	buf_json_cstr(b, p->dane_checked ? p->dane_status : NULL);
+	buf_json_key(b, "error");
+	buf_json_cstr(b, p->error[0] != '\0' ? p->error : NULL);
+	buf_json_key(b, "elapsed_ms");
 	buf_appendf(b, "%ld", p->elapsed_ms);
-	check_json_key(b, "verdict");
-	check_json_cstr(b, check_verdict_name(h->verdict));
-	check_json_key(b, "reason");
-	check_json_cstr(b, h->reason);
+	buf_json_key(b, "verdict");
+	buf_json_cstr(b, check_verdict_name(h->verdict));
+	buf_json_key(b, "reason");
+	buf_json_cstr(b, h->reason);
 	buf_append_char(b, '}');
 }
 
@@ -848,70 +801,70 @@ check_print_json(const struct check *ck)
 
 	buf_init(&b, CHECK_JSON_MAX);
 	buf_append_char(&b, '{');
-	check_json_key(&b, "domain");
-	check_json_cstr(&b, ck->domain);
-	check_json_key(&b, "mx");
+	buf_json_key(&b, "domain");
+	buf_json_cstr(&b, ck->domain);
+	buf_json_key(&b, "mx");
 	buf_append_char(&b, '{');
-	check_json_key(&b, "status");
-	check_json_cstr(&b, dns_status_name(ck->mx_status));
-	check_json_key(&b, "rcode");
-	check_json_cstr(&b, ck->mx_status == DNS_OK ?
+	buf_json_key(&b, "status");
+	buf_json_cstr(&b, dns_status_name(ck->mx_status));
+	buf_json_key(&b, "rcode");
+	buf_json_cstr(&b, ck->mx_status == DNS_OK ?
 	    dns_rcode_name(ck->mx_rcode, rc, sizeof(rc)) : NULL);
-	check_json_key(&b, "dnssec");
-	check_json_cstr(&b, dns_security_name(ck->mx_sec));
+	buf_json_key(&b, "dnssec");
+	buf_json_cstr(&b, dns_security_name(ck->mx_sec));
 	check_json_bool(&b, "implicit", ck->implicit_mx);
 	check_json_bool(&b, "null_mx", ck->null_mx);
-	check_json_key(&b, "note");
-	check_json_cstr(&b, ck->mx_note[0] != '\0' ? ck->mx_note : NULL);
+	buf_json_key(&b, "note");
+	buf_json_cstr(&b, ck->mx_note[0] != '\0' ? ck->mx_note : NULL);
 	buf_append_char(&b, '}');
 
-	check_json_key(&b, "sts");
+	buf_json_key(&b, "sts");
 	buf_append_char(&b, '{');
-	check_json_key(&b, "outcome");
-	check_json_cstr(&b, discover_outcome_name(ck->sts_outcome));
-	check_json_key(&b, "failure");
-	check_json_cstr(&b, ck->sts_outcome == DISCOVER_FAILURE ?
+	buf_json_key(&b, "outcome");
+	buf_json_cstr(&b, discover_outcome_name(ck->sts_outcome));
+	buf_json_key(&b, "failure");
+	buf_json_cstr(&b, ck->sts_outcome == DISCOVER_FAILURE ?
 	    discover_failure_name(ck->sts_failure) : NULL);
-	check_json_key(&b, "detail");
-	check_json_cstr(&b, ck->sts_detail);
-	check_json_key(&b, "txt_dnssec");
-	check_json_cstr(&b, dns_security_name(ck->sts_txt_sec));
-	check_json_key(&b, "id");
-	check_json_cstr(&b, ck->sts_id);
-	check_json_key(&b, "mode");
-	check_json_cstr(&b, ck->policy != NULL ?
+	buf_json_key(&b, "detail");
+	buf_json_cstr(&b, ck->sts_detail);
+	buf_json_key(&b, "txt_dnssec");
+	buf_json_cstr(&b, dns_security_name(ck->sts_txt_sec));
+	buf_json_key(&b, "id");
+	buf_json_cstr(&b, ck->sts_id);
+	buf_json_key(&b, "mode");
+	buf_json_cstr(&b, ck->policy != NULL ?
 	    sts_policy_mode_name(ck->policy->mode) : NULL);
-	check_json_key(&b, "max_age");
+	buf_json_key(&b, "max_age");
 	if (ck->policy != NULL)
 		buf_appendf(&b, "%lu", (unsigned long)ck->policy->max_age);
 	else
 		buf_append_str(&b, "null");
-	check_json_key(&b, "mx");
+	buf_json_key(&b, "mx");
 	if (ck->policy != NULL) {
 		buf_append_char(&b, '[');
 		for (i = 0; i < ck->policy->nmx; i++) {
 			if (i > 0)
 				buf_append_char(&b, ',');
-			check_json_cstr(&b, ck->policy->mx[i]);
+			buf_json_cstr(&b, ck->policy->mx[i]);
 		}
 		buf_append_char(&b, ']');
 	} else
 		buf_append_str(&b, "null");
-	check_json_key(&b, "policy_error");
-	check_json_cstr(&b, ck->policy_why);
+	buf_json_key(&b, "policy_error");
+	buf_json_cstr(&b, ck->policy_why);
 	buf_append_char(&b, '}');
 
-	check_json_key(&b, "tlsrpt");
+	buf_json_key(&b, "tlsrpt");
 	buf_append_char(&b, '{');
-	check_json_key(&b, "record");
-	check_json_cstr(&b, ck->tlsrpt);
-	check_json_key(&b, "note");
-	check_json_cstr(&b, ck->tlsrpt_note);
-	check_json_key(&b, "dnssec");
-	check_json_cstr(&b, dns_security_name(ck->tlsrpt_sec));
+	buf_json_key(&b, "record");
+	buf_json_cstr(&b, ck->tlsrpt);
+	buf_json_key(&b, "note");
+	buf_json_cstr(&b, ck->tlsrpt_note);
+	buf_json_key(&b, "dnssec");
+	buf_json_cstr(&b, dns_security_name(ck->tlsrpt_sec));
 	buf_append_char(&b, '}');
 
-	check_json_key(&b, "hosts");
+	buf_json_key(&b, "hosts");
 	buf_append_char(&b, '[');
 	for (i = 0; i < ck->nhosts; i++) {
 		if (i > 0)
@@ -919,13 +872,13 @@ check_print_json(const struct check *ck)
 		check_json_host(&b, ck, &ck->hosts[i]);
 	}
 	buf_append_char(&b, ']');
-	check_json_key(&b, "domain_verdict");
-	check_json_cstr(&b, check_verdict_name(ck->domain_verdict));
-	check_json_key(&b, "domain_reason");
-	check_json_cstr(&b, ck->domain_reason);
-	check_json_key(&b, "verdict");
-	check_json_cstr(&b, check_verdict_name(ck->verdict));
-	check_json_key(&b, "exit");
+	buf_json_key(&b, "domain_verdict");
+	buf_json_cstr(&b, check_verdict_name(ck->domain_verdict));
+	buf_json_key(&b, "domain_reason");
+	buf_json_cstr(&b, ck->domain_reason);
+	buf_json_key(&b, "verdict");
+	buf_json_cstr(&b, check_verdict_name(ck->verdict));
+	buf_json_key(&b, "exit");
 	buf_appendf(&b, "%d", (int)ck->verdict);
 	buf_append_char(&b, '}');
 	if (b.error || buf_cstr(&b) == NULL)

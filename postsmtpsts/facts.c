@@ -185,6 +185,37 @@ facts_dane_merge(const struct cache_record *old, const struct dane_result *res,
 	return (1);
 }
 
+void
+facts_decide_options(const struct config_map *map, struct decide_options *opt)
+{
+	memset(opt, 0, sizeof(*opt));
+	opt->testing_answer = map->testing_answer == CONFIG_ANSWER_MAY ?
+	    DECIDE_TESTING_MAY : DECIDE_TESTING_NOTFOUND;
+	opt->tlsrpt = map->tlsrpt;
+	opt->dane_some = map->dane_some == CONFIG_DANE_SOME_DANE_ONLY ?
+	    DECIDE_DANE_SOME_DANE_ONLY : map->dane_some ==
+	    CONFIG_DANE_SOME_IGNORE ? DECIDE_DANE_SOME_IGNORE :
+	    DECIDE_DANE_SOME_DANE;
+	opt->dane_lookup_failure = map->dane_lookup_failure ==
+	    CONFIG_DANE_FAILURE_IGNORE ? DECIDE_DANE_FAILURE_IGNORE :
+	    DECIDE_DANE_FAILURE_TEMP;
+}
+
+enum decide_dane
+facts_decide_dane(int state)
+{
+	switch (state) {
+	case DANE_ALL:
+		return (DECIDE_DANE_ALL);
+	case DANE_SOME:
+		return (DECIDE_DANE_SOME);
+	case DANE_FAILURE:
+		return (DECIDE_DANE_FAILURE);
+	default:
+		return (DECIDE_DANE_NONE);
+	}
+}
+
 int
 facts_answer(const char *domain, const struct cache_record *rec,
     const struct cache_record *dane, const struct config_map *map,
@@ -197,34 +228,10 @@ facts_answer(const char *domain, const struct cache_record *rec,
 	size_t		 i;
 
 	memset(&in, 0, sizeof(in));
-	memset(&opt, 0, sizeof(opt));
 	in.domain = domain;
-	opt.testing_answer = map->testing_answer == CONFIG_ANSWER_MAY ?
-	    DECIDE_TESTING_MAY : DECIDE_TESTING_NOTFOUND;
-	opt.tlsrpt = map->tlsrpt;
-	opt.dane_some = map->dane_some == CONFIG_DANE_SOME_DANE_ONLY ?
-	    DECIDE_DANE_SOME_DANE_ONLY : map->dane_some ==
-	    CONFIG_DANE_SOME_IGNORE ? DECIDE_DANE_SOME_IGNORE :
-	    DECIDE_DANE_SOME_DANE;
-	opt.dane_lookup_failure = map->dane_lookup_failure ==
-	    CONFIG_DANE_FAILURE_IGNORE ? DECIDE_DANE_FAILURE_IGNORE :
-	    DECIDE_DANE_FAILURE_TEMP;
-	if (map->dane && dane != NULL && dane->kind == CACHE_KIND_DANE) {
-		switch (dane->dane) {
-		case DANE_ALL:
-			in.dane = DECIDE_DANE_ALL;
-			break;
-		case DANE_SOME:
-			in.dane = DECIDE_DANE_SOME;
-			break;
-		case DANE_FAILURE:
-			in.dane = DECIDE_DANE_FAILURE;
-			break;
-		default:
-			in.dane = DECIDE_DANE_NONE;
-			break;
-		}
-	}
+	facts_decide_options(map, &opt);
+	if (map->dane && dane != NULL && dane->kind == CACHE_KIND_DANE)
+		in.dane = facts_decide_dane(dane->dane);
 
 	if (rec != NULL && rec->kind == CACHE_KIND_STS) {
 		pol->mode = rec->sts_mode == CACHE_STS_ENFORCE ?

@@ -31,6 +31,7 @@
 #include <stdint.h>
 
 #include "cache.h"
+#include "decide.h"
 
 struct config_cache;
 struct discover_result;
@@ -82,6 +83,14 @@ int64_t	facts_next_refresh(const char *domain, int64_t fetched_at,
 int	facts_dane_merge(const struct cache_record *old,
 	    const struct dane_result *res, int64_t now,
 	    struct cache_record *out);
+
+/* facts_decide_options - decide()'s options from a map's configuration */
+void	facts_decide_options(const struct config_map *map,
+	    struct decide_options *opt);
+
+/* facts_decide_dane - decide()'s DANE input for a DANE state (enum
+ * dane_state, as dane.c reports it and the cache keeps it) */
+enum decide_dane facts_decide_dane(int state);
 
 /*
  * facts_answer - the Postfix reply for a domain's records, with a map's

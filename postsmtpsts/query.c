@@ -44,6 +44,7 @@
 #include "discover.h"
 #include "dns.h"
 #include "domain.h"
+#include "facts.h"
 #include "https.h"
 #include "log.h"
 #include "sockmap.h"
@@ -179,54 +180,6 @@ query_esc(char *out, const char *p, size_t len)
 	return (log_escape(out, QUERY_ESC_MAX, p, len));
 }
 
-/* query_json_str - append s[0..len) as a JSON string literal */
-static void
-query_json_str(struct buf *b, const char *s, size_t len)
-{
-	static const char hex[] = "0123456789abcdef";
-	size_t	 i;
-
-	if (s == NULL) {
-		buf_append_str(b, "null");
-		return;
-	}
-	buf_append_char(b, '"');
-	for (i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (c == '"' || c == '\\') {
-			buf_append_char(b, '\\');
-			buf_append_char(b, (char)c);
-		} else if (c < 0x20 || c == 0x7f || c >= 0x80) {
-			/* non-ASCII bytes too: the output stays valid JSON
-			 * whatever the server sent */
-			buf_append_str(b, "\\u00");
-			buf_append_char(b, hex[c >> 4]);
-			buf_append_char(b, hex[c & 15]);
-		} else
-			buf_append_char(b, (char)c);
-	}
-	buf_append_char(b, '"');
-}
-
-/* query_json_cstr - append a NUL-terminated string or null */
-static void
-query_json_cstr(struct buf *b, const char *s)
-{
-	query_json_str(b, s, s != NULL ? strlen(s) : 0);
-}
-
-/* query_json_key - append ,"key": (no comma before the first) */
-static void
-query_json_key(struct buf *b, const char *key)
-{
-	if (b->len > 0 && b->data[b->len - 1] != '{' &&
-	    b->data[b->len - 1] != '[')
-		buf_append_char(b, ',');
-	query_json_cstr(b, key);
-	buf_append_char(b, ':');
-}
-
 /* query_answer - the Postfix answer for the DANE and discovery results,
  * via decide */
 static int
@@ -240,21 +193,8 @@ query_answer(const struct query *qy, const struct discover_result *r,
 	memset(&in, 0, sizeof(in));
 	in.domain = r->domain;
 	in.dane = DECIDE_DANE_NONE;
-	if (qy->dane_on && qy->dane_done) {
-		switch (qy->dres.state) {
-		case DANE_ALL:
-			in.dane = DECIDE_DANE_ALL;
-			break;
-		case DANE_SOME:
-			in.dane = DECIDE_DANE_SOME;
-			break;
-		case DANE_FAILURE:
-			in.dane = DECIDE_DANE_FAILURE;
-			break;
-		case DANE_NONE:
-			break;
-		}
-	}
+	if (qy->dane_on && qy->dane_done)
+		in.dane = facts_decide_dane(qy->dres.state);
 	switch (r->outcome) {
 	case DISCOVER_POLICY:
 		in.sts = DECIDE_STS_POLICY;
@@ -380,42 +320,42 @@ query_json_dane(struct buf *b, const struct query *qy)
 		return;
 	}
 	buf_append_char(b, '{');
-	query_json_key(b, "state");
-	query_json_cstr(b, dane_state_name(d->state));
-	query_json_key(b, "detail");
-	query_json_cstr(b, d->detail);
-	query_json_key(b, "ttl");
+	buf_json_key(b, "state");
+	buf_json_cstr(b, dane_state_name(d->state));
+	buf_json_key(b, "detail");
+	buf_json_cstr(b, d->detail);
+	buf_json_key(b, "ttl");
 	buf_appendf(b, "%d", d->ttl);
-	query_json_key(b, "mx_dnssec");
-	query_json_cstr(b, dns_security_name(d->mx_security));
-	query_json_key(b, "implicit_mx");
+	buf_json_key(b, "mx_dnssec");
+	buf_json_cstr(b, dns_security_name(d->mx_security));
+	buf_json_key(b, "implicit_mx");
 	buf_append_str(b, d->implicit_mx ? "true" : "false");
-	query_json_key(b, "null_mx");
+	buf_json_key(b, "null_mx");
 	buf_append_str(b, d->null_mx ? "true" : "false");
-	query_json_key(b, "hosts");
+	buf_json_key(b, "hosts");
 	buf_append_char(b, '[');
 	for (i = 0; i < d->nhosts; i++) {
 		h = &d->hosts[i];
 		buf_append_char(b, '{');
-		query_json_key(b, "name");
-		query_json_cstr(b, h->name);
-		query_json_key(b, "preference");
+		buf_json_key(b, "name");
+		buf_json_cstr(b, h->name);
+		buf_json_key(b, "preference");
 		buf_appendf(b, "%u", (unsigned)h->preference);
-		query_json_key(b, "address_dnssec");
-		query_json_cstr(b, dns_security_name(h->addr_security));
-		query_json_key(b, "addresses");
+		buf_json_key(b, "address_dnssec");
+		buf_json_cstr(b, dns_security_name(h->addr_security));
+		buf_json_key(b, "addresses");
 		buf_appendf(b, "%zu", h->naddrs);
-		query_json_key(b, "tlsa_name");
+		buf_json_key(b, "tlsa_name");
 		if (h->tlsa_looked) {
 			buf_append_str(b, "\"_25._tcp.");
 			buf_append_str(b, h->base);
 			buf_append_char(b, '"');
 		} else
 			buf_append_str(b, "null");
-		query_json_key(b, "tlsa_dnssec");
-		query_json_cstr(b, h->tlsa_looked ?
+		buf_json_key(b, "tlsa_dnssec");
+		buf_json_cstr(b, h->tlsa_looked ?
 		    dns_security_name(h->tlsa_security) : NULL);
-		query_json_key(b, "tlsa");
+		buf_json_key(b, "tlsa");
 		buf_append_char(b, '[');
 		for (k = 0; k < h->ntlsa; k++) {
 			t = &h->tlsa[k];
@@ -429,10 +369,10 @@ query_json_dane(struct buf *b, const struct query *qy)
 			    sizeof(hex)), t->usable ? "true" : "false");
 		}
 		buf_append_char(b, ']');
-		query_json_key(b, "dane");
-		query_json_cstr(b, dane_state_name(h->state));
-		query_json_key(b, "why");
-		query_json_cstr(b, h->why);
+		buf_json_key(b, "dane");
+		buf_json_cstr(b, dane_state_name(h->state));
+		buf_json_key(b, "why");
+		buf_json_cstr(b, h->why);
 		buf_append_char(b, '}');
 		if (i + 1 < d->nhosts)
 			buf_append_char(b, ',');
@@ -531,126 +471,126 @@ query_print_json(const struct query *qy, const struct discover_result *r,
 
 	buf_init(&b, 4 * QUERY_ANSWER_MAX + 16 * HTTPS_MAX_BODY);
 	buf_append_char(&b, '{');
-	query_json_key(&b, "domain");
-	query_json_cstr(&b, r->domain);
-	query_json_key(&b, "dane");
+	buf_json_key(&b, "domain");
+	buf_json_cstr(&b, r->domain);
+	buf_json_key(&b, "dane");
 	query_json_dane(&b, qy);
-	query_json_key(&b, "outcome");
-	query_json_cstr(&b, discover_outcome_name(r->outcome));
-	query_json_key(&b, "failure");
-	query_json_cstr(&b, r->outcome == DISCOVER_FAILURE ?
+	buf_json_key(&b, "outcome");
+	buf_json_cstr(&b, discover_outcome_name(r->outcome));
+	buf_json_key(&b, "failure");
+	buf_json_cstr(&b, r->outcome == DISCOVER_FAILURE ?
 	    discover_failure_name(r->failure) : NULL);
-	query_json_key(&b, "tlsrpt_result_type");
-	query_json_cstr(&b, r->outcome == DISCOVER_FAILURE ?
+	buf_json_key(&b, "tlsrpt_result_type");
+	buf_json_cstr(&b, r->outcome == DISCOVER_FAILURE ?
 	    discover_tlsrpt_result_type(r->failure) : NULL);
-	query_json_key(&b, "detail");
-	query_json_cstr(&b, r->detail);
+	buf_json_key(&b, "detail");
+	buf_json_cstr(&b, r->detail);
 
-	query_json_key(&b, "txt");
+	buf_json_key(&b, "txt");
 	buf_append_char(&b, '{');
-	query_json_key(&b, "name");
-	query_json_cstr(&b, r->txt_name);
-	query_json_key(&b, "status");
-	query_json_cstr(&b, dns_status_name(r->txt_status));
-	query_json_key(&b, "rcode");
-	query_json_cstr(&b, r->txt_status == DNS_OK ?
+	buf_json_key(&b, "name");
+	buf_json_cstr(&b, r->txt_name);
+	buf_json_key(&b, "status");
+	buf_json_cstr(&b, dns_status_name(r->txt_status));
+	buf_json_key(&b, "rcode");
+	buf_json_cstr(&b, r->txt_status == DNS_OK ?
 	    dns_rcode_name(r->txt_rcode, rc, sizeof(rc)) : NULL);
-	query_json_key(&b, "dnssec");
-	query_json_cstr(&b, dns_security_name(r->txt_security));
-	query_json_key(&b, "why_bogus");
-	query_json_cstr(&b, r->txt_why_bogus);
-	query_json_key(&b, "records");
+	buf_json_key(&b, "dnssec");
+	buf_json_cstr(&b, dns_security_name(r->txt_security));
+	buf_json_key(&b, "why_bogus");
+	buf_json_cstr(&b, r->txt_why_bogus);
+	buf_json_key(&b, "records");
 	buf_append_char(&b, '[');
 	for (i = 0; i < r->ntxt; i++) {
 		if (i > 0)
 			buf_append_char(&b, ',');
-		query_json_cstr(&b, r->txt[i]);
+		buf_json_cstr(&b, r->txt[i]);
 	}
 	buf_append_char(&b, ']');
-	query_json_key(&b, "record_status");
-	query_json_cstr(&b, r->record_checked ?
+	buf_json_key(&b, "record_status");
+	buf_json_cstr(&b, r->record_checked ?
 	    sts_record_status_name(r->record_status) : NULL);
-	query_json_key(&b, "id");
-	query_json_cstr(&b, r->id);
+	buf_json_key(&b, "id");
+	buf_json_cstr(&b, r->id);
 	buf_append_char(&b, '}');
 
-	query_json_key(&b, "policy_host");
+	buf_json_key(&b, "policy_host");
 	buf_append_char(&b, '{');
-	query_json_key(&b, "name");
-	query_json_cstr(&b, r->policy_host);
-	query_json_key(&b, "a_dnssec");
-	query_json_cstr(&b, r->addrs_checked ?
+	buf_json_key(&b, "name");
+	buf_json_cstr(&b, r->policy_host);
+	buf_json_key(&b, "a_dnssec");
+	buf_json_cstr(&b, r->addrs_checked ?
 	    dns_security_name(r->a_security) : NULL);
-	query_json_key(&b, "aaaa_dnssec");
-	query_json_cstr(&b, r->addrs_checked ?
+	buf_json_key(&b, "aaaa_dnssec");
+	buf_json_cstr(&b, r->addrs_checked ?
 	    dns_security_name(r->aaaa_security) : NULL);
-	query_json_key(&b, "addresses");
+	buf_json_key(&b, "addresses");
 	buf_append_char(&b, '[');
 	for (i = 0; i < r->naddrs; i++) {
 		if (i > 0)
 			buf_append_char(&b, ',');
-		query_json_cstr(&b, r->addrs[i]);
+		buf_json_cstr(&b, r->addrs[i]);
 	}
 	buf_append_str(&b, "]}");
 
-	query_json_key(&b, "fetch");
+	buf_json_key(&b, "fetch");
 	if (r->fetched) {
 		buf_append_char(&b, '{');
-		query_json_key(&b, "url");
-		query_json_cstr(&b, r->url);
-		query_json_key(&b, "connect_addr");
-		query_json_cstr(&b, r->connect_addr);
-		query_json_key(&b, "http_status");
+		buf_json_key(&b, "url");
+		buf_json_cstr(&b, r->url);
+		buf_json_key(&b, "connect_addr");
+		buf_json_cstr(&b, r->connect_addr);
+		buf_json_key(&b, "http_status");
 		buf_appendf(&b, "%ld", r->http_status);
-		query_json_key(&b, "media_type");
-		query_json_cstr(&b, r->content_type);
-		query_json_key(&b, "result");
-		query_json_cstr(&b, https_error_name(r->https_error));
+		buf_json_key(&b, "media_type");
+		buf_json_cstr(&b, r->content_type);
+		buf_json_key(&b, "result");
+		buf_json_cstr(&b, https_error_name(r->https_error));
 		buf_append_char(&b, '}');
 	} else
 		buf_append_str(&b, "null");
-	query_json_key(&b, "policy_text");
-	query_json_str(&b, r->policy_text, r->policy_len);
-	query_json_key(&b, "policy");
+	buf_json_key(&b, "policy_text");
+	buf_json_str(&b, r->policy_text, r->policy_len);
+	buf_json_key(&b, "policy");
 	if (r->policy != NULL) {
 		buf_append_char(&b, '{');
-		query_json_key(&b, "mode");
-		query_json_cstr(&b, sts_policy_mode_name(r->policy->mode));
-		query_json_key(&b, "max_age");
+		buf_json_key(&b, "mode");
+		buf_json_cstr(&b, sts_policy_mode_name(r->policy->mode));
+		buf_json_key(&b, "max_age");
 		buf_appendf(&b, "%lu", (unsigned long)r->policy->max_age);
-		query_json_key(&b, "mx");
+		buf_json_key(&b, "mx");
 		buf_append_char(&b, '[');
 		for (i = 0; i < r->policy->nmx; i++) {
 			if (i > 0)
 				buf_append_char(&b, ',');
-			query_json_cstr(&b, r->policy->mx[i]);
+			buf_json_cstr(&b, r->policy->mx[i]);
 		}
 		buf_append_char(&b, ']');
-		query_json_key(&b, "lines");
+		buf_json_key(&b, "lines");
 		buf_append_char(&b, '[');
 		pos = 0;
 		i = 0;
 		while (sts_policy_line(r->policy, &pos, &line, &len)) {
 			if (i++ > 0)
 				buf_append_char(&b, ',');
-			query_json_str(&b, line, len);
+			buf_json_str(&b, line, len);
 		}
 		buf_append_str(&b, "]}");
 	} else
 		buf_append_str(&b, "null");
-	query_json_key(&b, "policy_error");
-	query_json_cstr(&b, r->policy_why);
-	query_json_key(&b, "tlsrpt");
+	buf_json_key(&b, "policy_error");
+	buf_json_cstr(&b, r->policy_why);
+	buf_json_key(&b, "tlsrpt");
 	buf_append_char(&b, '{');
-	query_json_key(&b, "record");
-	query_json_cstr(&b, r->tlsrpt);
-	query_json_key(&b, "note");
-	query_json_cstr(&b, r->tlsrpt_note);
-	query_json_key(&b, "dnssec");
-	query_json_cstr(&b, dns_security_name(r->tlsrpt_security));
+	buf_json_key(&b, "record");
+	buf_json_cstr(&b, r->tlsrpt);
+	buf_json_key(&b, "note");
+	buf_json_cstr(&b, r->tlsrpt_note);
+	buf_json_key(&b, "dnssec");
+	buf_json_cstr(&b, dns_security_name(r->tlsrpt_security));
 	buf_append_char(&b, '}');
-	query_json_key(&b, "answer");
-	query_json_cstr(&b, answer);
+	buf_json_key(&b, "answer");
+	buf_json_cstr(&b, answer);
 	buf_append_char(&b, '}');
 	if (b.error || buf_cstr(&b) == NULL)
 		fprintf(stderr, "postsmtpsts-query: JSON output too large\n");
@@ -754,20 +694,8 @@ query_settings(const struct config *cf, struct query_overrides *ov,
 		    strlen(CONFIG_DEFAULT_MAP))) == NULL && cf->nmaps > 0)
 			map = &cf->maps[0];
 		if (map != NULL) {
-			dopt->testing_answer = map->testing_answer ==
-			    CONFIG_ANSWER_MAY ? DECIDE_TESTING_MAY :
-			    DECIDE_TESTING_NOTFOUND;
-			dopt->tlsrpt = map->tlsrpt;
+			facts_decide_options(map, dopt);
 			*dane_on = map->dane;
-			dopt->dane_some = map->dane_some ==
-			    CONFIG_DANE_SOME_DANE_ONLY ?
-			    DECIDE_DANE_SOME_DANE_ONLY : map->dane_some ==
-			    CONFIG_DANE_SOME_IGNORE ? DECIDE_DANE_SOME_IGNORE :
-			    DECIDE_DANE_SOME_DANE;
-			dopt->dane_lookup_failure = map->dane_lookup_failure ==
-			    CONFIG_DANE_FAILURE_IGNORE ?
-			    DECIDE_DANE_FAILURE_IGNORE :
-			    DECIDE_DANE_FAILURE_TEMP;
 		}
 	} else if (ov->map != NULL) {
 		fprintf(stderr, "postsmtpsts-query: --map needs -c\n");

@@ -96,6 +96,29 @@ consume_moves_rest(void **state)
 	buf_free(&b);
 }
 
+static void
+json_escapes_everything_unsafe(void **state)
+{
+	struct buf	 b;
+	const char	 raw[] = "a\"b\\c\n\x01\x7f\xc3\xa9";
+
+	(void)state;
+	buf_init(&b, 256);
+	buf_append_char(&b, '{');
+	buf_json_key(&b, "k");
+	buf_json_str(&b, raw, sizeof(raw) - 1);
+	buf_json_key(&b, "n");
+	buf_json_cstr(&b, NULL);
+	buf_json_key(&b, "l");
+	buf_append_char(&b, '[');
+	buf_json_cstr(&b, "x");
+	buf_append_char(&b, ']');
+	buf_append_char(&b, '}');
+	assert_string_equal(buf_cstr(&b), "{\"k\":\"a\\\"b\\\\c\\u000a"
+	    "\\u0001\\u007f\\u00c3\\u00a9\",\"n\":null,\"l\":[\"x\"]}");
+	buf_free(&b);
+}
+
 int
 main(void)
 {
@@ -105,6 +128,7 @@ main(void)
 		cmocka_unit_test(appendf_long_and_bounded),
 		cmocka_unit_test(fixed_storage_never_grows),
 		cmocka_unit_test(consume_moves_rest),
+		cmocka_unit_test(json_escapes_everything_unsafe),
 	};
 
 	return (cmocka_run_group_tests_name("buf", tests, NULL, NULL));
