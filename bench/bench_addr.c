@@ -19,8 +19,8 @@
 #include <unistd.h>
 
 #include "bench_addr.h"
-#include "buf.h"
-#include "log.h"
+#include "lib/buf.h"
+#include "lib/log.h"
 
 #define BENCH_ADDR_HOSTMAX	255
 #define BENCH_ADDR_PORTMAX	5

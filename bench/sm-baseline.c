@@ -50,11 +50,11 @@
 #include <unistd.h>
 
 #include "bench_addr.h"
-#include "buf.h"
-#include "log.h"
-#include "netstring.h"
-#include "sockmap.h"
-#include "xmalloc.h"
+#include "lib/buf.h"
+#include "lib/log.h"
+#include "lib/netstring.h"
+#include "lib/sockmap.h"
+#include "lib/xmalloc.h"
 
 #define SM_BASELINE_MAX_WORKERS	256
 #define SM_BASELINE_BACKLOG	1024

@@ -73,11 +73,11 @@
 #include <unistd.h>
 
 #include "bench_addr.h"
-#include "buf.h"
-#include "log.h"
-#include "netstring.h"
-#include "sockmap.h"
-#include "xmalloc.h"
+#include "lib/buf.h"
+#include "lib/log.h"
+#include "lib/netstring.h"
+#include "lib/sockmap.h"
+#include "lib/xmalloc.h"
 
 #define SM_LOAD_MAX_CONNS	4096
 #define SM_LOAD_MAX_REQUESTS	100000000ULL	/* 800 MB of latencies */

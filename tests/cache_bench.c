@@ -18,8 +18,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "cache.h"
-#include "log.h"
+#include "lib/cache.h"
+#include "lib/log.h"
 
 #define CACHE_BENCH_NAME	24	/* "d0000000.fill.example" + NUL */
 #define CACHE_BENCH_MAX		100000000ul

@@ -27,8 +27,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cache.h"
-#include "log.h"
+#include "lib/cache.h"
+#include "lib/log.h"
 
 #define CACHE_FILL_BATCH	10000
 #define CACHE_FILL_BYTES_EACH	1024	/* map size per record, generous */

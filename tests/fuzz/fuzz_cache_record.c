@@ -9,8 +9,8 @@
  *
  * By hand:
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -I. -Ipostsmtpsts \
- *	tests/fuzz/fuzz_cache_record.c postsmtpsts/cache.c postsmtpsts/log.c \
- *	postsmtpsts/xmalloc.c -llmdb -o fuzz_cache_record
+ *	tests/fuzz/fuzz_cache_record.c postsmtpsts/lib/cache.c postsmtpsts/lib/log.c \
+ *	postsmtpsts/lib/xmalloc.c -llmdb -o fuzz_cache_record
  *   ./fuzz_cache_record -max_total_time=60 tests/fuzz/corpus/cache_record
  * (-I. for the configured autoconf.h.)
  */
@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cache.h"
+#include "lib/cache.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -18,7 +18,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "check_parse.h"
+#include "tools/check_parse.h"
 #include "fuzz.h"
 
 #define FUZZ_PREFIX_CHECK_MAX	64	/* prefixes checked per reply */

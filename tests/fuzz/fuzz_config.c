@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
+#include "lib/config.h"
 #include "fuzz.h"
 
 #define FUZZ_CONFIG_NAME	"fuzz.conf"

@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "domain.h"
+#include "lib/domain.h"
 #include "fuzz.h"
 
 /* fuzz_check_name - the DOMAIN_OK output rules of domain.h */

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "metrics.h"
+#include "daemon/metrics.h"
 #include "fuzz.h"
 
 #define FUZZ_PREFIX_CHECK_MAX	64

@@ -15,9 +15,9 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "buf.h"
-#include "netstring.h"
-#include "sockmap.h"
+#include "lib/buf.h"
+#include "lib/netstring.h"
+#include "lib/sockmap.h"
 #include "fuzz.h"
 
 #define FUZZ_PREFIX_CHECK_MAX	64	/* prefixes checked per netstring */

@@ -15,9 +15,9 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "buf.h"
-#include "netstring.h"
-#include "sockmap.h"
+#include "lib/buf.h"
+#include "lib/netstring.h"
+#include "lib/sockmap.h"
 #include "fuzz.h"
 
 #define FUZZ_SMALL_BUF	64	/* an output buf too small for most keys */

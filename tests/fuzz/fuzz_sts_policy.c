@@ -15,11 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
-#include "decide.h"
-#include "mxmatch.h"
-#include "sockmap.h"
-#include "sts_policy.h"
+#include "lib/buf.h"
+#include "policy/decide.h"
+#include "policy/mxmatch.h"
+#include "lib/sockmap.h"
+#include "policy/sts_policy.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sts_record.h"
+#include "policy/sts_record.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

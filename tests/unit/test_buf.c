@@ -9,7 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "buf.h"
+#include "lib/buf.h"
 
 static void
 append_within_max(void **state)

@@ -34,8 +34,8 @@
 
 #include <lmdb.h>
 
-#include "cache.h"
-#include "log.h"
+#include "lib/cache.h"
+#include "lib/log.h"
 
 #define TEST_MAP_SIZE	((size_t)64 << 20)
 #define TEST_NAME_MAX	64

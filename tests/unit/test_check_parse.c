@@ -12,7 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "check_parse.h"
+#include "tools/check_parse.h"
 
 #define NCASES(a)	(sizeof(a) / sizeof((a)[0]))
 

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "check_verdict.h"
+#include "tools/check_verdict.h"
 
 #define NCASES(a)	(sizeof(a) / sizeof((a)[0]))
 

@@ -22,7 +22,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "config.h"
+#include "lib/config.h"
 
 #define TEST_ERRSZ	8192
 

@@ -15,13 +15,13 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "buf.h"
-#include "cache.h"
-#include "config.h"
-#include "dane.h"
-#include "facts.h"
-#include "sockmap.h"
-#include "sts_policy.h"
+#include "lib/buf.h"
+#include "lib/cache.h"
+#include "lib/config.h"
+#include "policy/dane.h"
+#include "policy/facts.h"
+#include "lib/sockmap.h"
+#include "policy/sts_policy.h"
 
 #define NOW	1700000000
 

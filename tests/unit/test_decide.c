@@ -11,10 +11,10 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "buf.h"
-#include "decide.h"
-#include "sockmap.h"
-#include "sts_policy.h"
+#include "lib/buf.h"
+#include "policy/decide.h"
+#include "lib/sockmap.h"
+#include "policy/sts_policy.h"
 
 #define P_ENFORCE "version: STSv1\nmode: enforce\nmx: mail.example.com\n" \
 	"mx: *.example.net\nmax_age: 604800\n"

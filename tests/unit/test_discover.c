@@ -19,9 +19,9 @@
 
 #include <cmocka.h>
 
-#include "discover.h"
-#include "dns.h"
-#include "https.h"
+#include "policy/discover.h"
+#include "lib/dns.h"
+#include "lib/https.h"
 
 #define FAKE_MAX	16
 

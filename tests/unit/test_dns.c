@@ -23,8 +23,8 @@
 #include <cmocka.h>
 #include <event2/event.h>
 
-#include "config.h"
-#include "dns.h"
+#include "lib/config.h"
+#include "lib/dns.h"
 
 #define FAKE_BUFSZ	1500
 #define FAKE_TTL	300

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "domain.h"
+#include "lib/domain.h"
 
 #define nitems(a)	(sizeof(a) / sizeof((a)[0]))
 #define IN(s)		(s), (sizeof(s) - 1)

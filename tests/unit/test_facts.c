@@ -11,13 +11,13 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "buf.h"
-#include "cache.h"
-#include "config.h"
-#include "discover.h"
-#include "facts.h"
-#include "sockmap.h"
-#include "sts_policy.h"
+#include "lib/buf.h"
+#include "lib/cache.h"
+#include "lib/config.h"
+#include "policy/discover.h"
+#include "policy/facts.h"
+#include "lib/sockmap.h"
+#include "policy/sts_policy.h"
 
 #define NOW	1700000000
 #define DAY	86400

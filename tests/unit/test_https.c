@@ -28,8 +28,8 @@
 #include <cmocka.h>
 #include <event2/event.h>
 
-#include "config.h"
-#include "https.h"
+#include "lib/config.h"
+#include "lib/https.h"
 
 struct outcome {
 	int		 calls;

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "ipc.h"
+#include "daemon/ipc.h"
 
 static void
 request_round_trip(void **state)

@@ -11,8 +11,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "buf.h"
-#include "mxmatch.h"
+#include "lib/buf.h"
+#include "policy/mxmatch.h"
 
 #define L26	"abcdefghijklmnopqrstuvwxyz"
 #define L63	L26 L26 "abcdefghijk"

@@ -15,8 +15,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "buf.h"
-#include "netstring.h"
+#include "lib/buf.h"
+#include "lib/netstring.h"
 
 #define nitems(a)	(sizeof(a) / sizeof((a)[0]))
 #define IN(s)		(s), (sizeof(s) - 1)

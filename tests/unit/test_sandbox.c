@@ -27,7 +27,7 @@
 
 #include <cmocka.h>
 
-#include "sandbox.h"
+#include "daemon/sandbox.h"
 
 /* Under valgrind a refused execve() kills the whole run ("EXEC FAILED: I
  * can't recover"), so the exec probes are left out there. */

@@ -19,9 +19,9 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "buf.h"
-#include "netstring.h"
-#include "sockmap.h"
+#include "lib/buf.h"
+#include "lib/netstring.h"
+#include "lib/sockmap.h"
 
 #define nitems(a)	(sizeof(a) / sizeof((a)[0]))
 #define IN(s)		(s), (sizeof(s) - 1)

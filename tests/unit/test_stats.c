@@ -18,10 +18,10 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "buf.h"
-#include "discover.h"
-#include "metrics.h"
-#include "stats.h"
+#include "lib/buf.h"
+#include "policy/discover.h"
+#include "daemon/metrics.h"
+#include "daemon/stats.h"
 
 /* tmp_path - a fresh file name in a new temporary directory */
 static char *

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "sts_policy.h"
+#include "policy/sts_policy.h"
 
 #define HEAD	"version: STSv1\nmode: enforce\n"
 #define MX	"mx: mail.example.com\n"

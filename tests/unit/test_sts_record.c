@@ -10,7 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "sts_record.h"
+#include "policy/sts_record.h"
 
 #define ID32	"abcdefghijklmnopqrstuvwxyz012345"
 #define NAME32	"abcdefghijklmnopqrstuvwxyz_-.012"

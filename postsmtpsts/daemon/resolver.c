@@ -1,0 +1,1006 @@
+/*
+ * resolver.c - the resolver process
+ *
+ * Requests arrive from front workers as ipc requests (one domain each).
+ * For each domain at most one discovery runs at a time (a "job"); every
+ * worker connection that asks while it runs is added to its waiters and
+ * gets the same reply.  At most max_resolutions discoveries run at once;
+ * the rest wait in FIFO order, at most RESOLVER_QUEUE_PER_SLOT times
+ * max_resolutions of them: a
+ * request beyond that is answered IPC_STATUS_TEMP at once (the worker
+ * answers it like a deadline: deadline_answer), so a flood of distinct
+ * names costs bounded memory and every queued name is reached within a
+ * bounded time.
+ *
+ * Replies to a worker are sent without blocking.  When the worker's
+ * socket is full (the worker is not reading), replies wait in a
+ * per-connection queue of at most RESOLVER_MAX_OUTQ messages and
+ * RESOLVER_MAX_OUTQ_BYTES bytes, flushed when the socket has room; a
+ * reply that does not fit is dropped and counted (logged at most once a
+ * minute with the totals): the waiting requests get their deadline
+ * answer, and the result is in the cache for the next one.  A worker
+ * that stops reading never stalls the resolver nor grows it.
+ *
+ * A job has two parts, run at the same time, each only if its cached
+ * record is missing or stale:
+ *   - MTA-STS: discover_start() (TXT, A/AAAA, HTTPS, parse), then
+ *     facts_merge() with the cached record (no downgrade of an unexpired
+ *     policy, RFC 8461 §10.2), stored under the domain;
+ *   - DANE (when a map has dane = yes): dane_start() (MX, A/AAAA, TLSA),
+ *     then facts_dane_merge(), stored under "dane:" + domain.
+ * Fresh records are answered at once (a worker may ask because it could
+ * not read the cache itself).  A request that joins a running job whose
+ * missing part is not running (a proactive DANE refresh, say) starts that
+ * part.  When both parts are done the job writes nothing more (the
+ * resolver is the only cache writer) and replies with both records: facts,
+ * not an answer, so each worker answers with its own map's options.  One
+ * log line per discovery and per DANE lookup, key=value.
+ *
+ * Proactive refresh (RFC 8461 §5.1: "senders SHOULD ... proactively
+ * refresh"): every cache.refresh_interval seconds a pass walks the whole
+ * cache in slices of RESOLVER_REFRESH_SLICE entries, RESOLVER_REFRESH_PAUSE_MS
+ * apart (a cursor remembers where the last slice stopped, so a million
+ * entries never block the loop for long), and starts a job without waiters
+ * for each STS entry past its next_refresh (a DANE entry: a DANE-only job).
+ * Such a job fetches without the known id, so a successful fetch extends
+ * max_age; a failure keeps the policy and backs off (facts_merge).  At most
+ * cache.refresh_concurrency refreshes run at once, leaving the other job slots
+ * to requests; the walk stops at the limit and resumes there after
+ * RESOLVER_REFRESH_BUSY_MS.
+ * Entries expired for more than RESOLVER_EXPIRED_GRACE seconds are
+ * deleted (negative entries included: they simply expire).
+ *
+ * SIGTERM: stop accepting, cancel discoveries, exit.  Workers reconnect to
+ * the next resolver the master starts and ask again.
+ */
+#include "autoconf.h"
+
+#include <sys/queue.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+
+#include <errno.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+
+#include "lib/cache.h"
+#include "lib/config.h"
+#include "policy/dane.h"
+#include "policy/discover.h"
+#include "lib/dns.h"
+#include "lib/domain.h"
+#include "policy/facts.h"
+#include "lib/https.h"
+#include "lib/hash.h"
+#include "daemon/ipc.h"
+#include "lib/log.h"
+#include "daemon/resolver.h"
+#include "daemon/stats.h"
+#include "daemon/sdnotify.h"
+#include "daemon/sandbox.h"
+#include "lib/xmalloc.h"
+
+#define RESOLVER_BUCKETS	1024	/* power of two */
+#define RESOLVER_TRIM_OUTQ	256	/* a queue this long ran dry: xtrim */
+
+struct job;
+struct rconn;
+
+struct waiter {
+	TAILQ_ENTRY(waiter) j_entry;	/* the job's waiters */
+	TAILQ_ENTRY(waiter) r_entry;	/* the connection's waiters */
+	struct job	*job;
+	struct rconn	*rc;
+};
+
+struct job {
+	struct job	*next;		/* hash chain */
+	TAILQ_ENTRY(job) q_entry;	/* queued, not yet started */
+	TAILQ_HEAD(, waiter) waiters;
+	struct resolver	*r;
+	struct discover	*dv;		/* the MTA-STS part, while it runs */
+	struct dane	*dn;		/* the DANE part, while it runs */
+	int		 queued;
+	int		 started;	/* counted in r->running */
+	int		 refresh;	/* proactive: fetch without known id */
+	int		 bypass;	/* IPC_FLAG_REFRESH: ignore the cache */
+	int		 want_sts;	/* run the MTA-STS part */
+	int		 want_dane;	/* run the DANE part */
+	int		 have_old;
+	struct cache_record old;
+	int		 have_old_dane;
+	struct cache_record old_dane;
+	int		 have_sts;	/* sts holds the facts to reply */
+	struct cache_record sts;
+	int		 have_dane;	/* dane likewise */
+	struct cache_record dane;
+	char		 domain[DOMAIN_BUFSZ];
+	size_t		 domain_len;
+};
+
+/* A reply that did not fit into the worker's socket yet. */
+struct rmsg {
+	STAILQ_ENTRY(rmsg) entry;
+	size_t		 len;
+	unsigned char	 data[];
+};
+
+struct rconn {
+	TAILQ_ENTRY(rconn) entry;
+	TAILQ_HEAD(, waiter) waiters;
+	struct resolver	*r;
+	int		 fd;
+	struct event	*ev;
+	struct event	*ev_write;	/* armed while outq is not empty */
+	STAILQ_HEAD(, rmsg) outq;
+	size_t		 noutq;
+	size_t		 outq_bytes;
+	size_t		 outq_peak;	/* replies queued at most since empty */
+};
+
+struct resolver {
+	struct event_base *base;
+	const struct config *cf;
+	struct dns	*dns;
+	struct https	*https;
+	struct cache	*cache;
+	int		 lfd;
+	struct event	*ev_accept;
+	struct event	*ev_term;
+	struct event	*ev_int;
+	struct event	*ev_refresh;
+	int		 refreshing;	/* refresh jobs not yet finished */
+	char		 cursor[CACHE_KEY_MAX + 1];	/* last key walked */
+	size_t		 cursor_len;	/* 0: start from the first key */
+	int		 walked;	/* entries seen in this tick */
+	int		 walk_full;	/* stopped at the refresh limit */
+	size_t		 pass_entries;	/* this pass so far, for the log */
+	size_t		 pass_started;
+	struct timespec	 pass_t0;
+	int		 ndead;
+	char		 (*dead)[CACHE_KEY_MAX + 1];	/* to delete after the
+							   walk */
+	TAILQ_HEAD(, rconn) rconns;
+	int		 nrconns;
+	struct job	*jobs[RESOLVER_BUCKETS];
+	TAILQ_HEAD(, job) queue;
+	int		 nqueued;
+	int		 running;
+	time_t		 last_write_error;
+	unsigned long long dropped;	/* replies a full worker lost */
+	unsigned long long refused;	/* requests over the queue bound */
+	time_t		 last_drop_log;
+	time_t		 last_refuse_log;
+	unsigned char	 msg[IPC_MAX_MSG];
+	unsigned char	 rec[IPC_MAX_RECORD];
+	unsigned char	 drec[IPC_MAX_RECORD];
+};
+
+static void	job_start(struct job *);
+
+/* resolver_now - wall-clock seconds (cache times are absolute) */
+static int64_t
+resolver_now(void)
+{
+	return ((int64_t)time(NULL));
+}
+
+/* resolver_cached - the cached MTA-STS (dane 0) or DANE (dane 1) record of
+ * a domain into *rec: 1 if there is one, 0 if not */
+static int
+resolver_cached(struct resolver *r, const char *domain, size_t len,
+    int dane, struct cache_record *rec)
+{
+	char	 key[CACHE_KEY_MAX + 1];
+
+	if (r->cache == NULL)
+		return (0);
+	if (dane) {
+		len = cache_dane_key(domain, len, key);
+		domain = key;
+	}
+	if (cache_get(r->cache, domain, len, rec) != CACHE_HIT)
+		return (0);
+	/* a record of the other part under a key is damage: ignore it */
+	return (dane ? rec->kind == CACHE_KIND_DANE :
+	    rec->kind != CACHE_KIND_DANE);
+}
+
+/* resolver_fresh - 1 if the cached record of that part may be used now */
+static int
+resolver_fresh(struct resolver *r, const char *domain, size_t len, int dane)
+{
+	struct cache_record rec;
+
+	return (resolver_cached(r, domain, len, dane, &rec) &&
+	    cache_record_fresh(&rec, resolver_now()));
+}
+
+/* job_hash - FNV-1a bucket of a domain */
+static size_t
+job_hash(const char *d, size_t len)
+{
+	return (hash_fnv1a(d, len) & (RESOLVER_BUCKETS - 1));
+}
+
+/* job_find - the job for a domain, or NULL */
+static struct job *
+job_find(struct resolver *r, const char *d, size_t len)
+{
+	struct job	*j;
+
+	for (j = r->jobs[job_hash(d, len)]; j != NULL; j = j->next)
+		if (j->domain_len == len && memcmp(j->domain, d, len) == 0)
+			return (j);
+	return (NULL);
+}
+
+/* waiter_free - unlink a waiter from its job and its connection */
+static void
+waiter_free(struct waiter *wt)
+{
+	TAILQ_REMOVE(&wt->job->waiters, wt, j_entry);
+	TAILQ_REMOVE(&wt->rc->waiters, wt, r_entry);
+	free(wt);
+}
+
+/*
+ * rconn_enqueue - keep a reply until the worker's socket has room, or drop
+ * it when the connection's queue is full
+ */
+static void
+rconn_enqueue(struct rconn *rc, const char *domain, const unsigned char *msg,
+    size_t len)
+{
+	struct resolver	*r = rc->r;
+	struct rmsg	*m;
+	time_t		 now;
+
+	if (rc->noutq >= RESOLVER_MAX_OUTQ ||
+	    len > RESOLVER_MAX_OUTQ_BYTES - rc->outq_bytes) {
+		r->dropped++;
+		now = time(NULL);
+		if (now - r->last_drop_log >= 60) {
+			log_warnx("worker not reading: reply for %s dropped "
+			    "(queue %zu replies, %zu bytes; "
+			    "replies_dropped=%llu)", domain, rc->noutq,
+			    rc->outq_bytes, r->dropped);
+			r->last_drop_log = now;
+		}
+		return;
+	}
+	m = xmalloc(sizeof(*m) + len);
+	m->len = len;
+	memcpy(m->data, msg, len);
+	STAILQ_INSERT_TAIL(&rc->outq, m, entry);
+	rc->noutq++;
+	rc->outq_bytes += len;
+	if (rc->noutq > rc->outq_peak)
+		rc->outq_peak = rc->noutq;
+	if (rc->noutq == 1)
+		event_add(rc->ev_write, NULL);
+}
+
+/* rconn_outq_empty - the queue ran dry: after a big one, give the memory
+ * back (xtrim) */
+static void
+rconn_outq_empty(struct rconn *rc)
+{
+	if (rc->outq_peak >= RESOLVER_TRIM_OUTQ)
+		xtrim();
+	rc->outq_peak = 0;
+}
+
+/* rconn_outq_clear - forget every queued reply */
+static void
+rconn_outq_clear(struct rconn *rc)
+{
+	struct rmsg	*m;
+
+	while ((m = STAILQ_FIRST(&rc->outq)) != NULL) {
+		STAILQ_REMOVE_HEAD(&rc->outq, entry);
+		free(m);
+	}
+	rc->noutq = 0;
+	rc->outq_bytes = 0;
+	rconn_outq_empty(rc);
+}
+
+/* rconn_write_cb - the worker's socket has room: send what is queued */
+static void
+rconn_write_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct rconn	*rc = arg;
+	struct rmsg	*m;
+
+	(void)what;
+	while ((m = STAILQ_FIRST(&rc->outq)) != NULL) {
+		if (send(fd, m->data, m->len, MSG_DONTWAIT | MSG_NOSIGNAL) ==
+		    -1) {
+			if (errno == EAGAIN || errno == EWOULDBLOCK ||
+			    errno == ENOBUFS || errno == EINTR) {
+				event_add(rc->ev_write, NULL);
+				return;
+			}
+			/* the worker is gone: its EOF frees the connection;
+			 * until then, nothing queued can be delivered */
+			log_warn("send queued reply to a worker");
+			rconn_outq_clear(rc);
+			return;
+		}
+		STAILQ_REMOVE_HEAD(&rc->outq, entry);
+		rc->noutq--;
+		rc->outq_bytes -= m->len;
+		free(m);
+	}
+	rconn_outq_empty(rc);
+}
+
+/* resolver_send - one reply to one worker connection, never blocking */
+static void
+resolver_send(struct rconn *rc, const char *domain, size_t len,
+    int status, const unsigned char *rec, size_t rec_len,
+    const unsigned char *drec, size_t drec_len)
+{
+	struct resolver	*r = rc->r;
+	struct ipc_reply rep;
+	long		 n;
+
+	memset(&rep, 0, sizeof(rep));
+	rep.status = (uint8_t)status;
+	memcpy(rep.domain, domain, len);
+	rep.domain_len = len;
+	rep.record = rec;
+	rep.record_len = rec_len;
+	rep.dane = drec;
+	rep.dane_len = drec_len;
+	if ((n = ipc_reply_encode(&rep, r->msg, sizeof(r->msg))) == -1)
+		panic("resolver_send: cannot encode reply for %s", domain);
+	if (STAILQ_EMPTY(&rc->outq)) {
+		if (send(rc->fd, r->msg, (size_t)n, MSG_DONTWAIT |
+		    MSG_NOSIGNAL) != -1)
+			return;
+		if (errno != EAGAIN && errno != EWOULDBLOCK &&
+		    errno != ENOBUFS && errno != EINTR) {
+			/* the worker is gone: its EOF frees the connection */
+			log_warn("send reply for %s to a worker", domain);
+			return;
+		}
+	}
+	rconn_enqueue(rc, domain, r->msg, (size_t)n);
+}
+
+/* job_free - forget a finished or cancelled job */
+static void
+job_free(struct job *j)
+{
+	struct resolver	*r = j->r;
+	struct job	**pp;
+	struct waiter	*wt;
+
+	while ((wt = TAILQ_FIRST(&j->waiters)) != NULL)
+		/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc) */
+		waiter_free(wt);
+	for (pp = &r->jobs[job_hash(j->domain, j->domain_len)]; *pp != NULL;
+	    pp = &(*pp)->next)
+		if (*pp == j) {
+			*pp = j->next;
+			break;
+		}
+	if (j->queued) {
+		TAILQ_REMOVE(&r->queue, j, q_entry);
+		r->nqueued--;
+	}
+	if (j->refresh)
+		r->refreshing--;
+	discover_cancel(j->dv);
+	dane_cancel(j->dn);
+	if (j->started)
+		r->running--;
+	free(j);
+}
+
+/*
+ * job_finish - both parts are done: reply to every waiter with the facts
+ * known (a part the job did not run: the cached record, if fresh), free
+ * the job, start a queued one
+ */
+static void
+job_finish(struct job *j)
+{
+	struct resolver	*r = j->r;
+	struct waiter	*wt;
+	struct job	*next;
+	size_t		 len = 0, dlen = 0;
+	int		 status = IPC_STATUS_OK;
+
+	/* a part the job did not run: what the cache holds, if fresh */
+	if (!j->want_sts && !j->have_sts &&
+	    resolver_cached(r, j->domain, j->domain_len, 0, &j->sts) &&
+	    cache_record_fresh(&j->sts, resolver_now()))
+		j->have_sts = 1;
+	if (!j->want_dane && !j->have_dane && r->cf->dane &&
+	    resolver_cached(r, j->domain, j->domain_len, 1, &j->dane) &&
+	    cache_record_fresh(&j->dane, resolver_now()))
+		j->have_dane = 1;
+	if (j->have_sts && cache_record_encode(&j->sts, r->rec,
+	    sizeof(r->rec), &len) == -1) {
+		log_warnx("domain=%s: cannot encode record", j->domain);
+		status = IPC_STATUS_TEMP;
+		len = 0;
+	}
+	if (j->have_dane && cache_record_encode(&j->dane, r->drec,
+	    sizeof(r->drec), &dlen) == -1) {
+		log_warnx("domain=%s: cannot encode DANE record", j->domain);
+		status = IPC_STATUS_TEMP;
+		dlen = 0;
+	}
+	if (!j->have_sts && !j->have_dane)
+		status = IPC_STATUS_TEMP;
+	TAILQ_FOREACH(wt, &j->waiters, j_entry)
+		resolver_send(wt->rc, j->domain, j->domain_len, status,
+		    len > 0 ? r->rec : NULL, len, dlen > 0 ? r->drec : NULL,
+		    dlen);
+	job_free(j);
+	while (r->running < r->cf->max_resolutions &&
+	    (next = TAILQ_FIRST(&r->queue)) != NULL) {
+		TAILQ_REMOVE(&r->queue, next, q_entry);
+		next->queued = 0;
+		r->nqueued--;
+		job_start(next);
+	}
+}
+
+/* resolver_store - write a record; log write failures at most per minute */
+static void
+resolver_store(struct resolver *r, const char *domain,
+    const struct cache_record *rec)
+{
+	time_t		 now;
+
+	if (r->cache == NULL)
+		return;
+	if (cache_put(r->cache, domain, rec) == 0)
+		return;
+	stats_inc(STATS_CACHE_WRITE_ERRORS);
+	now = time(NULL);
+	if (now - r->last_write_error >= 60) {
+		log_warnx("cache write for %s failed (disk full?): answers "
+		    "still served, not stored; further errors suppressed for "
+		    "a minute", domain);
+		r->last_write_error = now;
+	}
+}
+
+/* job_discovered - the discovery finished: merge, store, reply */
+static void
+job_discovered(const struct discover_result *res, void *arg)
+{
+	struct job	*j = arg;
+	struct resolver	*r = j->r;
+	struct cache_record rec;
+	char		 esc[LOG_ESCAPE_MAX * 4 + 8];
+
+	j->dv = NULL;
+	stats_discovery(res, j->refresh);
+	if (facts_merge(j->domain, j->have_old ? &j->old : NULL, res,
+	    &r->cf->cache, resolver_now(), &rec) == 0)
+		rec = j->old;
+	log_info("domain=%s refresh=%s discovery=%s%s%s txt_dnssec=%s id=%s kind=%s "
+	    "mode=%d max_age=%u kept_cached=%s tlsrpt=\"%s\" detail=\"%s\"",
+	    j->domain, j->refresh ? "proactive" : "request",
+	    discover_outcome_name(res->outcome),
+	    res->outcome == DISCOVER_FAILURE ? " failure=" : "",
+	    res->outcome == DISCOVER_FAILURE ?
+	    discover_failure_name(res->failure) : "",
+	    dns_security_name(res->txt_security),
+	    res->id != NULL ? res->id : "-",
+	    rec.kind == CACHE_KIND_STS ? "sts" : "none", rec.sts_mode,
+	    (unsigned)rec.max_age,
+	    j->have_old && rec.fetched_at == j->old.fetched_at &&
+	    rec.kind == CACHE_KIND_STS ? "yes" : "no",
+	    res->tlsrpt != NULL ? res->tlsrpt : "",
+	    log_escape(esc, sizeof(esc), res->detail, strlen(res->detail)));
+	resolver_store(r, j->domain, &rec);
+	j->sts = rec;
+	j->have_sts = 1;
+	if (j->dn == NULL)
+		job_finish(j);
+}
+
+/* job_dane_done - the DANE lookup finished: merge, store, maybe reply */
+static void
+job_dane_done(const struct dane_result *res, void *arg)
+{
+	struct job	*j = arg;
+	struct resolver	*r = j->r;
+	struct cache_record rec;
+	char		 key[CACHE_KEY_MAX + 1], esc[LOG_ESCAPE_MAX * 4 + 8];
+	size_t		 i, ndane = 0;
+
+	j->dn = NULL;
+	/* by the domain's state: all -> dane-only, some -> dane */
+	stats_dane(res->state == DANE_ALL ? STATS_DANE_ONLY :
+	    res->state == DANE_SOME ? STATS_DANE_DANE :
+	    res->state == DANE_FAILURE ? STATS_DANE_FAILURE : STATS_DANE_NONE);
+	for (i = 0; i < res->nhosts; i++)
+		if (res->hosts[i].state == DANE_ALL)
+			ndane++;
+	log_info("domain=%s refresh=%s dane=%s mx_dnssec=%s mx_hosts=%zu "
+	    "dane_hosts=%zu implicit_mx=%s ttl=%d detail=\"%s\"", j->domain,
+	    j->refresh ? "proactive" : "request", dane_state_name(res->state),
+	    dns_security_name(res->mx_security), res->nhosts, ndane,
+	    res->implicit_mx ? "yes" : "no", res->ttl,
+	    log_escape(esc, sizeof(esc), res->detail, strlen(res->detail)));
+	for (i = 0; i < res->nhosts; i++)
+		log_debug(1, "domain=%s dane_host=%s state=%s addr_dnssec=%s "
+		    "tlsa=%zu why=\"%s\"", j->domain, res->hosts[i].name,
+		    dane_state_name(res->hosts[i].state),
+		    dns_security_name(res->hosts[i].addr_security),
+		    res->hosts[i].ntlsa, res->hosts[i].why);
+	if (facts_dane_merge(j->have_old_dane ? &j->old_dane : NULL, res,
+	    resolver_now(), &rec) == 0)
+		rec = j->old_dane;
+	cache_dane_key(j->domain, j->domain_len, key);
+	resolver_store(r, key, &rec);
+	j->dane = rec;
+	j->have_dane = 1;
+	if (j->dv == NULL)
+		job_finish(j);
+}
+
+/* job_start_sts - run the MTA-STS part (known id: skip the fetch if
+ * unchanged) */
+static void
+job_start_sts(struct job *j)
+{
+	struct resolver	*r = j->r;
+	const char	*known = NULL;
+
+	if (!j->have_old && !j->bypass &&
+	    resolver_cached(r, j->domain, j->domain_len, 0, &j->old))
+		j->have_old = 1;
+	if (!j->refresh && j->have_old && j->old.kind == CACHE_KIND_STS &&
+	    resolver_now() < j->old.expires_at && j->old.id[0] != '\0')
+		known = j->old.id;
+	j->want_sts = 1;
+	j->have_sts = 0;
+	j->dv = discover_start(r->dns, r->https, j->domain, known,
+	    job_discovered, j);
+}
+
+/* job_start_dane - run the DANE part */
+static void
+job_start_dane(struct job *j)
+{
+	j->want_dane = 1;
+	j->have_dane = 0;
+	if (!j->have_old_dane && !j->bypass &&
+	    resolver_cached(j->r, j->domain, j->domain_len, 1, &j->old_dane))
+		j->have_old_dane = 1;
+	j->dn = dane_start(j->r->dns, j->domain, job_dane_done, j);
+}
+
+/* job_start - run the parts the job wants */
+static void
+job_start(struct job *j)
+{
+	struct resolver	*r = j->r;
+
+	r->running++;
+	j->started = 1;
+	if (!j->want_sts && !j->want_dane)
+		j->want_sts = 1;	/* never a job that does nothing */
+	if (j->want_sts)
+		job_start_sts(j);
+	if (j->want_dane)
+		job_start_dane(j);
+}
+
+/* job_new - a job for domain, hashed, not started */
+static struct job *
+job_new(struct resolver *r, const char *domain, size_t len,
+    const struct cache_record *old)
+{
+	struct job	*j;
+	size_t		 h;
+
+	j = xcalloc(1, sizeof(*j));
+	j->r = r;
+	TAILQ_INIT(&j->waiters);
+	memcpy(j->domain, domain, len);
+	j->domain_len = len;
+	if (old != NULL) {
+		j->old = *old;
+		j->have_old = 1;
+	}
+	h = job_hash(j->domain, j->domain_len);
+	j->next = r->jobs[h];
+	r->jobs[h] = j;
+	return (j);
+}
+
+/* resolver_walk_cb - one cache entry seen by the refresh walk */
+static int
+resolver_walk_cb(const char *key, size_t klen,
+    const struct cache_record *rec, void *arg)
+{
+	struct resolver	*r = arg;
+	struct job	*j;
+	const char	*domain;
+	size_t		 len;
+	int64_t		 now = resolver_now();
+	int		 dane, due;
+
+	domain = cache_key_domain(key, klen, &len, &dane);
+	due = rec != NULL && (dane ? rec->kind == CACHE_KIND_DANE &&
+	    r->cf->dane : rec->kind == CACHE_KIND_STS) &&
+	    now < rec->expires_at && now >= rec->next_refresh;
+	if (due && len > 0 && len <= DOMAIN_MAX_LEN &&
+	    job_find(r, domain, len) == NULL) {
+		if (r->refreshing >= r->cf->cache.refresh_concurrency ||
+		    r->running >= r->cf->max_resolutions) {
+			r->walk_full = 1;
+			log_debug(1, "refresh walk: %d refreshes, %d jobs "
+			    "running: resuming at %s later", r->refreshing,
+			    r->running, key);
+			return (1);	/* resume here next tick */
+		}
+		if (dane) {
+			j = job_new(r, domain, len, NULL);
+			j->old_dane = *rec;
+			j->have_old_dane = 1;
+			j->want_dane = 1;
+		} else {
+			j = job_new(r, domain, len, rec);
+			j->want_sts = 1;
+		}
+		j->refresh = 1;
+		r->refreshing++;
+		log_debug(1, "key=%s refresh=start next_refresh=%lld "
+		    "expires_at=%lld", key, (long long)rec->next_refresh,
+		    (long long)rec->expires_at);
+		r->pass_started++;
+		stats_inc(STATS_REFRESHES);
+		job_start(j);
+	} else if (rec != NULL && now - rec->expires_at >
+	    RESOLVER_EXPIRED_GRACE && job_find(r, domain, len) == NULL)
+		memcpy(r->dead[r->ndead++], key, klen + 1);
+	memcpy(r->cursor, key, klen);
+	r->cursor_len = klen;
+	return (++r->walked >= RESOLVER_REFRESH_SLICE);
+}
+
+/* resolver_refresh_arm - schedule the next slice in ms milliseconds */
+static void
+resolver_refresh_arm(struct resolver *r, long ms)
+{
+	struct timeval	 tv;
+
+	tv.tv_sec = ms / 1000;
+	tv.tv_usec = (ms % 1000) * 1000;
+	event_add(r->ev_refresh, &tv);
+}
+
+/* resolver_refresh_cb - walk the next slice of the cache */
+static void
+resolver_refresh_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct resolver	*r = arg;
+	struct timespec	 t1;
+	int		 i, ndel = 0, done = 0;
+
+	(void)fd;
+	(void)what;
+	if (r->cursor_len == 0) {
+		r->pass_entries = 0;
+		r->pass_started = 0;
+		clock_gettime(CLOCK_MONOTONIC, &r->pass_t0);
+	}
+	r->walked = 0;
+	r->walk_full = 0;
+	r->ndead = 0;
+	if (cache_iterate_from(r->cache, r->cursor_len > 0 ? r->cursor : NULL,
+	    r->cursor_len, resolver_walk_cb, r) != CACHE_OK ||
+	    (!r->walk_full && r->walked < RESOLVER_REFRESH_SLICE))
+		done = 1;	/* reached the end (or failed): pass over */
+	r->pass_entries += (size_t)r->walked;
+	if (r->ndead > 0 && cache_txn_begin(r->cache) == CACHE_OK) {
+		for (i = 0; i < r->ndead; i++)
+			if (cache_del(r->cache, r->dead[i]) == CACHE_OK)
+				ndel++;
+		if (cache_txn_commit(r->cache) != CACHE_OK)
+			ndel = 0;
+		stats_add(STATS_CACHE_DELETED, (uint64_t)ndel);
+		log_info("cache_expired_deleted=%d grace=%d", ndel,
+		    RESOLVER_EXPIRED_GRACE);
+	}
+	if (r->walk_full)
+		resolver_refresh_arm(r, RESOLVER_REFRESH_BUSY_MS);
+	else if (!done)
+		resolver_refresh_arm(r, RESOLVER_REFRESH_PAUSE_MS);
+	else {
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		log_debug(1, "refresh pass: entries=%zu refreshes=%zu "
+		    "elapsed_ms=%lld", r->pass_entries, r->pass_started,
+		    (long long)(t1.tv_sec - r->pass_t0.tv_sec) * 1000 +
+		    (t1.tv_nsec - r->pass_t0.tv_nsec) / 1000000);
+		r->cursor_len = 0;
+		resolver_refresh_arm(r, (long)r->cf->cache.refresh_interval *
+		    1000);
+	}
+}
+
+/*
+ * resolver_refuse - every discovery slot is busy and the queue is full:
+ * answer TEMP now (the worker answers deadline_answer) rather than queue
+ * without bound
+ */
+static void
+resolver_refuse(struct rconn *rc, const struct ipc_request *req)
+{
+	struct resolver	*r = rc->r;
+	time_t		 now = time(NULL);
+
+	r->refused++;
+	if (now - r->last_refuse_log >= 60) {
+		log_warnx("domain=%s: %d discoveries running, %d queued: "
+		    "answered TEMP (requests_refused=%llu)", req->domain,
+		    r->running, r->nqueued, r->refused);
+		r->last_refuse_log = now;
+	}
+	resolver_send(rc, req->domain, req->domain_len, IPC_STATUS_TEMP, NULL,
+	    0, NULL, 0);
+}
+
+/* resolver_request - a worker asks about a domain */
+static void
+resolver_request(struct rconn *rc, const struct ipc_request *req)
+{
+	struct resolver	*r = rc->r;
+	struct cache_record rec, drec;
+	struct waiter	*wt;
+	struct job	*j;
+	size_t		 len = 0, dlen = 0;
+	int		 have = 0, have_d = 0, sts_fresh = 0;
+	int		 dane_fresh = !r->cf->dane;
+	int64_t		 now = resolver_now();
+
+	if ((j = job_find(r, req->domain, req->domain_len)) == NULL) {
+		if (!(req->flags & IPC_FLAG_REFRESH)) {
+			have = resolver_cached(r, req->domain, req->domain_len,
+			    0, &rec);
+			sts_fresh = have && cache_record_fresh(&rec, now);
+			if (r->cf->dane) {
+				have_d = resolver_cached(r, req->domain,
+				    req->domain_len, 1, &drec);
+				dane_fresh = have_d &&
+				    cache_record_fresh(&drec, now);
+			}
+		}
+		if (sts_fresh && dane_fresh &&
+		    cache_record_encode(&rec, r->rec, sizeof(r->rec),
+		    &len) == 0 && (!have_d || cache_record_encode(&drec,
+		    r->drec, sizeof(r->drec), &dlen) == 0)) {
+			resolver_send(rc, req->domain, req->domain_len,
+			    IPC_STATUS_OK, r->rec, len, dlen > 0 ? r->drec :
+			    NULL, dlen);
+			return;
+		}
+		if (r->running >= r->cf->max_resolutions && r->nqueued >=
+		    RESOLVER_QUEUE_PER_SLOT * r->cf->max_resolutions) {
+			resolver_refuse(rc, req);
+			return;
+		}
+		j = job_new(r, req->domain, req->domain_len,
+		    have ? &rec : NULL);
+		if (have_d) {
+			j->old_dane = drec;
+			j->have_old_dane = 1;
+		}
+		j->bypass = (req->flags & IPC_FLAG_REFRESH) != 0;
+		j->want_sts = !sts_fresh;
+		j->want_dane = r->cf->dane && !dane_fresh;
+		if (r->running < r->cf->max_resolutions)
+			job_start(j);
+		else {
+			j->queued = 1;
+			r->nqueued++;
+			TAILQ_INSERT_TAIL(&r->queue, j, q_entry);
+		}
+	} else {
+		/* joining a job (a proactive refresh of one part, say):
+		 * make it cover what this request lacks */
+		if (!j->want_sts && !resolver_fresh(r, req->domain,
+		    req->domain_len, 0)) {
+			if (j->started)
+				job_start_sts(j);
+			else
+				j->want_sts = 1;
+		}
+		if (r->cf->dane && !j->want_dane && !resolver_fresh(r,
+		    req->domain, req->domain_len, 1)) {
+			if (j->started)
+				job_start_dane(j);
+			else
+				j->want_dane = 1;
+		}
+	}
+	if (j->dv == NULL && j->dn == NULL && !j->queued)
+		return;		/* finished synchronously: already answered */
+	TAILQ_FOREACH(wt, &j->waiters, j_entry)
+		if (wt->rc == rc)
+			return;		/* this worker already waits */
+	wt = xcalloc(1, sizeof(*wt));
+	wt->job = j;
+	wt->rc = rc;
+	TAILQ_INSERT_TAIL(&j->waiters, wt, j_entry);
+	TAILQ_INSERT_TAIL(&rc->waiters, wt, r_entry);
+}
+
+/* rconn_free - a worker went away */
+static void
+rconn_free(struct rconn *rc)
+{
+	struct resolver	*r = rc->r;
+	struct waiter	*wt;
+
+	while ((wt = TAILQ_FIRST(&rc->waiters)) != NULL)
+		/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc) */
+		waiter_free(wt);	/* the job runs on: it fills the cache */
+	rconn_outq_clear(rc);
+	TAILQ_REMOVE(&r->rconns, rc, entry);
+	r->nrconns--;
+	event_free(rc->ev);
+	event_free(rc->ev_write);
+	close(rc->fd);
+	free(rc);
+}
+
+/* rconn_read_cb - requests from one worker */
+static void
+rconn_read_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct rconn	*rc = arg;
+	struct resolver	*r = rc->r;
+	struct ipc_request req;
+	ssize_t		 n;
+
+	(void)what;
+	for (;;) {
+		n = recv(fd, r->msg, sizeof(r->msg), MSG_DONTWAIT);
+		if (n == -1 && (errno == EAGAIN || errno == EINTR))
+			return;
+		if (n <= 0) {
+			rconn_free(rc);
+			return;
+		}
+		if (ipc_request_decode(r->msg, (size_t)n, &req) == -1) {
+			log_warnx("malformed request from a worker (%zd bytes) "
+			    "dropped", n);
+			continue;
+		}
+		resolver_request(rc, &req);
+	}
+}
+
+/* resolver_accept_cb - a worker connects */
+static void
+resolver_accept_cb(evutil_socket_t lfd, short what, void *arg)
+{
+	struct resolver	*r = arg;
+	struct rconn	*rc;
+	int		 fd;
+
+	(void)what;
+	if ((fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK)) ==
+	    -1) {
+		if (errno != EAGAIN && errno != EINTR)
+			log_warn("accept on the resolver socket");
+		return;
+	}
+	if (r->nrconns >= RESOLVER_MAX_CONNS) {
+		log_warnx("too many worker connections: refused");
+		close(fd);
+		return;
+	}
+	rc = xcalloc(1, sizeof(*rc));
+	rc->r = r;
+	rc->fd = fd;
+	TAILQ_INIT(&rc->waiters);
+	STAILQ_INIT(&rc->outq);
+	rc->ev = event_new(r->base, fd, EV_READ | EV_PERSIST, rconn_read_cb,
+	    rc);
+	rc->ev_write = event_new(r->base, fd, EV_WRITE, rconn_write_cb, rc);
+	if (rc->ev == NULL || rc->ev_write == NULL)
+		fatalx("resolver: out of memory for a worker connection");
+	event_add(rc->ev, NULL);
+	TAILQ_INSERT_TAIL(&r->rconns, rc, entry);
+	r->nrconns++;
+}
+
+/* resolver_term_cb - SIGTERM/SIGINT */
+static void
+resolver_term_cb(evutil_socket_t sig, short what, void *arg)
+{
+	struct resolver	*r = arg;
+
+	(void)what;
+	log_debug(1, "resolver: signal %d: exiting", (int)sig);
+	event_base_loopexit(r->base, NULL);
+}
+
+int
+resolver_main(const struct config *cf, int lfd)
+{
+	struct resolver	*r;
+	struct rconn	*rc;
+	struct job	*j;
+	char		 err[512];
+	size_t		 b;
+
+	r = xcalloc(1, sizeof(*r));
+	r->cf = cf;
+	r->lfd = lfd;
+	TAILQ_INIT(&r->rconns);
+	TAILQ_INIT(&r->queue);
+	signal(SIGPIPE, SIG_IGN);
+	if ((r->base = event_base_new()) == NULL)
+		fatalx("resolver: event_base_new failed");
+	if ((r->dns = dns_new(r->base, &cf->dns, err, sizeof(err))) == NULL)
+		fatalx("resolver: %s", err);
+	if ((r->https = https_new(r->base, &cf->https, err, sizeof(err))) ==
+	    NULL)
+		fatalx("resolver: %s", err);
+	if (cf->cache.enabled) {
+		r->cache = cache_open(cf->cache.path, cf->cache.max_size, 0,
+		    err, sizeof(err));
+		if (r->cache == NULL)
+			log_warnx("resolver: cache disabled: %s", err);
+	}
+	evutil_make_socket_nonblocking(lfd);
+	r->ev_accept = event_new(r->base, lfd, EV_READ | EV_PERSIST,
+	    resolver_accept_cb, r);
+	event_add(r->ev_accept, NULL);
+	r->ev_term = evsignal_new(r->base, SIGTERM, resolver_term_cb, r);
+	r->ev_int = evsignal_new(r->base, SIGINT, resolver_term_cb, r);
+	evsignal_add(r->ev_term, NULL);
+	evsignal_add(r->ev_int, NULL);
+	if (r->cache != NULL) {
+		r->dead = xcalloc(RESOLVER_REFRESH_SLICE, sizeof(*r->dead));
+		r->ev_refresh = evtimer_new(r->base, resolver_refresh_cb, r);
+		resolver_refresh_arm(r, (long)cf->cache.refresh_interval *
+		    1000);
+	}
+	sandbox_resolver();
+	log_debug(1, "resolver started");
+	sdnotify_child_ready();
+
+	event_base_dispatch(r->base);
+
+	for (b = 0; b < RESOLVER_BUCKETS; b++)
+		while ((j = r->jobs[b]) != NULL)
+			/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc) */
+			job_free(j);
+	while ((rc = TAILQ_FIRST(&r->rconns)) != NULL)
+		rconn_free(rc);
+	event_free(r->ev_accept);
+	event_free(r->ev_term);
+	event_free(r->ev_int);
+	if (r->ev_refresh != NULL)
+		event_free(r->ev_refresh);
+	free(r->dead);
+	if (r->cache != NULL)
+		cache_close(r->cache);
+	https_free(r->https);
+	dns_free(r->dns);
+	event_base_free(r->base);
+	free(r);
+	return (0);
+}

@@ -1,0 +1,279 @@
+/*
+ * stats.h - the daemon's counters: shared, lock-free, Prometheus output
+ *
+ * The master creates one file, <runtime_dir>/stats (STATS_FILE), before it
+ * forks, and maps it shared; every child inherits the mapping.  The file
+ * is a header and STATS_SLOTS slots of STATS_NCOUNTERS 64-bit counters,
+ * one slot per process role: front worker i uses slot i, the resolver
+ * STATS_SLOT_RESOLVER, the metrics server STATS_SLOT_METRICS.  A slot
+ * outlives its process, so counters survive restarts and reloads; a
+ * reader sums every slot.  Updates are relaxed atomic additions (no lock,
+ * no system call): during a reload the draining worker and its successor
+ * share a slot for a moment, and neither loses an increment.  Slots are
+ * cache-line aligned so workers on different cores do not share lines.
+ *
+ * A reader (the metrics server, postsmtpsts-cache stats) checks the
+ * header's magic, version and sizes and refuses any other layout.
+ *
+ * Compiled with -DSTATS_DISABLED every update is a no-op (to measure the
+ * counters' cost on the hot path; the output then shows zeros).
+ */
+#ifndef STATS_H
+#define STATS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "lib/sockmap.h"
+
+struct buf;
+struct discover_result;
+
+#define STATS_FILE		"stats"	/* inside runtime_dir */
+#define STATS_MAGIC		"PSTSSTAT"	/* 8 bytes, no NUL */
+#define STATS_VERSION		1
+#define STATS_MAX_WORKERS	256		/* >= CONFIG_MAX_WORKERS */
+#define STATS_SLOT_RESOLVER	STATS_MAX_WORKERS
+#define STATS_SLOT_METRICS	(STATS_MAX_WORKERS + 1)
+#define STATS_SLOTS		(STATS_MAX_WORKERS + 2)
+#define STATS_HEADER_SIZE	64
+#define STATS_MAX_OUTPUT	(256 * 1024)	/* rendered text, bytes */
+
+/* Where a lookup's answer came from (label source=). */
+enum stats_source {
+	STATS_SRC_PINNED,	/* a domain pinned in the configuration */
+	STATS_SRC_CACHE,	/* a fresh cache entry, read by the worker */
+	STATS_SRC_RESOLVER,	/* the resolver's reply */
+	STATS_SRC_DEADLINE,	/* request_timeout passed: deadline_answer */
+	STATS_SRC_INVALID,	/* unknown map or a key that is no domain */
+	STATS_SRC_COUNT,
+};
+
+#define STATS_ANSWER_COUNT	(SOCKMAP_PERM + 1)	/* label answer= */
+
+/* The worker's cache read (label result=). */
+enum stats_cache {
+	STATS_CACHE_HIT,	/* a fresh entry: answered */
+	STATS_CACHE_STALE,	/* an entry past expires_at */
+	STATS_CACHE_MISS,	/* no entry */
+	STATS_CACHE_UNAVAILABLE,	/* not created yet or unreadable */
+	STATS_CACHE_COUNT,
+};
+
+/* DANE lookups by outcome (label outcome=), for dane.c. */
+enum stats_dane {
+	STATS_DANE_ONLY,	/* "dane-only" answered */
+	STATS_DANE_DANE,	/* "dane" answered */
+	STATS_DANE_NONE,	/* no usable TLSA: not a DANE domain */
+	STATS_DANE_FAILURE,	/* lookup failed (bogus, SERVFAIL, ...) */
+	STATS_DANE_COUNT,
+};
+
+/* DNS errors seen by discoveries (label kind=). */
+enum stats_dns_error {
+	STATS_DNS_TIMEOUT,
+	STATS_DNS_SERVFAIL,	/* an RCODE other than NOERROR/NXDOMAIN */
+	STATS_DNS_BOGUS,	/* DNSSEC validation failed */
+	STATS_DNS_RESOLVER,	/* libunbound failed the query */
+	STATS_DNS_COUNT,
+};
+
+/* Metrics server replies (label code=). */
+enum stats_http {
+	STATS_HTTP_200,
+	STATS_HTTP_400,
+	STATS_HTTP_404,
+	STATS_HTTP_405,
+	STATS_HTTP_COUNT,
+};
+
+/* Lookup latency buckets, upper bounds in seconds (+Inf is the last). */
+#define STATS_LATENCY_BOUNDS	{ 0.0001, 0.00025, 0.0005, 0.001, \
+	0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, \
+	10.0 }
+#define STATS_LATENCY_FINITE	16
+#define STATS_LATENCY_BUCKETS	(STATS_LATENCY_FINITE + 1)
+
+#define STATS_DISCOVERY_OUTCOMES 4	/* enum discover_outcome */
+#define STATS_DISCOVERY_FAILURES 6	/* enum discover_failure, not NONE */
+#define STATS_HTTPS_ERRORS	9	/* enum https_error, not OK */
+
+/* Counter indexes in a slot; a labelled family is a block of them. */
+enum stats_id {
+	STATS_LOOKUPS = 0,	/* [source][answer] */
+	STATS_LATENCY = STATS_LOOKUPS + STATS_SRC_COUNT * STATS_ANSWER_COUNT,
+	STATS_LATENCY_SUM_NS = STATS_LATENCY + STATS_LATENCY_BUCKETS,
+	STATS_REQUESTS,		/* well-framed socketmap requests */
+	STATS_PROTO_FRAME,	/* broken netstring: connection closed */
+	STATS_PROTO_REQUEST,	/* a frame that is no "name key" */
+	STATS_CONN_ACCEPTED,
+	STATS_CONN_REFUSED,	/* over max_connections or draining */
+	STATS_CONN_CLOSED,
+	STATS_CACHE_READS,	/* [enum stats_cache] */
+	STATS_DISCOVERIES = STATS_CACHE_READS + STATS_CACHE_COUNT,
+				/* [request, refresh][outcome] */
+	STATS_DISCOVERY_FAIL = STATS_DISCOVERIES + 2 * STATS_DISCOVERY_OUTCOMES,
+	STATS_DNS_ERRORS = STATS_DISCOVERY_FAIL + STATS_DISCOVERY_FAILURES,
+	STATS_HTTPS_ERRORS_BASE = STATS_DNS_ERRORS + STATS_DNS_COUNT,
+	STATS_REFRESHES = STATS_HTTPS_ERRORS_BASE + STATS_HTTPS_ERRORS,
+	STATS_CACHE_DELETED,	/* expired entries the resolver removed */
+	STATS_CACHE_WRITE_ERRORS,
+	STATS_DANE_LOOKUPS,	/* [enum stats_dane] */
+	STATS_HTTP_REQUESTS = STATS_DANE_LOOKUPS + STATS_DANE_COUNT,
+	STATS_NCOUNTERS = STATS_HTTP_REQUESTS + STATS_HTTP_COUNT,
+};
+
+/* Every slot summed, and the header's facts. */
+struct stats_snapshot {
+	uint64_t	 v[STATS_NCOUNTERS];
+	int64_t		 started;	/* master start, Unix time */
+	int64_t		 master_pid;
+};
+
+/* This process's counters: a private dummy until stats_attach(). */
+extern uint64_t	*stats_slot;
+
+#ifndef STATS_DISABLED
+/* stats_add - counter id += n (relaxed atomic: exact, never a lock) */
+static inline void
+stats_add(enum stats_id id, uint64_t n)
+{
+	__atomic_fetch_add(&stats_slot[id], n, __ATOMIC_RELAXED);
+}
+
+/* stats_clock - monotonic nanoseconds (vDSO clock_gettime: no syscall) */
+static inline uint64_t
+stats_clock(void)
+{
+	struct timespec	 ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ((uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec);
+}
+#else
+static inline void
+stats_add(enum stats_id id, uint64_t n)
+{
+	(void)id;
+	(void)n;
+}
+
+static inline uint64_t
+stats_clock(void)
+{
+	return (0);
+}
+#endif
+
+/* stats_inc - counter id += 1 */
+static inline void
+stats_inc(enum stats_id id)
+{
+	stats_add(id, 1);
+}
+
+/* stats_latency_bucket - the bucket index of a duration in ns */
+int	stats_latency_bucket(uint64_t ns);
+
+/*
+ * stats_lookup - one answered lookup: counts it by source and answer and
+ * adds now - t0 (from stats_clock() when the request was decoded) to the
+ * latency histogram.
+ */
+static inline void
+stats_lookup(enum stats_source src, enum sockmap_status st, uint64_t t0)
+{
+#ifndef STATS_DISABLED
+	uint64_t	 ns = stats_clock() - t0;
+
+	if ((unsigned)st >= STATS_ANSWER_COUNT)
+		st = SOCKMAP_PERM;
+	stats_inc((enum stats_id)(STATS_LOOKUPS + src * STATS_ANSWER_COUNT +
+	    st));
+	stats_inc((enum stats_id)(STATS_LATENCY + stats_latency_bucket(ns)));
+	stats_add(STATS_LATENCY_SUM_NS, ns);
+#else
+	(void)src;
+	(void)st;
+	(void)t0;
+#endif
+}
+
+/* stats_cache_read - one worker cache read, by result */
+static inline void
+stats_cache_read(enum stats_cache r)
+{
+	stats_inc((enum stats_id)(STATS_CACHE_READS + r));
+}
+
+/* stats_dane - one DANE lookup, by outcome (for dane.c) */
+static inline void
+stats_dane(enum stats_dane outcome)
+{
+	stats_inc((enum stats_id)(STATS_DANE_LOOKUPS + outcome));
+}
+
+/* stats_http - one metrics server reply, by status class */
+static inline void
+stats_http(enum stats_http code)
+{
+	stats_inc((enum stats_id)(STATS_HTTP_REQUESTS + code));
+}
+
+/*
+ * stats_discovery - one finished discovery (resolver): its outcome by
+ * trigger (refresh: proactive), its failure kind, the DNS errors of its
+ * _mta-sts and _smtp._tls TXT lookups (and bogus policy host addresses)
+ * and the HTTPS error of its fetch.
+ */
+void	stats_discovery(const struct discover_result *res, int refresh);
+
+/*
+ * stats_create - master, before forking: create path (mode 0640, owned by
+ * uid:gid when chown is set), size and map it, write the header; the
+ * mapping is inherited by every child.  Replaces an older file.  0, or -1
+ * with a message in err (the daemon then runs without shared counters).
+ */
+int	stats_create(const char *path, int chown, uid_t uid, gid_t gid,
+	    char *err, size_t errsz);
+
+/* stats_attach - a child: count into slot (0 .. STATS_SLOTS-1) of the
+ * inherited mapping; without one, into a private dummy */
+void	stats_attach(int slot);
+
+/* stats_snapshot_self - sum the inherited mapping; -1 if there is none */
+int	stats_snapshot_self(struct stats_snapshot *s);
+
+/*
+ * stats_read - open path read-only, check its layout, sum every slot into
+ * s.  0, or -1 with a message in err (no file, another layout).
+ */
+int	stats_read(const char *path, struct stats_snapshot *s, char *err,
+	    size_t errsz);
+
+/* stats_sum - sum the slots of a mapped file of len bytes into s; -1 with
+ * a message if the header does not match this build's layout */
+int	stats_sum(const void *map, size_t len, struct stats_snapshot *s,
+	    char *err, size_t errsz);
+
+/* stats_file_size - bytes of a stats file in this build's layout */
+size_t	stats_file_size(void);
+
+/*
+ * stats_render - append s in the Prometheus text exposition format
+ * (version 0.0.4) to out: every family with # HELP and # TYPE, every
+ * label combination (zeros too), names postsmtpsts_*.  0, or -1 if out
+ * overflowed.
+ */
+int	stats_render(const struct stats_snapshot *s, struct buf *out);
+
+/* stats_escape_label - a label value escaped per the text format (\\ \"
+ * \n) into out[outsz], always NUL-terminated; -1 if it did not fit */
+int	stats_escape_label(const char *in, char *out, size_t outsz);
+
+/* stats_close - unmap (master at exit, before removing the file) */
+void	stats_close(void);
+
+#endif

@@ -1,0 +1,287 @@
+/*
+ * cache.h - the persistent policy cache: one LMDB environment, many readers
+ *
+ * The cache holds the FACTS learned about a domain (kind of policy, STS mode
+ * and id, MX patterns, DNSSEC status, times), not a Postfix answer: the
+ * answer depends on per-map options and is computed by the reader from a
+ * struct cache_record.  The cache stores times and never reads a clock;
+ * callers decide freshness with cache_record_fresh() and
+ * cache_record_needs_refresh().
+ *
+ * Processes: the resolver is the only writer; front workers and
+ * postsmtpsts-cache(8) open the same directory read-only (the tool also
+ * writes for purge; LMDB serializes writers across processes).  Open the
+ * cache in each process AFTER fork(), never before: an LMDB environment must
+ * not cross a fork.  Each handle uses one reader slot; a handle is for one
+ * thread of control (the event loop of its process).
+ *
+ * Keys are normalized domains (domain_normalize(): lower-case A-label, no
+ * trailing dot), 1..DOMAIN_MAX_LEN bytes of [a-z0-9_.-], for the MTA-STS
+ * facts (kinds none and sts), or such a domain behind the prefix "dane:"
+ * for its DANE facts (kind dane, cache_dane_key()): the two have different
+ * lifetimes (max_age and trust on first use, against DNS TTLs) and are
+ * refreshed separately, so they are separate entries.  Values are
+ * records encoded by cache_record_encode() (format in cache.c); an entry
+ * that does not decode (damaged, or written by another format version) is a
+ * miss, and the next cache_put() for that domain replaces it.
+ *
+ * Unless said otherwise, functions return enum cache_status values and log
+ * once (log_warnx) where the cause is known - except CACHE_FULL, which they
+ * do not log: a full map or disk fails every write, so the caller logs it
+ * rate-limited.  Reads keep working when writes fail.
+ */
+#ifndef CACHE_H
+#define CACHE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/domain.h"
+
+#define CACHE_RECORD_VERSION	1
+#define CACHE_RECORD_MAGIC	0xca	/* first byte of every encoded value */
+#define CACHE_MAX_MX		64	/* RFC 8461 puts no limit; 64 mx lines
+					   is plenty, more = invalid policy
+					   upstream */
+#define CACHE_MX_LEN		256	/* "*." + 253 + NUL */
+#define CACHE_ID_LEN		33	/* 32 + NUL (RFC 8461 §3.1) */
+#define CACHE_DANE_PREFIX	"dane:"
+#define CACHE_DANE_PREFIX_LEN	5
+#define CACHE_KEY_MAX		(CACHE_DANE_PREFIX_LEN + DOMAIN_MAX_LEN)
+
+/* Encoded sizes: the fixed part, and the largest possible record. */
+#define CACHE_RECORD_FIXED_LEN	(2 + 5 + 4 + 4 * 8)
+#define CACHE_RECORD_MAX_LEN	(CACHE_RECORD_FIXED_LEN + \
+	    1 + (CACHE_ID_LEN - 1) + 2 + CACHE_MAX_MX * (1 + CACHE_MX_LEN - 1))
+
+#define CACHE_DEFAULT_MAP_SIZE	((size_t)1 << 30)  /* new env, map_size 0 */
+#define CACHE_MAX_READERS	512	/* reader slots: one per open handle */
+
+enum cache_kind {
+	CACHE_KIND_NONE = 1,	/* no policy (negative entry) */
+	CACHE_KIND_STS = 2,
+	CACHE_KIND_DANE = 3,
+};
+
+enum cache_sts_mode {
+	CACHE_STS_NONE = 0,
+	CACHE_STS_TESTING = 1,
+	CACHE_STS_ENFORCE = 2,
+};
+
+enum cache_dnssec {
+	CACHE_DNSSEC_UNKNOWN = 0,
+	CACHE_DNSSEC_INSECURE = 1,
+	CACHE_DNSSEC_SECURE = 2,
+	CACHE_DNSSEC_BOGUS = 3,
+};
+
+/*
+ * What is known about one domain.  About 16.5 KB because of mx[]: keep one
+ * per process or per request slot, not on small stacks.  Strings are
+ * NUL-terminated; after a decode, mx[i] for i >= nmx and the bytes after
+ * each string's NUL are left as they were.
+ */
+struct cache_record {
+	uint8_t	 kind;		/* enum cache_kind */
+	uint8_t	 sts_mode;	/* enum cache_sts_mode, kind STS */
+	uint8_t	 dnssec;	/* DNSSEC status of the _mta-sts TXT (or MX
+				   for DANE) */
+	uint8_t	 dane;		/* kind DANE: enum dane_state (opaque to
+				   the cache) */
+	uint8_t	 last_error;	/* failure kind of the last refresh attempt,
+				   0 = none (opaque to the cache) */
+	uint32_t max_age;	/* seconds, STS */
+	int64_t	 fetched_at;	/* unix time of the last successful fetch */
+	int64_t	 expires_at;	/* entry is not used after this */
+	int64_t	 next_refresh;	/* resolver re-checks at/after this */
+	int64_t	 last_error_at;	/* 0 if none */
+	char	 id[CACHE_ID_LEN];	/* STS id from the TXT record */
+	uint16_t nmx;
+	char	 mx[CACHE_MAX_MX][CACHE_MX_LEN]; /* RFC 8461 patterns as
+					   published (keep "*.") */
+};
+
+enum cache_status {
+	CACHE_OK = 0,		/* write done */
+	CACHE_HIT,		/* cache_get: *out holds the record */
+	CACHE_MISS,		/* no entry, or one that does not decode */
+	CACHE_FULL,		/* write failed: map full (MDB_MAP_FULL) or
+				   disk full (ENOSPC, EDQUOT); not logged */
+	CACHE_ERROR,		/* any other failure, logged */
+};
+
+/* Why cache_record_decode() refused a value. */
+enum cache_decode_status {
+	CACHE_DECODE_OK = 0,
+	CACHE_DECODE_MAGIC,	/* first byte is not CACHE_RECORD_MAGIC */
+	CACHE_DECODE_VERSION,	/* another format version */
+	CACHE_DECODE_TRUNCATED,	/* ends inside a field */
+	CACHE_DECODE_TRAILING,	/* bytes after the last field */
+	CACHE_DECODE_RANGE,	/* unknown kind, mode or dnssec value */
+	CACHE_DECODE_LENGTH,	/* string length or nmx over its limit */
+	CACHE_DECODE_CHAR,	/* a byte a string may not hold */
+};
+
+struct cache_stats {
+	size_t	 entries;
+	size_t	 map_size;	/* bytes the map may grow to */
+	size_t	 page_size;
+	size_t	 pages_used;	/* high-water mark of the data file */
+	size_t	 pages_max;	/* map_size / page_size */
+	unsigned int depth;	/* B-tree depth */
+	unsigned int readers_max;
+	unsigned int readers_used;	/* slots ever taken, stale included */
+	size_t	 last_txnid;
+};
+
+struct cache;
+
+/*
+ * cache_open - open (a writer also creates) the environment in directory path
+ *
+ * A writer (readonly 0) creates path with mode 0700 if it is missing (not
+ * its parents), sets the map size to map_size bytes (0: keep the existing
+ * environment's size, CACHE_DEFAULT_MAP_SIZE for a new one) and clears reader
+ * slots left by killed processes.  A reader (readonly 1) needs an existing
+ * environment and write access to its lock file; it takes the map size the
+ * writer set (map_size is ignored).  Returns NULL with a message in err
+ * (size errsz, always NUL-terminated) and logs nothing: the caller decides
+ * how loud a missing cache is.  cache_close() frees the handle.
+ */
+struct cache *cache_open(const char *path, size_t map_size, int readonly,
+	    char *err, size_t errsz);
+
+/* cache_close - abort any open batch, release the handle; NULL is a no-op */
+void	cache_close(struct cache *c);
+
+/*
+ * cache_get - look domain[0..len) up and decode it into *out
+ *
+ * The hot path: no allocation and no lock (a reset read transaction is
+ * renewed and reset again around the lookup), the value decoded straight
+ * from the map.  During a batch (cache_txn_begin) it reads the batch's own
+ * writes.  CACHE_HIT, CACHE_MISS (absent or undecodable; *out is then
+ * unspecified) or CACHE_ERROR.
+ */
+int	cache_get(struct cache *c, const char *domain, size_t len,
+	    struct cache_record *out);
+
+/*
+ * cache_put - store rec under domain (NUL-terminated), replacing any entry
+ *
+ * Inside a batch the write becomes visible at cache_txn_commit(); otherwise
+ * it is committed (and synced) before returning.  CACHE_OK, CACHE_FULL, or
+ * CACHE_ERROR (also for an invalid key or record, or a read-only handle).
+ */
+int	cache_put(struct cache *c, const char *domain,
+	    const struct cache_record *rec);
+
+/* cache_del - remove domain's entry: CACHE_OK, CACHE_MISS (there was none),
+ * CACHE_FULL or CACHE_ERROR; batched like cache_put */
+int	cache_del(struct cache *c, const char *domain);
+
+/* cache_purge_all - remove every entry (one transaction); batched like
+ * cache_put */
+int	cache_purge_all(struct cache *c);
+
+/*
+ * cache_txn_begin - start a batch: later puts and deletes share one write
+ * transaction until cache_txn_commit() (one sync for many records: the
+ * resolver's bulk writes, cache_fill).  It holds LMDB's writer lock, so keep
+ * it short.  After a failed write inside the batch, the batch is already
+ * rolled back: further writes return the same status without doing
+ * anything, and cache_txn_commit() returns it too.
+ * cache_txn_begin returns CACHE_OK or CACHE_ERROR (also if a batch is open).
+ */
+int	cache_txn_begin(struct cache *c);
+/* cache_txn_commit - commit the batch: CACHE_OK, CACHE_FULL or CACHE_ERROR */
+int	cache_txn_commit(struct cache *c);
+/* cache_txn_abort - drop the batch, if any */
+void	cache_txn_abort(struct cache *c);
+
+/*
+ * cache_iterate - call cb for every entry, in key order
+ *
+ * The walk reads one snapshot (the last commit; not an open batch) in its
+ * own read transaction, so cb may call cache_get, cache_put and cache_del.
+ * cb gets the domain NUL-terminated, its length, and the decoded record, or
+ * NULL if the value does not decode; rec is valid during the call only.
+ * A non-zero return from cb stops the walk.  Returns CACHE_OK (done or
+ * stopped) or CACHE_ERROR.  A long walk pins its snapshot and blocks the
+ * caller's event loop: walk a large cache in slices with
+ * cache_iterate_from().
+ */
+int	cache_iterate(struct cache *c,
+	    int (*cb)(const char *domain, size_t len,
+		const struct cache_record *rec, void *arg), void *arg);
+/* cache_iterate_from - the same, over keys strictly after after[0..len)
+ * (NULL: from the first key) */
+int	cache_iterate_from(struct cache *c, const char *after, size_t afterlen,
+	    int (*cb)(const char *domain, size_t len,
+		const struct cache_record *rec, void *arg), void *arg);
+
+/* cache_stats - fill *st: CACHE_OK or CACHE_ERROR */
+int	cache_stats(struct cache *c, struct cache_stats *st);
+
+/*
+ * cache_reader_check - clear reader slots of dead processes (a killed
+ * worker's slot otherwise pins an old snapshot and the file grows); the
+ * writer calls it at open, and should again after a worker died.  *dead
+ * (may be NULL) gets the number cleared.  CACHE_OK or CACHE_ERROR.
+ */
+int	cache_reader_check(struct cache *c, int *dead);
+
+/*
+ * cache_record_encode - the on-disk form of rec, into out[0..outsz)
+ *
+ * Pure.  Sets *outlen and returns 0, or returns -1 if rec would not decode
+ * (bad kind/mode/dnssec, unterminated or bad string, nmx > CACHE_MAX_MX) or
+ * outsz is too small; CACHE_RECORD_MAX_LEN bytes always suffice.  The
+ * encoding is canonical: decoding a value and encoding the result gives
+ * the same bytes.
+ */
+int	cache_record_encode(const struct cache_record *rec, unsigned char *out,
+	    size_t outsz, size_t *outlen);
+
+/*
+ * cache_record_decode - parse p[0..len) into *out
+ *
+ * Pure; p need not be aligned or NUL-terminated.  CACHE_DECODE_OK, or why
+ * the value was refused (then *out is unspecified).
+ */
+enum cache_decode_status cache_record_decode(const unsigned char *p,
+	    size_t len, struct cache_record *out);
+
+/* cache_key_valid - 1 if key[0..len) is a key the cache takes: an optional
+ * "dane:" prefix, then 1..DOMAIN_MAX_LEN bytes of [a-z0-9_.-], no dot at
+ * either end (domain_normalize() output always is).  Pure. */
+int	cache_key_valid(const char *key, size_t len);
+
+/* cache_dane_key - "dane:" + domain[0..len) into out (CACHE_KEY_MAX + 1
+ * bytes), NUL-terminated; returns its length */
+size_t	cache_dane_key(const char *domain, size_t len, char *out);
+
+/* cache_key_domain - the domain part of key[0..len): *dane is set to 1 for
+ * a DANE key; returns a pointer into key and its length in *dlen */
+const char *cache_key_domain(const char *key, size_t len, size_t *dlen,
+	    int *dane);
+
+/* cache_record_fresh - 1 if rec may still be used at now (now < expires_at) */
+int	cache_record_fresh(const struct cache_record *rec, int64_t now);
+/* cache_record_needs_refresh - 1 if the resolver should re-check rec at now:
+ * now >= next_refresh, or rec is no longer fresh */
+int	cache_record_needs_refresh(const struct cache_record *rec, int64_t now);
+
+/* Names for logs and the tool: "none", "sts", "dane", "?" if unknown. */
+const char *cache_kind_name(int kind);
+/* "none", "testing", "enforce" */
+const char *cache_sts_mode_name(int mode);
+/* "unknown", "insecure", "secure", "bogus" */
+const char *cache_dnssec_name(int dnssec);
+/* "ok", "hit", "miss", "full", "error" */
+const char *cache_status_name(int status);
+/* "ok", "bad-magic", "bad-version", "truncated", "trailing-bytes", ... */
+const char *cache_decode_status_name(enum cache_decode_status st);
+
+#endif

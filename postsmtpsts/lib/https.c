@@ -1,0 +1,802 @@
+/*
+ * https.c - MTA-STS policy fetches with the libcurl multi interface
+ *
+ * Interface (https.h): https_new() makes a curl multi handle whose socket
+ * and timer callbacks become libevent events on the caller's base;
+ * https_fetch() adds one transfer, https_cancel() removes it.
+ *
+ * RFC 8461 §3.3 as applied to each transfer:
+ *  - only https (CURLOPT_PROTOCOLS_STR), TLS >= 1.2, SNI (curl sends the
+ *    URL's host), PKIX validation of the chain and the host name against
+ *    the CA file or else the system store (HTTPS_SYSTEM_CA_BUNDLE when it
+ *    exists, curl's built-in default otherwise) - never both;
+ *  - no redirects: FOLLOWLOCATION off, a 3xx is HTTPS_ERR_REDIRECT;
+ *  - status 200 only, media type text/plain (parameters allowed);
+ *  - the body is at most https.max_policy_size bytes (HTTPS_MAX_BODY, 64 KiB,
+ *    by default and at most): a larger Content-Length is
+ *    refused before the body (CURLOPT_MAXFILESIZE_LARGE and our own check),
+ *    a chunked body is aborted from the write callback as soon as it would
+ *    grow past the limit;
+ *  - connect and total timeouts, and a low-speed limit against slow-drip
+ *    servers.  No content decoding is asked for, so limits count real bytes.
+ *
+ * DNS: the addresses come from dns.c (DNSSEC-aware).  They are handed to
+ * curl as CURLOPT_RESOLVE entries in a DNS cache of the transfer's own (a
+ * curl share with CURL_LOCK_DATA_DNS: the multi handle's cache would keep
+ * them forever and mix transfers), and an opensocket callback refuses any
+ * address not in the list, so a transfer can never reach a host the system
+ * resolver chose.  With a proxy, curl connects to the proxy instead and
+ * the proxy resolves the policy host.
+ *
+ * Completion: curl reports finished transfers through curl_multi_info_read
+ * while we are inside curl_multi_socket_action.  They are first moved to a
+ * "done" list and only then reported one by one, so a callback may start or
+ * cancel any transfer without disturbing curl's message queue.
+ */
+#include "autoconf.h"
+
+#include <sys/queue.h>
+#include <sys/socket.h>
+
+#include <netinet/in.h>
+#include <arpa/inet.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include <curl/curl.h>
+#include <event2/event.h>
+
+#include "lib/buf.h"
+#include "lib/config.h"
+#include "lib/https.h"
+#include "lib/log.h"
+#include "lib/xmalloc.h"
+
+#define HTTPS_USER_AGENT	PACKAGE_NAME "/" PACKAGE_VERSION
+#define HTTPS_MAX_CTYPE		128	/* Content-Type kept for the result */
+#define HTTPS_DETAIL_MAX	256
+#define HTTPS_ADDR_MAX		INET6_ADDRSTRLEN
+#define HTTPS_PORT		443
+#define HTTPS_MS_PER_S		1000
+/* The system store as one file (Debian's ca-certificates): libcurl-gnutls
+ * reloads its CA store for every connection, and parsing this one file
+ * costs about a fifth of reading the hashed directory /etc/ssl/certs. */
+#define HTTPS_SYSTEM_CA_BUNDLE	"/etc/ssl/certs/ca-certificates.crt"
+
+struct https_sock {
+	LIST_ENTRY(https_sock) entry;
+	struct https	*h;
+	curl_socket_t	 fd;
+	struct event	*ev;
+};
+
+struct https_fetch {
+	TAILQ_ENTRY(https_fetch) entry;
+	struct https	*h;
+	CURL		*easy;
+	CURLSH		*share;		/* the transfer's own DNS cache */
+	struct curl_slist *resolve;
+	char		*host;
+	char		*url;
+	char		 addrs[HTTPS_MAX_ADDRS][HTTPS_ADDR_MAX];
+	size_t		 naddrs;
+	https_cb	*cb;
+	void		*arg;
+	struct buf	 body;
+	int		 head_checked;	/* status/type/length looked at */
+	enum https_error abort_kind;	/* why the write callback stopped */
+	int		 in_multi;
+	int		 done;		/* on the done list */
+	CURLcode	 rc;
+	struct event	*early;		/* deferred set-up failure */
+	enum https_error early_kind;
+	char		 detail[HTTPS_DETAIL_MAX];
+	char		 errbuf[CURL_ERROR_SIZE];
+	char		 content_type[HTTPS_MAX_CTYPE];
+	int		 have_content_type;
+	long		 status;
+};
+
+TAILQ_HEAD(https_fetches, https_fetch);
+
+struct https {
+	struct event_base *base;
+	CURLM		*multi;
+	struct event	*timer;
+	char		*ca_file;
+	char		*proxy;
+	long		 connect_timeout_ms;
+	long		 timeout_ms;
+	size_t		 max_body;	/* https.max_policy_size */
+	struct https_fetches fetches;	/* in curl */
+	struct https_fetches done;	/* finished, callback pending */
+	LIST_HEAD(, https_sock) socks;
+};
+
+static void	https_check_multi(struct https *);
+static void	https_report_done(struct https *);
+
+/* https_ms - seconds from the configuration as ms, or the default */
+static long
+https_ms(int seconds, long dflt)
+{
+	if (seconds <= 0)
+		return (dflt);
+	if (seconds > 3600)
+		seconds = 3600;
+	return ((long)seconds * HTTPS_MS_PER_S);
+}
+
+/* https_timer_fired - curl's timeout elapsed */
+static void
+https_timer_fired(evutil_socket_t fd, short what, void *arg)
+{
+	struct https	*h = arg;
+	int		 running;
+
+	(void)fd;
+	(void)what;
+	curl_multi_socket_action(h->multi, CURL_SOCKET_TIMEOUT, 0, &running);
+	https_check_multi(h);
+}
+
+/* https_timer_cb - curl asks for a (new) timeout: -1 = none */
+static int
+https_timer_cb(CURLM *multi, long timeout_ms, void *userp)
+{
+	struct https	*h = userp;
+	struct timeval	 tv;
+
+	(void)multi;
+	if (timeout_ms < 0) {
+		evtimer_del(h->timer);
+		return (0);
+	}
+	tv.tv_sec = timeout_ms / HTTPS_MS_PER_S;
+	tv.tv_usec = (timeout_ms % HTTPS_MS_PER_S) * 1000;
+	evtimer_add(h->timer, &tv);
+	return (0);
+}
+
+/* https_sock_event - a socket curl watches became ready */
+static void
+https_sock_event(evutil_socket_t fd, short what, void *arg)
+{
+	struct https_sock	*s = arg;
+	struct https		*h = s->h;
+	int			 flags = 0, running;
+
+	if (what & EV_READ)
+		flags |= CURL_CSELECT_IN;
+	if (what & EV_WRITE)
+		flags |= CURL_CSELECT_OUT;
+	/* s may be freed inside: use only h afterwards */
+	curl_multi_socket_action(h->multi, fd, flags, &running);
+	https_check_multi(h);
+}
+
+/* https_sock_cb - curl tells which events it wants on a socket */
+static int
+https_sock_cb(CURL *easy, curl_socket_t fd, int what, void *userp,
+    void *socketp)
+{
+	struct https		*h = userp;
+	struct https_sock	*s = socketp;
+	short			 ev = EV_PERSIST;
+
+	(void)easy;
+	if (what == CURL_POLL_REMOVE) {
+		if (s != NULL) {
+			LIST_REMOVE(s, entry);
+			event_free(s->ev);
+			free(s);
+			curl_multi_assign(h->multi, fd, NULL);
+		}
+		return (0);
+	}
+	if (what & CURL_POLL_IN)
+		ev |= EV_READ;
+	if (what & CURL_POLL_OUT)
+		ev |= EV_WRITE;
+	if (s == NULL) {
+		s = xcalloc(1, sizeof(*s));
+		s->h = h;
+		s->fd = fd;
+		if ((s->ev = event_new(h->base, fd, ev, https_sock_event,
+		    s)) == NULL)
+			fatalx("https: cannot create a socket event");
+		LIST_INSERT_HEAD(&h->socks, s, entry);
+		curl_multi_assign(h->multi, fd, s);
+	} else {
+		/* may run inside s's own callback: reassign, never free */
+		event_del(s->ev);
+		event_assign(s->ev, h->base, fd, ev, https_sock_event, s);
+	}
+	event_add(s->ev, NULL);
+	return (0);
+}
+
+struct https *
+https_new(struct event_base *base, const struct config_https *cf, char *err,
+    size_t errsz)
+{
+	struct https	*h;
+	CURLcode	 rc;
+
+	if (errsz > 0)
+		err[0] = '\0';
+	if ((rc = curl_global_init(CURL_GLOBAL_DEFAULT)) != CURLE_OK) {
+		snprintf(err, errsz, "curl_global_init: %s",
+		    curl_easy_strerror(rc));
+		return (NULL);
+	}
+	h = xcalloc(1, sizeof(*h));
+	h->base = base;
+	TAILQ_INIT(&h->fetches);
+	TAILQ_INIT(&h->done);
+	LIST_INIT(&h->socks);
+	if (cf->ca_file != NULL)
+		h->ca_file = xstrdup(cf->ca_file);
+	else if (access(HTTPS_SYSTEM_CA_BUNDLE, R_OK) == 0)
+		h->ca_file = xstrdup(HTTPS_SYSTEM_CA_BUNDLE);
+	if (cf->proxy != NULL)
+		h->proxy = xstrdup(cf->proxy);
+	h->connect_timeout_ms = https_ms(cf->connect_timeout,
+	    HTTPS_DEFAULT_CONNECT_TIMEOUT_MS);
+	h->timeout_ms = https_ms(cf->timeout, HTTPS_DEFAULT_TIMEOUT_MS);
+	h->max_body = cf->max_policy_size > 0 &&
+	    cf->max_policy_size < HTTPS_MAX_BODY ? cf->max_policy_size :
+	    HTTPS_MAX_BODY;
+	if ((h->multi = curl_multi_init()) == NULL ||
+	    (h->timer = evtimer_new(base, https_timer_fired, h)) == NULL) {
+		snprintf(err, errsz, "cannot create the curl multi handle");
+		if (h->multi != NULL)
+			curl_multi_cleanup(h->multi);
+		free(h->ca_file);
+		free(h->proxy);
+		free(h);
+		curl_global_cleanup();
+		return (NULL);
+	}
+	curl_multi_setopt(h->multi, CURLMOPT_SOCKETFUNCTION, https_sock_cb);
+	curl_multi_setopt(h->multi, CURLMOPT_SOCKETDATA, h);
+	curl_multi_setopt(h->multi, CURLMOPT_TIMERFUNCTION, https_timer_cb);
+	curl_multi_setopt(h->multi, CURLMOPT_TIMERDATA, h);
+	return (h);
+}
+
+/* https_fetch_free - release a fetch that is in no list any more */
+static void
+https_fetch_free(struct https_fetch *f)
+{
+	if (f->easy != NULL)
+		curl_easy_cleanup(f->easy);
+	if (f->share != NULL)
+		curl_share_cleanup(f->share);
+	curl_slist_free_all(f->resolve);
+	if (f->early != NULL)
+		event_free(f->early);
+	buf_free(&f->body);
+	free(f->host);
+	free(f->url);
+	free(f);
+}
+
+/* https_status_kind - the error a non-200 status is */
+static enum https_error
+https_status_kind(long status)
+{
+	if (status >= 300 && status <= 399)
+		return (HTTPS_ERR_REDIRECT);
+	return (HTTPS_ERR_HTTP_STATUS);
+}
+
+/* https_check_head - status, media type and length of the response, once
+ * the headers are in: 0 to go on, -1 with abort_kind and detail set */
+static int
+https_check_head(struct https_fetch *f)
+{
+	char		*ct = NULL;
+	curl_off_t	 clen = -1;
+	char		 esc[HTTPS_DETAIL_MAX - 56];
+
+	f->head_checked = 1;
+	curl_easy_getinfo(f->easy, CURLINFO_RESPONSE_CODE, &f->status);
+	if (curl_easy_getinfo(f->easy, CURLINFO_CONTENT_TYPE, &ct) ==
+	    CURLE_OK && ct != NULL) {
+		snprintf(f->content_type, sizeof(f->content_type), "%s", ct);
+		f->have_content_type = 1;
+	}
+	/* RFC 8461 §3.3: "only HTTP 200" - redirects are not followed */
+	if (f->status != 200) {
+		f->abort_kind = https_status_kind(f->status);
+		snprintf(f->detail, sizeof(f->detail), "HTTP status %ld%s",
+		    f->status, f->abort_kind == HTTPS_ERR_REDIRECT ?
+		    " (redirects are not followed)" : "");
+		return (-1);
+	}
+	/* RFC 8461 §3.2: media type "text/plain" */
+	if (ct == NULL || !https_media_type_ok(ct, strlen(ct))) {
+		f->abort_kind = HTTPS_ERR_CONTENT_TYPE;
+		log_escape(esc, sizeof(esc), ct != NULL ? ct : "(none)",
+		    ct != NULL ? strlen(ct) : 6);
+		snprintf(f->detail, sizeof(f->detail),
+		    "media type \"%s\" is not text/plain", esc);
+		return (-1);
+	}
+	if (curl_easy_getinfo(f->easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T,
+	    &clen) == CURLE_OK && clen > (curl_off_t)f->h->max_body) {
+		f->abort_kind = HTTPS_ERR_TOO_LARGE;
+		snprintf(f->detail, sizeof(f->detail),
+		    "Content-Length %lld exceeds %zu bytes", (long long)clen,
+		    f->h->max_body);
+		return (-1);
+	}
+	return (0);
+}
+
+/* https_write_cb - body bytes arrive: check the head once, bound the size */
+static size_t
+https_write_cb(char *ptr, size_t size, size_t nmemb, void *userdata)
+{
+	struct https_fetch	*f = userdata;
+	size_t			 n = size * nmemb;	/* size is always 1 */
+
+	if (!f->head_checked && https_check_head(f) == -1)
+		return (0);
+	if (n > f->h->max_body - f->body.len) {
+		f->abort_kind = HTTPS_ERR_TOO_LARGE;
+		snprintf(f->detail, sizeof(f->detail),
+		    "body exceeds %zu bytes", f->h->max_body);
+		return (0);
+	}
+	if (buf_append(&f->body, ptr, n) == -1)
+		return (0);
+	return (n);
+}
+
+/* https_opensocket_cb - connect only to addresses DNS gave us */
+static curl_socket_t
+https_opensocket_cb(void *clientp, curlsocktype purpose,
+    struct curl_sockaddr *sa)
+{
+	struct https_fetch	*f = clientp;
+	char			 a[HTTPS_ADDR_MAX];
+	const void		*p = NULL;
+	size_t			 i;
+
+	(void)purpose;
+	if (f->h->proxy == NULL) {
+		if (sa->family == AF_INET)
+			p = &((struct sockaddr_in *)(void *)
+			    &sa->addr)->sin_addr;
+		else if (sa->family == AF_INET6)
+			p = &((struct sockaddr_in6 *)(void *)
+			    &sa->addr)->sin6_addr;
+		if (p == NULL || inet_ntop(sa->family, p, a, sizeof(a)) ==
+		    NULL)
+			return (CURL_SOCKET_BAD);
+		for (i = 0; i < f->naddrs; i++)
+			if (strcmp(a, f->addrs[i]) == 0)
+				break;
+		if (i == f->naddrs) {
+			log_warnx("https: host=%s addr=%s refused=not-from-dns",
+			    f->host, a);
+			return (CURL_SOCKET_BAD);
+		}
+	}
+	return (socket(sa->family, sa->socktype, sa->protocol));
+}
+
+/* https_error_from_curl - map a transfer's CURLcode to our kinds */
+static enum https_error
+https_error_from_curl(CURLcode rc)
+{
+	switch (rc) {
+	case CURLE_OK:
+		return (HTTPS_OK);
+	case CURLE_COULDNT_CONNECT:
+	case CURLE_COULDNT_RESOLVE_HOST:
+	case CURLE_COULDNT_RESOLVE_PROXY:
+		return (HTTPS_ERR_CONNECT);
+	case CURLE_OPERATION_TIMEDOUT:
+		return (HTTPS_ERR_TIMEOUT);
+	case CURLE_PEER_FAILED_VERIFICATION:
+	case CURLE_SSL_INVALIDCERTSTATUS:
+	case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
+	case CURLE_SSL_ISSUER_ERROR:
+		return (HTTPS_ERR_WEBPKI);
+	case CURLE_SSL_CONNECT_ERROR:
+	case CURLE_SSL_CIPHER:
+	case CURLE_SSL_SHUTDOWN_FAILED:
+	case CURLE_USE_SSL_FAILED:
+		return (HTTPS_ERR_TLS);
+	case CURLE_TOO_MANY_REDIRECTS:
+		return (HTTPS_ERR_REDIRECT);
+	case CURLE_FILESIZE_EXCEEDED:
+		return (HTTPS_ERR_TOO_LARGE);
+	default:
+		return (HTTPS_ERR_OTHER);
+	}
+}
+
+/* https_finish - report one transfer to its owner and free it */
+static void
+https_finish(struct https_fetch *f)
+{
+	struct https_result	 res;
+	char			*ip = NULL;
+	char			 esc[HTTPS_DETAIL_MAX];
+	const char		*why;
+	enum https_error	 kind;
+
+	memset(&res, 0, sizeof(res));
+	if (f->easy != NULL)
+		curl_easy_getinfo(f->easy, CURLINFO_PRIMARY_IP, &ip);
+	if (f->easy != NULL && f->status == 0)
+		curl_easy_getinfo(f->easy, CURLINFO_RESPONSE_CODE, &f->status);
+	if (f->early != NULL)
+		kind = f->early_kind;		/* detail set at set-up */
+	else if (f->abort_kind != HTTPS_OK)
+		kind = f->abort_kind;
+	else if (f->rc == CURLE_FILESIZE_EXCEEDED) {
+		/* curl saw the Content-Length before we saw any byte */
+		if (!f->head_checked && https_check_head(f) == -1)
+			kind = f->abort_kind;
+		else {
+			kind = HTTPS_ERR_TOO_LARGE;
+			snprintf(f->detail, sizeof(f->detail),
+			    "Content-Length exceeds %zu bytes",
+			    f->h->max_body);
+		}
+	} else if (f->rc != CURLE_OK) {
+		kind = https_error_from_curl(f->rc);
+		why = f->errbuf[0] != '\0' ? f->errbuf :
+		    curl_easy_strerror(f->rc);
+		log_escape(esc, sizeof(esc), why, strlen(why));
+		snprintf(f->detail, sizeof(f->detail), "%s", esc);
+	} else if (!f->head_checked && https_check_head(f) == -1)
+		kind = f->abort_kind;		/* e.g. an empty 404 */
+	else
+		kind = HTTPS_OK;
+
+	res.error = kind;
+	res.host = f->host;
+	res.url = f->url;
+	res.connect_addr = ip != NULL ? ip : "";
+	res.status = f->status;
+	res.content_type = f->have_content_type ? f->content_type : NULL;
+	/* NUL-terminated for convenience; body_len is what counts */
+	res.body = buf_cstr(&f->body) != NULL ? f->body.data : "";
+	res.body_len = f->body.len;
+	res.detail = kind == HTTPS_OK ? "" : f->detail;
+	log_debug(1, "https: host=%s addr=%s status=%ld result=%s "
+	    "bytes=%zu detail=\"%s\"", f->host, res.connect_addr, f->status,
+	    https_error_name(kind), f->body.len, res.detail);
+	if (f->cb != NULL)
+		f->cb(&res, f->arg);
+	https_fetch_free(f);
+}
+
+/* https_check_multi - move finished transfers out of curl, report them */
+static void
+https_check_multi(struct https *h)
+{
+	CURLMsg			*msg;
+	struct https_fetch	*f;
+	int			 left;
+
+	while ((msg = curl_multi_info_read(h->multi, &left)) != NULL) {
+		if (msg->msg != CURLMSG_DONE)
+			continue;
+		f = NULL;
+		curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, &f);
+		if (f == NULL)
+			continue;
+		f->rc = msg->data.result;
+		curl_multi_remove_handle(h->multi, f->easy);
+		f->in_multi = 0;
+		TAILQ_REMOVE(&h->fetches, f, entry);
+		TAILQ_INSERT_TAIL(&h->done, f, entry);
+		f->done = 1;
+	}
+	https_report_done(h);
+}
+
+/* https_report_done - run the callbacks of the done list */
+static void
+https_report_done(struct https *h)
+{
+	struct https_fetch	*f;
+
+	while ((f = TAILQ_FIRST(&h->done)) != NULL) {
+		TAILQ_REMOVE(&h->done, f, entry);
+		f->done = 0;
+		https_finish(f);
+	}
+}
+
+/* https_early_fired - a fetch that could not be set up fails here, from
+ * the event loop, never from inside https_fetch() */
+static void
+https_early_fired(evutil_socket_t fd, short what, void *arg)
+{
+	struct https_fetch	*f = arg;
+
+	(void)fd;
+	(void)what;
+	TAILQ_REMOVE(&f->h->fetches, f, entry);
+	https_finish(f);
+}
+
+/* https_fail_early - schedule the failure of a fetch that never started */
+static struct https_fetch *
+https_fail_early(struct https_fetch *f, enum https_error kind,
+    const char *why)
+{
+	struct timeval	 tv = { 0, 0 };
+
+	f->early_kind = kind;
+	if (why != f->detail)
+		snprintf(f->detail, sizeof(f->detail), "%s", why);
+	if ((f->early = evtimer_new(f->h->base, https_early_fired, f)) == NULL)
+		fatalx("https: cannot create a timer");
+	evtimer_add(f->early, &tv);
+	return (f);
+}
+
+/* https_resolve_entry - "host:443:a1,[a6],..." for CURLOPT_RESOLVE */
+static int
+https_resolve_entry(struct https_fetch *f, struct buf *b)
+{
+	size_t	 i;
+
+	buf_appendf(b, "%s:%d:", f->host, HTTPS_PORT);
+	for (i = 0; i < f->naddrs; i++) {
+		if (i > 0)
+			buf_append_char(b, ',');
+		if (strchr(f->addrs[i], ':') != NULL)
+			buf_appendf(b, "[%s]", f->addrs[i]);
+		else
+			buf_append_str(b, f->addrs[i]);
+	}
+	return (buf_cstr(b) == NULL || b->error ? -1 : 0);
+}
+
+/* https_host_ok - a plausible host name: LDH, dots, underscores */
+static int
+https_host_ok(const char *host)
+{
+	size_t	 i, len = strlen(host);
+
+	if (len == 0 || len > HTTPS_MAX_HOST)
+		return (0);
+	for (i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)host[i];
+
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		    (c >= '0' && c <= '9') || c == '-' || c == '.' ||
+		    c == '_'))
+			return (0);
+	}
+	return (1);
+}
+
+/* https_setup - configure the easy handle of f; -1 with detail set */
+static int
+https_setup(struct https_fetch *f)
+{
+	struct https	*h = f->h;
+	struct buf	 rb;
+	CURL		*e;
+	int		 ok = 1;
+
+	buf_init(&rb, HTTPS_MAX_HOST + 16 +
+	    HTTPS_MAX_ADDRS * (HTTPS_ADDR_MAX + 3));
+	if (https_resolve_entry(f, &rb) == -1) {
+		buf_free(&rb);
+		snprintf(f->detail, sizeof(f->detail),
+		    "resolve entry too long");
+		return (-1);
+	}
+	f->resolve = curl_slist_append(NULL, rb.data);
+	buf_free(&rb);
+	if (f->resolve == NULL)
+		fatalx("https: out of memory");
+
+	if ((f->share = curl_share_init()) == NULL ||
+	    curl_share_setopt(f->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS) !=
+	    CURLSHE_OK || (e = f->easy = curl_easy_init()) == NULL) {
+		snprintf(f->detail, sizeof(f->detail),
+		    "cannot create a curl handle");
+		return (-1);
+	}
+#define HTTPS_SETOPT(opt, val) \
+	do { if (curl_easy_setopt(e, opt, val) != CURLE_OK) ok = 0; } while (0)
+	HTTPS_SETOPT(CURLOPT_PRIVATE, f);
+	HTTPS_SETOPT(CURLOPT_URL, f->url);
+	HTTPS_SETOPT(CURLOPT_SHARE, f->share);
+	HTTPS_SETOPT(CURLOPT_RESOLVE, f->resolve);
+	HTTPS_SETOPT(CURLOPT_OPENSOCKETFUNCTION, https_opensocket_cb);
+	HTTPS_SETOPT(CURLOPT_OPENSOCKETDATA, f);
+	HTTPS_SETOPT(CURLOPT_PROTOCOLS_STR, "https");
+	HTTPS_SETOPT(CURLOPT_REDIR_PROTOCOLS_STR, "https");
+	HTTPS_SETOPT(CURLOPT_FOLLOWLOCATION, 0L);
+	HTTPS_SETOPT(CURLOPT_MAXREDIRS, 0L);
+	HTTPS_SETOPT(CURLOPT_SSL_VERIFYPEER, 1L);
+	HTTPS_SETOPT(CURLOPT_SSL_VERIFYHOST, 2L);
+	HTTPS_SETOPT(CURLOPT_SSLVERSION, (long)CURL_SSLVERSION_TLSv1_2);
+	if (h->ca_file != NULL) {
+		/* the CA file instead of the system store, not besides it:
+		 * libcurl-gnutls also loads its built-in CA directory
+		 * (/etc/ssl/certs) unless CAPATH is cleared */
+		HTTPS_SETOPT(CURLOPT_CAINFO, h->ca_file);
+		HTTPS_SETOPT(CURLOPT_CAPATH, (char *)NULL);
+	}
+	if (h->proxy != NULL)
+		HTTPS_SETOPT(CURLOPT_PROXY, h->proxy);
+	else
+		HTTPS_SETOPT(CURLOPT_PROXY, "");	/* ignore *_proxy env */
+	HTTPS_SETOPT(CURLOPT_CONNECTTIMEOUT_MS, h->connect_timeout_ms);
+	HTTPS_SETOPT(CURLOPT_TIMEOUT_MS, h->timeout_ms);
+	HTTPS_SETOPT(CURLOPT_LOW_SPEED_LIMIT, (long)HTTPS_LOW_SPEED_LIMIT);
+	HTTPS_SETOPT(CURLOPT_LOW_SPEED_TIME, (long)HTTPS_LOW_SPEED_TIME);
+	HTTPS_SETOPT(CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)h->max_body);
+	HTTPS_SETOPT(CURLOPT_USERAGENT, HTTPS_USER_AGENT);
+	HTTPS_SETOPT(CURLOPT_NOSIGNAL, 1L);
+	HTTPS_SETOPT(CURLOPT_WRITEFUNCTION, https_write_cb);
+	HTTPS_SETOPT(CURLOPT_WRITEDATA, f);
+	HTTPS_SETOPT(CURLOPT_ERRORBUFFER, f->errbuf);
+#undef HTTPS_SETOPT
+	if (!ok) {
+		snprintf(f->detail, sizeof(f->detail),
+		    "libcurl refused an option (too old?)");
+		return (-1);
+	}
+	return (0);
+}
+
+struct https_fetch *
+https_fetch(struct https *h, const char *host, const char *const *addrs,
+    size_t naddrs, https_cb *cb, void *arg)
+{
+	struct https_fetch	*f;
+	struct in6_addr		 a6;
+	struct in_addr		 a4;
+	size_t			 i;
+	CURLMcode		 mc;
+
+	f = xcalloc(1, sizeof(*f));
+	f->h = h;
+	f->cb = cb;
+	f->arg = arg;
+	f->host = xstrdup(host);
+	buf_init(&f->body, h->max_body);
+	TAILQ_INSERT_TAIL(&h->fetches, f, entry);
+
+	if (!https_host_ok(host)) {
+		f->url = xstrdup("");
+		return (https_fail_early(f, HTTPS_ERR_OTHER,
+		    "invalid host name"));
+	}
+	f->url = xmalloc(strlen(host) + sizeof("https://") +
+	    sizeof(HTTPS_WELL_KNOWN_PATH));
+	snprintf(f->url, strlen(host) + sizeof("https://") +
+	    sizeof(HTTPS_WELL_KNOWN_PATH), "https://%s%s", host,
+	    HTTPS_WELL_KNOWN_PATH);
+	for (i = 0; i < naddrs && f->naddrs < HTTPS_MAX_ADDRS; i++) {
+		/* only literals: a name here would reach the system resolver */
+		if (inet_pton(AF_INET, addrs[i], &a4) == 1)
+			inet_ntop(AF_INET, &a4, f->addrs[f->naddrs],
+			    HTTPS_ADDR_MAX);
+		else if (inet_pton(AF_INET6, addrs[i], &a6) == 1)
+			inet_ntop(AF_INET6, &a6, f->addrs[f->naddrs],
+			    HTTPS_ADDR_MAX);
+		else
+			continue;
+		f->naddrs++;
+	}
+	if (f->naddrs == 0)
+		return (https_fail_early(f, HTTPS_ERR_CONNECT,
+		    "no usable address"));
+	if (https_setup(f) == -1)
+		return (https_fail_early(f, HTTPS_ERR_OTHER, f->detail));
+	if ((mc = curl_multi_add_handle(h->multi, f->easy)) != CURLM_OK)
+		return (https_fail_early(f, HTTPS_ERR_OTHER,
+		    curl_multi_strerror(mc)));
+	f->in_multi = 1;
+	return (f);
+}
+
+void
+https_cancel(struct https_fetch *f)
+{
+	struct https	*h;
+
+	if (f == NULL)
+		return;
+	h = f->h;
+	if (f->done)
+		TAILQ_REMOVE(&h->done, f, entry);
+	else
+		TAILQ_REMOVE(&h->fetches, f, entry);
+	if (f->in_multi)
+		curl_multi_remove_handle(h->multi, f->easy);
+	https_fetch_free(f);
+}
+
+void
+https_free(struct https *h)
+{
+	struct https_fetch	*f;
+	struct https_sock	*s;
+
+	if (h == NULL)
+		return;
+	while ((f = TAILQ_FIRST(&h->fetches)) != NULL)
+		/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc) */
+		https_cancel(f);
+	while ((f = TAILQ_FIRST(&h->done)) != NULL)
+		/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc) */
+		https_cancel(f);
+	curl_multi_cleanup(h->multi);
+	while ((s = LIST_FIRST(&h->socks)) != NULL) {
+		LIST_REMOVE(s, entry);
+		event_free(s->ev);
+		free(s);
+	}
+	event_free(h->timer);
+	free(h->ca_file);
+	free(h->proxy);
+	free(h);
+	curl_global_cleanup();
+}
+
+const char *
+https_error_name(enum https_error e)
+{
+	switch (e) {
+	case HTTPS_OK:
+		return ("ok");
+	case HTTPS_ERR_CONNECT:
+		return ("connect");
+	case HTTPS_ERR_TLS:
+		return ("tls");
+	case HTTPS_ERR_WEBPKI:
+		return ("webpki");
+	case HTTPS_ERR_TIMEOUT:
+		return ("timeout");
+	case HTTPS_ERR_HTTP_STATUS:
+		return ("http-status");
+	case HTTPS_ERR_REDIRECT:
+		return ("redirect");
+	case HTTPS_ERR_CONTENT_TYPE:
+		return ("content-type");
+	case HTTPS_ERR_TOO_LARGE:
+		return ("too-large");
+	case HTTPS_ERR_OTHER:
+		break;
+	}
+	return ("other");
+}
+
+int
+https_media_type_ok(const char *p, size_t len)
+{
+	static const char want[] = "text/plain";
+	size_t	 i = 0, wl = sizeof(want) - 1;
+
+	while (i < len && (p[i] == ' ' || p[i] == '\t'))
+		i++;
+	if (len - i < wl || strncasecmp(p + i, want, wl) != 0)
+		return (0);
+	i += wl;
+	/* RFC 7231 §3.1.1.1: media-type = type "/" subtype *(OWS ";" ...) */
+	while (i < len && (p[i] == ' ' || p[i] == '\t'))
+		i++;
+	return (i == len || p[i] == ';');
+}

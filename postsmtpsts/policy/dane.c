@@ -1,0 +1,579 @@
+/*
+ * dane.c - RFC 7672 DANE detection for one domain (see dane.h)
+ *
+ * One struct dane per domain: the MX query, then for every host up to
+ * three queries at a time (A, AAAA, then TLSA, maybe a second TLSA at the
+ * original name).  Every host runs independently; the domain's callback
+ * runs when the last host is decided.  Nothing here blocks and nothing is
+ * bigger than DANE_MAX_HOSTS hosts of DANE_MAX_TLSA records each, whatever
+ * the answers say: the rest is counted, not kept.
+ */
+#include "autoconf.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "policy/dane.h"
+#include "lib/dns.h"
+#include "lib/log.h"
+#include "lib/xmalloc.h"
+
+/* "_25._tcp." + a name */
+#define DANE_QNAME_SZ	(DOMAIN_BUFSZ + 16)
+
+struct dane;
+
+struct dane_hq {
+	struct dane	*dn;
+	size_t		 idx;
+	struct dns_query *aq;		/* A */
+	struct dns_query *aaaaq;	/* AAAA */
+	struct dns_query *tq;		/* TLSA */
+	int		 addr_pending;	/* A/AAAA answers still to come */
+	int		 addr_failed;	/* an address lookup failed */
+	const char	*addr_why;
+	enum dns_security a_sec, aaaa_sec;
+	int		 tried_name;	/* TLSA at the MX name itself done */
+	char		 canon[DOMAIN_BUFSZ];	/* CNAME-expanded, or "" */
+	int		 done;
+};
+
+struct dane {
+	struct dns	*dns;
+	dane_cb		*cb;
+	void		*arg;
+	char		 domain[DOMAIN_BUFSZ];
+	struct dns_query *mxq;
+	struct dane_result res;
+	struct dane_host hosts[DANE_MAX_HOSTS];
+	struct dane_hq	 hq[DANE_MAX_HOSTS];
+	size_t		 pending;	/* hosts not yet decided */
+	int		 ttl;		/* smallest seen, -1 none yet */
+	char		 detail[256];
+};
+
+static void	dane_host_addr_cb(const struct dns_result *, void *);
+static void	dane_host_tlsa_cb(const struct dns_result *, void *);
+
+/* --- pure parts ------------------------------------------------------ */
+
+int
+dane_tlsa_parse(const unsigned char *p, size_t len, struct dane_tlsa *out)
+{
+	size_t	 n;
+
+	memset(out, 0, sizeof(*out));
+	if (len < 4)		/* RFC 6698 §2.1: at least one data byte */
+		return (-1);
+	out->usage = p[0];
+	out->selector = p[1];
+	out->mtype = p[2];
+	out->len = len - 3;
+	n = out->len < DANE_MAX_DATA ? out->len : DANE_MAX_DATA;
+	memcpy(out->data, p + 3, n);
+	out->usable = dane_tlsa_usable(out);
+	return (0);
+}
+
+int
+dane_tlsa_usable(const struct dane_tlsa *t)
+{
+	/* RFC 7672 §3.1.3: PKIX-TA(0)/PKIX-EE(1) are not for SMTP. */
+	if (t->usage != 2 && t->usage != 3)
+		return (0);
+	if (t->selector > 1)
+		return (0);
+	switch (t->mtype) {
+	case 0:
+		return (t->len > 0);
+	case 1:
+		return (t->len == 32);
+	case 2:
+		return (t->len == 64);
+	default:
+		return (0);
+	}
+}
+
+int
+dane_mx_parse(const unsigned char *p, size_t len, uint16_t *pref, char *name)
+{
+	size_t	 i, o = 0, lab;
+	unsigned char c;
+
+	name[0] = '\0';
+	if (len < 3)
+		return (-1);
+	*pref = (uint16_t)(p[0] << 8 | p[1]);
+	i = 2;
+	for (;;) {
+		if (i >= len)
+			return (-1);
+		lab = p[i++];
+		if (lab == 0)
+			break;
+		if (lab > DOMAIN_MAX_LABEL || i + lab > len)
+			return (-1);	/* also refuses compression (0xc0) */
+		if (o != 0)
+			name[o++] = '.';
+		if (o + lab > DOMAIN_MAX_LEN)
+			return (-1);
+		for (; lab > 0; lab--) {
+			c = p[i++];
+			if (c >= 'A' && c <= 'Z')
+				c = (unsigned char)(c - 'A' + 'a');
+			/* only host name characters: a name we could not
+			 * look up safely is malformed here */
+			if (!((c >= 'a' && c <= 'z') ||
+			    (c >= '0' && c <= '9') || c == '-' || c == '_'))
+				return (-1);
+			name[o++] = (char)c;
+		}
+	}
+	name[o] = '\0';
+	return (i == len ? 0 : -1);
+}
+
+enum dane_state
+dane_aggregate(const enum dane_state *hosts, size_t n)
+{
+	size_t	 i, ndane = 0;
+
+	for (i = 0; i < n; i++) {
+		if (hosts[i] == DANE_FAILURE)
+			return (DANE_FAILURE);
+		if (hosts[i] == DANE_ALL)
+			ndane++;
+	}
+	if (ndane == 0)
+		return (DANE_NONE);
+	return (ndane == n ? DANE_ALL : DANE_SOME);
+}
+
+const char *
+dane_state_name(enum dane_state st)
+{
+	switch (st) {
+	case DANE_NONE:
+		return ("none");
+	case DANE_ALL:
+		return ("all");
+	case DANE_SOME:
+		return ("some");
+	case DANE_FAILURE:
+		return ("failure");
+	}
+	return ("unknown");
+}
+
+const char *
+dane_usage_name(unsigned int usage, char *buf, size_t bufsz)
+{
+	static const char *const names[] = {
+		"PKIX-TA", "PKIX-EE", "DANE-TA", "DANE-EE"
+	};
+
+	if (usage < 4)
+		return (names[usage]);
+	snprintf(buf, bufsz, "usage%u", usage);
+	return (buf);
+}
+
+/* --- the lookups ----------------------------------------------------- */
+
+static void
+dane_ttl(struct dane *dn, int ttl)
+{
+	if (ttl >= 0 && (dn->ttl < 0 || ttl < dn->ttl))
+		dn->ttl = ttl;
+}
+
+/* dane_finish - every host is decided: aggregate and report */
+static void
+dane_finish(struct dane *dn)
+{
+	enum dane_state	 st[DANE_MAX_HOSTS];
+	size_t		 i;
+
+	for (i = 0; i < dn->res.nhosts; i++)
+		st[i] = dn->hosts[i].state;
+	if (dn->res.nhosts > 0) {
+		dn->res.state = dane_aggregate(st, dn->res.nhosts);
+		snprintf(dn->detail, sizeof(dn->detail), "%zu MX host%s, "
+		    "DANE state %s", dn->res.nhosts, dn->res.nhosts == 1 ?
+		    "" : "s", dane_state_name(dn->res.state));
+	}
+	dn->res.detail = dn->detail;
+	if (dn->ttl < 0)
+		dn->ttl = DANE_MIN_TTL;
+	if (dn->res.state == DANE_FAILURE && dn->ttl > DANE_FAILURE_TTL)
+		dn->ttl = DANE_FAILURE_TTL;
+	if (dn->ttl < DANE_MIN_TTL)
+		dn->ttl = DANE_MIN_TTL;
+	if (dn->ttl > DANE_MAX_TTL)
+		dn->ttl = DANE_MAX_TTL;
+	dn->res.ttl = dn->ttl;
+	dn->res.hosts = dn->hosts;
+	dn->cb(&dn->res, dn->arg);
+	dane_cancel(dn);
+}
+
+/* dane_host_done - host idx is decided */
+static void
+dane_host_done(struct dane_hq *hq, enum dane_state st, const char *why)
+{
+	struct dane	*dn = hq->dn;
+
+	if (hq->done)
+		return;
+	hq->done = 1;
+	dn->hosts[hq->idx].state = st;
+	dn->hosts[hq->idx].why = why;
+	log_debug(2, "dane: domain=%s host=%s state=%s why=\"%s\"", dn->domain,
+	    dn->hosts[hq->idx].name, dane_state_name(st), why);
+	if (--dn->pending == 0)
+		dane_finish(dn);
+}
+
+/* dane_lookup_failed - an answer that is not an answer: why, or NULL */
+static const char *
+dane_lookup_failed(const struct dns_result *res)
+{
+	if (res->status != DNS_OK)
+		return (res->status == DNS_ERR_TIMEOUT ? "timeout" :
+		    "resolver error");
+	if (res->security == DNS_BOGUS)
+		return ("DNSSEC bogus");
+	if (res->rcode != DNS_RCODE_NOERROR &&
+	    res->rcode != DNS_RCODE_NXDOMAIN)
+		return ("SERVFAIL or other error");
+	return (NULL);
+}
+
+/* dane_tlsa_query - ask for _25._tcp.base */
+static void
+dane_tlsa_query(struct dane_hq *hq, const char *base)
+{
+	struct dane_host *h = &hq->dn->hosts[hq->idx];
+	char		 q[DANE_QNAME_SZ];
+
+	snprintf(h->base, sizeof(h->base), "%s", base);
+	snprintf(q, sizeof(q), "_25._tcp.%s", base);
+	hq->tq = dns_query(hq->dn->dns, q, DNS_TYPE_TLSA, dane_host_tlsa_cb,
+	    hq);
+}
+
+/* dane_name_eq - same DNS name, ignoring case and one trailing dot */
+static int
+dane_name_eq(const char *a, const char *b)
+{
+	size_t	 la = strlen(a), lb = strlen(b);
+
+	if (la > 0 && a[la - 1] == '.')
+		la--;
+	if (lb > 0 && b[lb - 1] == '.')
+		lb--;
+	return (la == lb && strncasecmp(a, b, la) == 0);
+}
+
+static void
+dane_host_addr_cb(const struct dns_result *res, void *arg)
+{
+	struct dane_hq	*hq = arg;
+	struct dane	*dn = hq->dn;
+	struct dane_host *h = &dn->hosts[hq->idx];
+	size_t		 n;
+
+	if (res->rrtype == DNS_TYPE_A) {
+		hq->aq = NULL;
+		hq->a_sec = res->security;
+	} else {
+		hq->aaaaq = NULL;
+		hq->aaaa_sec = res->security;
+	}
+	if (dane_lookup_failed(res) != NULL) {
+		/* bogus: the host's state is unknown; any other error only
+		 * keeps us from knowing whether DNSSEC applies (and Postfix
+		 * cannot reach the host either): no DANE for it */
+		if (res->security == DNS_BOGUS) {
+			hq->addr_failed = 1;
+			hq->addr_why = "address records DNSSEC bogus";
+		} else if (!hq->addr_failed) {
+			hq->addr_failed = 2;
+			hq->addr_why = "address lookup failed (timeout or "
+			    "SERVFAIL): DNSSEC status unknown, no DANE";
+		}
+		dane_ttl(dn, DANE_FAILURE_TTL);
+	} else {
+		h->naddrs += res->rdata_count;
+		dane_ttl(dn, res->ttl);
+		if (res->canonname != NULL && res->havedata &&
+		    !dane_name_eq(res->canonname, h->name) &&
+		    strlen(res->canonname) < sizeof(hq->canon)) {
+			snprintf(hq->canon, sizeof(hq->canon), "%s",
+			    res->canonname);
+			n = strlen(hq->canon);
+			if (n > 0 && hq->canon[n - 1] == '.')
+				hq->canon[n - 1] = '\0';
+		}
+	}
+	if (--hq->addr_pending > 0)
+		return;
+
+	/* both answers are in */
+	if (hq->a_sec == DNS_BOGUS || hq->aaaa_sec == DNS_BOGUS)
+		h->addr_security = DNS_BOGUS;
+	else if (hq->a_sec == DNS_SECURE && hq->aaaa_sec == DNS_SECURE)
+		h->addr_security = DNS_SECURE;
+	else
+		h->addr_security = DNS_INSECURE;
+	if (hq->addr_failed == 1) {
+		/* RFC 7672 §2.2: the host's DANE state is unknown */
+		dane_host_done(hq, DANE_FAILURE, hq->addr_why);
+		return;
+	}
+	if (hq->addr_failed == 2) {
+		dane_host_done(hq, DANE_NONE, hq->addr_why);
+		return;
+	}
+	if (h->addr_security != DNS_SECURE) {
+		/* §2.2.2: no TLSA lookup for an insecure address */
+		dane_host_done(hq, DANE_NONE, "address records not DNSSEC "
+		    "secure");
+		return;
+	}
+	if (h->naddrs == 0) {
+		dane_host_done(hq, DANE_NONE, "no address records");
+		return;
+	}
+	/* §2.2.2: the CNAME-expanded name first, then the MX name */
+	if (hq->canon[0] != '\0')
+		dane_tlsa_query(hq, hq->canon);
+	else {
+		hq->tried_name = 1;
+		dane_tlsa_query(hq, h->name);
+	}
+}
+
+static void
+dane_host_tlsa_cb(const struct dns_result *res, void *arg)
+{
+	struct dane_hq	*hq = arg;
+	struct dane	*dn = hq->dn;
+	struct dane_host *h = &dn->hosts[hq->idx];
+	struct dane_tlsa t;
+	size_t		 i, usable = 0;
+
+	hq->tq = NULL;
+	h->tlsa_looked = 1;
+	h->tlsa_security = res->security;
+	if (dane_lookup_failed(res) != NULL) {
+		/* §2.2: the MX and address records are secure, so the
+		 * TLSA state must be known before the host is used */
+		dane_host_done(hq, DANE_FAILURE, res->security == DNS_BOGUS ?
+		    "TLSA records DNSSEC bogus" : "TLSA lookup failed "
+		    "(timeout or SERVFAIL)");
+		return;
+	}
+	if (res->security != DNS_SECURE) {
+		dane_host_done(hq, DANE_NONE, "TLSA records not DNSSEC "
+		    "secure");
+		return;
+	}
+	dane_ttl(dn, res->ttl);
+	if (res->rdata_count == 0) {
+		if (!hq->tried_name) {
+			hq->tried_name = 1;
+			dane_tlsa_query(hq, h->name);
+			return;
+		}
+		dane_host_done(hq, DANE_NONE, "no TLSA records");
+		return;
+	}
+	h->ntlsa = 0;
+	for (i = 0; i < res->rdata_count; i++) {
+		if (dane_tlsa_parse(res->rdata[i], res->rdata_len[i], &t) ==
+		    -1)
+			continue;
+		if (t.usable)
+			usable++;
+		if (h->ntlsa < DANE_MAX_TLSA)
+			h->tlsa[h->ntlsa++] = t;
+	}
+	if (usable == 0)
+		dane_host_done(hq, DANE_NONE, "TLSA records, none usable "
+		    "(RFC 7672 3.1.3)");
+	else
+		dane_host_done(hq, DANE_ALL, "usable TLSA records");
+}
+
+/* dane_add_host - examine one more host; 0, or -1 if it was a duplicate */
+static int
+dane_add_host(struct dane *dn, const char *name, uint16_t pref)
+{
+	struct dane_host *h;
+	size_t		 i;
+
+	for (i = 0; i < dn->res.nhosts; i++)
+		if (strcmp(dn->hosts[i].name, name) == 0)
+			return (-1);
+	h = &dn->hosts[dn->res.nhosts];
+	memset(h, 0, sizeof(*h));
+	snprintf(h->name, sizeof(h->name), "%s", name);
+	h->preference = pref;
+	h->state = DANE_NONE;
+	h->why = "";
+	dn->hq[dn->res.nhosts].dn = dn;
+	dn->hq[dn->res.nhosts].idx = dn->res.nhosts;
+	dn->res.nhosts++;
+	return (0);
+}
+
+/* dane_start_hosts - run every host's lookups */
+static void
+dane_start_hosts(struct dane *dn)
+{
+	size_t		 i, n = dn->res.nhosts;
+
+	dn->pending = n;
+	/* all queries first, then callbacks: never called from here */
+	for (i = 0; i < n; i++) {
+		dn->hq[i].addr_pending = 2;
+		dn->hq[i].aq = dns_query(dn->dns, dn->hosts[i].name,
+		    DNS_TYPE_A, dane_host_addr_cb, &dn->hq[i]);
+		dn->hq[i].aaaaq = dns_query(dn->dns, dn->hosts[i].name,
+		    DNS_TYPE_AAAA, dane_host_addr_cb, &dn->hq[i]);
+	}
+}
+
+/* dane_mx_cmp - by preference (then name, for a stable order) */
+static int
+dane_mx_cmp(const void *a, const void *b)
+{
+	const struct dane_host *x = a, *y = b;
+
+	if (x->preference != y->preference)
+		return (x->preference < y->preference ? -1 : 1);
+	return (strcmp(x->name, y->name));
+}
+
+static void
+dane_mx_cb(const struct dns_result *res, void *arg)
+{
+	struct dane	*dn = arg;
+	struct dane_host *all;
+	const char	*why;
+	size_t		 i, n = 0;
+
+	dn->mxq = NULL;
+	dn->res.mx_security = res->security;
+	dn->res.mx_rcode = res->rcode;
+	if ((why = dane_lookup_failed(res)) != NULL) {
+		/* A bogus MX RRset: DANE may apply and cannot be known.  Any
+		 * other error (timeout, SERVFAIL) only hides whether DNSSEC
+		 * applies at all: not a DANE failure (Postfix, which needs
+		 * the MX records to deliver, defers by itself); MTA-STS
+		 * decides, and we ask again soon. */
+		dn->res.state = res->security == DNS_BOGUS ? DANE_FAILURE :
+		    DANE_NONE;
+		dane_ttl(dn, DANE_FAILURE_TTL);
+		snprintf(dn->detail, sizeof(dn->detail), "MX lookup: %s%s",
+		    why, res->security == DNS_BOGUS ? "" :
+		    ": DNSSEC status unknown, DANE not applied");
+		dane_finish(dn);
+		return;
+	}
+	dane_ttl(dn, res->ttl);
+	if (res->security != DNS_SECURE) {
+		dn->res.state = DANE_NONE;
+		snprintf(dn->detail, sizeof(dn->detail), "MX records not "
+		    "DNSSEC secure: no DANE (RFC 7672 2.2.1)");
+		dane_finish(dn);
+		return;
+	}
+	if (res->nxdomain) {
+		dn->res.state = DANE_NONE;
+		snprintf(dn->detail, sizeof(dn->detail), "the domain does "
+		    "not exist (secure NXDOMAIN)");
+		dane_finish(dn);
+		return;
+	}
+	if (res->rdata_count == 0) {
+		/* RFC 5321 §5.1: the domain is its own implicit MX */
+		dn->res.implicit_mx = 1;
+		dane_add_host(dn, dn->domain, 0);
+		dane_start_hosts(dn);
+		return;
+	}
+	all = xcalloc(res->rdata_count, sizeof(*all));
+	for (i = 0; i < res->rdata_count; i++) {
+		if (dane_mx_parse(res->rdata[i], res->rdata_len[i],
+		    &all[n].preference, all[n].name) == -1) {
+			log_debug(1, "dane: domain=%s: malformed MX record "
+			    "ignored", dn->domain);
+			continue;
+		}
+		n++;
+	}
+	dn->res.nmx = n;
+	if (n == 1 && all[0].name[0] == '\0') {
+		/* RFC 7505 null MX: no mail at all */
+		free(all);
+		dn->res.null_mx = 1;
+		dn->res.state = DANE_NONE;
+		snprintf(dn->detail, sizeof(dn->detail), "null MX (RFC 7505): "
+		    "the domain accepts no mail");
+		dane_finish(dn);
+		return;
+	}
+	qsort(all, n, sizeof(*all), dane_mx_cmp);
+	for (i = 0; i < n && dn->res.nhosts < DANE_MAX_HOSTS; i++)
+		if (all[i].name[0] != '\0')
+			dane_add_host(dn, all[i].name, all[i].preference);
+	free(all);
+	if (dn->res.nhosts == 0) {
+		dn->res.state = DANE_NONE;
+		snprintf(dn->detail, sizeof(dn->detail), "no usable MX "
+		    "record");
+		dane_finish(dn);
+		return;
+	}
+	dane_start_hosts(dn);
+}
+
+struct dane *
+dane_start(struct dns *d, const char *domain, dane_cb *cb, void *arg)
+{
+	struct dane	*dn;
+
+	dn = xcalloc(1, sizeof(*dn));
+	dn->dns = d;
+	dn->cb = cb;
+	dn->arg = arg;
+	dn->ttl = -1;
+	snprintf(dn->domain, sizeof(dn->domain), "%s", domain);
+	dn->res.domain = dn->domain;
+	dn->res.state = DANE_NONE;
+	dn->res.detail = "";
+	dn->mxq = dns_query(d, domain, DNS_TYPE_MX, dane_mx_cb, dn);
+	return (dn);
+}
+
+void
+dane_cancel(struct dane *dn)
+{
+	size_t	 i;
+
+	if (dn == NULL)
+		return;
+	dns_cancel(dn->mxq);
+	for (i = 0; i < dn->res.nhosts; i++) {
+		dns_cancel(dn->hq[i].aq);
+		dns_cancel(dn->hq[i].aaaaq);
+		dns_cancel(dn->hq[i].tq);
+	}
+	free(dn);
+}

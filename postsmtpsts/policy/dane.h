@@ -1,0 +1,147 @@
+/*
+ * dane.h - RFC 7672 DANE detection for one domain, asynchronously
+ *
+ * dane_start() answers one question for the resolver and the tools: does
+ * this domain's mail go to MX hosts that DNSSEC says must be reached with
+ * DANE-authenticated TLS?  On a struct dns (libunbound, validating) it runs
+ *
+ *	MX DOMAIN                                   (RFC 7672 §2.2.1)
+ *	  insecure                     -> no DANE for the domain
+ *	  bogus                        -> failure (state cannot be determined)
+ *	  SERVFAIL, timeout            -> no DANE: such an error only hides
+ *	                                  whether DNSSEC applies (and Postfix
+ *	                                  cannot deliver without the MX), so
+ *	                                  MTA-STS decides; asked again soon
+ *	  secure NODATA                -> the domain itself is the implicit MX
+ *	  secure null MX "."           -> no DANE (the domain takes no mail)
+ *	then for every MX host (the first DANE_MAX_HOSTS by preference), all
+ *	hosts at once, A and AAAA in parallel:
+ *	  both insecure                -> host: no DANE (§2.2.2)
+ *	  bogus                        -> host: failure
+ *	  SERVFAIL, timeout            -> host: no DANE (as for the MX)
+ *	  secure                       -> TLSA _25._tcp.BASE, where BASE is the
+ *	    CNAME-expanded name when the address chain is secure, then, if
+ *	    that has no TLSA records, the MX host name itself (§2.2.2)
+ *	    secure, some usable        -> host: DANE
+ *	    secure, none usable/absent -> host: no DANE
+ *	    insecure                   -> host: no DANE
+ *	    bogus, SERVFAIL, timeout   -> host: failure (§2.2: the TLSA state
+ *	                                  cannot be determined)
+ *
+ * Usable TLSA records (RFC 7672 §3.1, RFC 7218 names): certificate usage
+ * DANE-TA(2) or DANE-EE(3), selector Cert(0) or SPKI(1), matching type
+ * Full(0), SHA2-256(1) or SHA2-512(2), with a digest of the right length.
+ * PKIX-TA(0) and PKIX-EE(1) are unusable for SMTP (§3.1.3), and so is
+ * anything unknown.
+ *
+ * The domain's state (dane_aggregate): any host failed -> DANE_FAILURE;
+ * else every host DANE -> DANE_ALL; some -> DANE_SOME; none -> DANE_NONE.
+ * ttl is the smallest TTL of the RRsets the state was derived from.
+ *
+ * Callback contract as in dns.h and discover.h: dane_start() never returns
+ * NULL, the callback runs exactly once from the event loop unless
+ * dane_cancel() came first, and the result lives only during the callback.
+ */
+#ifndef DANE_H
+#define DANE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/dns.h"
+#include "lib/domain.h"
+
+#define DANE_MAX_HOSTS		16	/* MX hosts examined, by preference */
+#define DANE_MAX_TLSA		32	/* TLSA records kept per host */
+#define DANE_MAX_DATA		64	/* bytes of association data kept */
+#define DANE_MIN_TTL		60	/* clamp of the result's ttl */
+#define DANE_MAX_TTL		86400
+#define DANE_FAILURE_TTL	60	/* a failure is retried this soon */
+
+/* The state of a domain or of one host; numbering is on disk (cache). */
+enum dane_state {
+	DANE_NONE = 0,		/* no DANE: insecure, no usable TLSA */
+	DANE_ALL = 1,		/* domain: every MX host has usable TLSA;
+				   host: usable TLSA records */
+	DANE_SOME = 2,		/* domain only: some MX hosts have them */
+	DANE_FAILURE = 3,	/* bogus, or lookup failed where it counts */
+};
+
+/* One TLSA record (RFC 6698 §2.1). */
+struct dane_tlsa {
+	uint8_t		 usage;
+	uint8_t		 selector;
+	uint8_t		 mtype;
+	int		 usable;	/* dane_tlsa_usable() */
+	size_t		 len;		/* data length on the wire */
+	unsigned char	 data[DANE_MAX_DATA];	/* first bytes of it */
+};
+
+struct dane_host {
+	char		 name[DOMAIN_BUFSZ];	/* MX exchange */
+	uint16_t	 preference;
+	char		 base[DOMAIN_BUFSZ];	/* TLSA base name used */
+	enum dns_security addr_security;	/* worst of A and AAAA */
+	size_t		 naddrs;
+	enum dns_security tlsa_security;
+	int		 tlsa_looked;		/* a TLSA lookup was answered */
+	size_t		 ntlsa;
+	struct dane_tlsa tlsa[DANE_MAX_TLSA];
+	enum dane_state	 state;
+	const char	*why;			/* static text */
+};
+
+struct dane_result {
+	const char	*domain;
+	enum dane_state	 state;
+	const char	*detail;		/* short human text */
+	enum dns_security mx_security;
+	int		 mx_rcode;
+	int		 implicit_mx;		/* no MX: the domain itself */
+	int		 null_mx;		/* RFC 7505 "MX 0 ." */
+	int		 ttl;			/* clamped, seconds */
+	size_t		 nhosts;
+	size_t		 nmx;			/* MX records seen (>= nhosts) */
+	const struct dane_host *hosts;
+};
+
+typedef void	dane_cb(const struct dane_result *res, void *arg);
+
+struct dane;
+
+/* dane_start - look up domain (normalized, see domain_normalize) */
+struct dane	*dane_start(struct dns *d, const char *domain, dane_cb *cb,
+		    void *arg);
+
+/* dane_cancel - stop every lookup; no callback; NULL is a no-op */
+void		 dane_cancel(struct dane *dn);
+
+/* --- pure parts, unit-tested --- */
+
+/* dane_tlsa_parse - decode TLSA rdata p[0..len); 0, or -1 if shorter than
+ * 4 bytes (no data) */
+int		 dane_tlsa_parse(const unsigned char *p, size_t len,
+		    struct dane_tlsa *out);
+
+/* dane_tlsa_usable - 1 if usable for SMTP (see above) */
+int		 dane_tlsa_usable(const struct dane_tlsa *t);
+
+/*
+ * dane_mx_parse - decode MX rdata p[0..len): preference and exchange in
+ * presentation form, lower case, no trailing dot ("" for the root, a null
+ * MX) into name (DOMAIN_BUFSZ).  0, or -1 if malformed (compression
+ * pointers are refused: libunbound hands out uncompressed rdata).
+ */
+int		 dane_mx_parse(const unsigned char *p, size_t len,
+		    uint16_t *pref, char *name);
+
+/* dane_aggregate - the domain's state from its hosts' states */
+enum dane_state	 dane_aggregate(const enum dane_state *hosts, size_t n);
+
+/* dane_state_name - "none", "all", "some", "failure" */
+const char	*dane_state_name(enum dane_state st);
+
+/* dane_usage_name - RFC 7218 "PKIX-TA" .. "DANE-EE", or "usage<n>" in buf */
+const char	*dane_usage_name(unsigned int usage, char *buf, size_t bufsz);
+
+#endif

@@ -1,0 +1,296 @@
+/*
+ * decide.c - from the facts about a domain to one socketmap reply
+ *
+ * decide() applies the precedence documented in decide.h: static pin,
+ * then DANE (RFC 7672; RFC 8461 §2 prefers it to MTA-STS), then MTA-STS
+ * (RFC 8461 §5: enforce -> "secure", testing -> "may" or NOTFOUND), else
+ * NOTFOUND (RFC 8461 §3.3: no usable policy means deliver as without
+ * MTA-STS).  With the tlsrpt option, STS answers carry the TLSRPT
+ * attributes Postfix >= 3.10 accepts in smtp_tls_policy_maps (RFC 8460
+ * §4.4 policy-type, policy-string, policy-domain, mx-host).
+ *
+ * The reply data goes into a caller's struct buf; Postfix's reply limit
+ * (SOCKMAP_MAX_REPLY) is the caller's buffer limit.  An STS answer that
+ * does not fit with its attributes is written again without them.
+ * Pure: no allocation of its own, no globals, no I/O.
+ */
+#include "autoconf.h"
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "lib/buf.h"
+#include "policy/decide.h"
+#include "lib/domain.h"
+#include "policy/mxmatch.h"
+#include "lib/sockmap.h"
+#include "policy/sts_policy.h"
+
+/* decide_domain_ok - a plain host name safe to put in a reply */
+static int
+decide_domain_ok(const char *domain)
+{
+	size_t	 i;
+	char	 c;
+
+	if (domain == NULL || domain[0] == '\0' || domain[0] == '.')
+		return (0);
+	for (i = 0; domain[i] != '\0'; i++) {
+		/* Checked before reading further: at most DOMAIN_MAX_LEN. */
+		if (i >= DOMAIN_MAX_LEN)
+			return (0);
+		c = domain[i];
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		    (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.'))
+			return (0);
+	}
+	return (1);
+}
+
+/* decide_set - record the outcome in *res */
+static void
+decide_set(struct decide_result *res, enum sockmap_status st,
+    enum decide_source src, const char *answer)
+{
+	res->status = st;
+	res->source = src;
+	res->answer = answer;
+}
+
+/* decide_sts_base - the Postfix policy for an enforce or testing policy */
+static int
+decide_sts_base(const struct sts_policy *pol, struct buf *out)
+{
+	size_t	 i;
+
+	if (pol->mode == STS_MODE_TESTING)
+		return (buf_append_str(out, "may"));
+	/* RFC 8461 §4.1 via Postfix: the MX name must match a pattern. */
+	buf_append_str(out, "secure match=");
+	for (i = 0; i < pol->nmx; i++) {
+		if (i > 0)
+			buf_append_char(out, ':');
+		if (mxmatch_postfix_pattern(pol->mx[i], out) == -1)
+			return (-1);
+	}
+	buf_append_str(out, " servername=hostname");
+	return (out->error ? -1 : 0);
+}
+
+/*
+ * decide_line_ok - can this policy line go inside { policy_string = ... }?
+ *
+ * A brace would end Postfix's quoting early; a control character other
+ * than TAB has no place in a reply (sts_policy_parse never keeps one, but
+ * a policy may come from elsewhere, such as a cache record).
+ */
+static int
+decide_line_ok(const char *line, size_t len)
+{
+	size_t	 i;
+	unsigned char c;
+
+	for (i = 0; i < len; i++) {
+		c = (unsigned char)line[i];
+		if (c == '{' || c == '}' || (c < 0x20 && c != '\t') ||
+		    c == 0x7f)
+			return (0);
+	}
+	return (1);
+}
+
+/* decide_policy_ok - is a policy struct safe to format from? */
+static int
+decide_policy_ok(const struct sts_policy *pol)
+{
+	size_t	 i;
+
+	if (pol->nmx > STS_POLICY_MAX_MX || pol->textlen > sizeof(pol->text))
+		return (0);
+	for (i = 0; i < pol->nmx; i++)
+		if (!mxmatch_pattern_check(pol->mx[i],
+		    strnlen(pol->mx[i], sizeof(pol->mx[i]))))
+			return (0);
+	return (1);
+}
+
+/* decide_tlsrpt - append the TLSRPT attributes for an STS answer */
+static int
+decide_tlsrpt(const char *domain, const struct sts_policy *pol,
+    struct buf *out)
+{
+	const char	*line;
+	size_t		 i, pos, len, nstr;
+
+	buf_appendf(out, " policy_type=sts policy_domain=%s policy_ttl=%lu",
+	    domain, (unsigned long)pol->max_age);
+	for (i = 0; i < pol->nmx; i++) {
+		buf_append_str(out, " mx_host_pattern=");
+		buf_append_str(out, pol->mx[i]);
+	}
+	nstr = 0;
+	for (pos = 0; sts_policy_line(pol, &pos, &line, &len); ) {
+		if (!decide_line_ok(line, len))
+			continue;
+		buf_append_str(out, " { policy_string = ");
+		buf_append(out, line, len);
+		buf_append_str(out, " }");
+		nstr++;
+	}
+	/*
+	 * Postfix dereferences both lists for policy_type=sts: never send an
+	 * sts policy without a policy_string and an mx_host_pattern.
+	 */
+	if (nstr == 0 || pol->nmx == 0)
+		return (-1);
+	return (out->error ? -1 : 0);
+}
+
+/* decide_sts - the answer for a valid MTA-STS policy */
+static int
+decide_sts(const struct decide_input *in, const struct decide_options *opt,
+    struct buf *out, struct decide_result *res)
+{
+	const struct sts_policy *pol = in->policy;
+
+	if (pol == NULL || !decide_policy_ok(pol))
+		return (-1);
+	switch (pol->mode) {
+	case STS_MODE_NONE:
+		/* RFC 8461 §5: mode none, no enforcement. */
+		decide_set(res, SOCKMAP_NOTFOUND, DECIDE_SOURCE_STS,
+		    "notfound");
+		return (0);
+	case STS_MODE_TESTING:
+		if (opt->testing_answer != DECIDE_TESTING_MAY) {
+			decide_set(res, SOCKMAP_NOTFOUND, DECIDE_SOURCE_STS,
+			    "notfound");
+			return (0);
+		}
+		decide_set(res, SOCKMAP_OK, DECIDE_SOURCE_STS, "may");
+		break;
+	case STS_MODE_ENFORCE:
+		/* sts_policy_parse() guarantees mx; a forged policy may not. */
+		if (pol->nmx == 0)
+			return (-1);
+		decide_set(res, SOCKMAP_OK, DECIDE_SOURCE_STS, "secure");
+		break;
+	default:
+		return (-1);
+	}
+	if (decide_sts_base(pol, out) == -1)
+		return (-1);
+	if (!opt->tlsrpt)
+		return (0);
+	if (decide_tlsrpt(in->domain, pol, out) == 0) {
+		res->tlsrpt = 1;
+		return (0);
+	}
+	/* Too long with the attributes: the policy matters more. */
+	buf_reset(out);
+	res->tlsrpt_dropped = 1;
+	return (decide_sts_base(pol, out));
+}
+
+int
+decide(const struct decide_input *in, const struct decide_options *opt,
+    struct buf *out, struct decide_result *res)
+{
+	const struct decide_pin *pin = in->pin;
+
+	memset(res, 0, sizeof(*res));
+	decide_set(res, SOCKMAP_NOTFOUND, DECIDE_SOURCE_NONE, "notfound");
+	buf_reset(out);
+	if (!decide_domain_ok(in->domain))
+		return (-1);
+
+	/* 1. A static pin is the administrator's word: it wins. */
+	if (pin != NULL) {
+		decide_set(res, pin->status, DECIDE_SOURCE_PIN, "pin");
+		if (pin->status == SOCKMAP_NOTFOUND)
+			return (0);
+		/* An OK reply always carries data (STYLE: never bare "OK"). */
+		if (pin->data == NULL || (pin->status == SOCKMAP_OK &&
+		    pin->len == 0))
+			return (-1);
+		return (buf_append(out, pin->data, pin->len));
+	}
+
+	/* 2. DANE before MTA-STS (RFC 8461 §2). */
+	switch (in->dane) {
+	case DECIDE_DANE_ALL:
+		decide_set(res, SOCKMAP_OK, DECIDE_SOURCE_DANE, "dane-only");
+		return (buf_append_str(out, "dane-only"));
+	case DECIDE_DANE_SOME:
+		if (opt->dane_some == DECIDE_DANE_SOME_DANE) {
+			decide_set(res, SOCKMAP_OK, DECIDE_SOURCE_DANE, "dane");
+			return (buf_append_str(out, "dane"));
+		}
+		if (opt->dane_some == DECIDE_DANE_SOME_DANE_ONLY) {
+			decide_set(res, SOCKMAP_OK, DECIDE_SOURCE_DANE,
+			    "dane-only");
+			return (buf_append_str(out, "dane-only"));
+		}
+		break;
+	case DECIDE_DANE_FAILURE:
+		/* RFC 7672 §2.1.1: bogus or failed is not "no TLSA". */
+		if (opt->dane_lookup_failure == DECIDE_DANE_FAILURE_TEMP) {
+			decide_set(res, SOCKMAP_TEMP, DECIDE_SOURCE_DANE,
+			    "temp");
+			return (buf_appendf(out, "DNSSEC lookup of MX or TLSA "
+			    "records failed or was bogus for %s", in->domain));
+		}
+		break;
+	case DECIDE_DANE_NONE:
+		break;
+	default:
+		return (-1);
+	}
+
+	/* 3. MTA-STS. */
+	switch (in->sts) {
+	case DECIDE_STS_POLICY:
+		return (decide_sts(in, opt, out, res));
+	case DECIDE_STS_FAILED:
+		/* RFC 8461 §3.3: deliver as if there were no MTA-STS. */
+		res->sts_failure = decide_sts_error_name(in->sts_error);
+		decide_set(res, SOCKMAP_NOTFOUND, DECIDE_SOURCE_STS,
+		    "notfound");
+		return (0);
+	case DECIDE_STS_NONE:
+		return (0);
+	default:
+		return (-1);
+	}
+}
+
+const char *
+decide_source_name(enum decide_source src)
+{
+	switch (src) {
+	case DECIDE_SOURCE_NONE:
+		return ("none");
+	case DECIDE_SOURCE_PIN:
+		return ("pin");
+	case DECIDE_SOURCE_DANE:
+		return ("dane");
+	case DECIDE_SOURCE_STS:
+		return ("sts");
+	}
+	return ("unknown");
+}
+
+const char *
+decide_sts_error_name(enum decide_sts_error err)
+{
+	switch (err) {
+	case DECIDE_STS_ERR_FETCH:
+		return ("sts-policy-fetch-error");
+	case DECIDE_STS_ERR_INVALID:
+		return ("sts-policy-invalid");
+	case DECIDE_STS_ERR_WEBPKI:
+		return ("sts-webpki-invalid");
+	}
+	return ("unknown");
+}

@@ -1,0 +1,198 @@
+/*
+ * decide.h - from the facts about a domain to one socketmap reply
+ *
+ * decide() is the whole policy of postsmtpsts in one pure function: it
+ * takes what discovery found (static pin, DANE state, MTA-STS state) and
+ * the map's options, and writes the reply Postfix gets from
+ * smtp_tls_policy_maps.  Precedence, first match wins:
+ *
+ *  1. a static pin from the configuration: its status and data, verbatim;
+ *  2. DANE (RFC 7672), which RFC 8461 §2 prefers to MTA-STS:
+ *	all MX hosts DNSSEC-secure with usable TLSA	OK "dane-only"
+ *	only some of them, dane_some = dane		OK "dane"
+ *	only some of them, dane_some = dane-only	OK "dane-only"
+ *	only some of them, dane_some = ignore		go on to 3.
+ *	DNSSEC lookup bogus or failed, temp		TEMP "<reason>"
+ *	DNSSEC lookup bogus or failed, ignore		go on to 3.
+ *     (RFC 7672 §2.1.1: a failed or bogus lookup must not be taken for
+ *     "no TLSA records"; deferring is the safe default.)
+ *  3. MTA-STS (RFC 8461 §5):
+ *	mode enforce	OK "secure match=P1:P2... servername=hostname"
+ *			with each "*.name" pattern written ".name"
+ *			(mxmatch_postfix_pattern), in policy order
+ *	mode testing	NOTFOUND, or OK "may" if testing_answer = may
+ *	mode none, no policy, discovery failed		NOTFOUND
+ *     A failed discovery falls back to "no policy": with no cached policy,
+ *     RFC 8461 §3.3 says senders MUST continue with delivery as though the
+ *     domain had not implemented MTA-STS.  With a cached, unexpired policy
+ *     the caller passes that policy instead (§3.3: apply the cached one).
+ *
+ * TLSRPT attributes (Postfix >= 3.10, option tlsrpt).  What Postfix
+ * accepts, from smtp_tls_policy.c, smtp_tlsrpt.c and TLSRPT_README:
+ *  - name=value attributes separated by spaces (commas also work);
+ *    "{ policy_string = <text> }" keeps the whitespace of a policy line;
+ *    Postfix strips whitespace inside the braces and normalizes runs of it;
+ *  - policy_type is "sts" or "no-policy-found"; policy_domain must be a
+ *    valid host name; policy_ttl is all digits; mx_host_pattern and
+ *    policy_string may repeat; policy_failure is one of
+ *    sts-policy-fetch-error, sts-policy-invalid, sts-webpki-invalid,
+ *    validation-failure;
+ *  - any of these without policy_type makes the whole policy invalid
+ *    ("built-in policy has unexpected attribute"), and TLSRPT_README says
+ *    they are an error for a non-STS policy;
+ *  - attributes after a level below "may" (none) are ignored with a
+ *    warning, and NOTFOUND carries no attributes at all.
+ * So only an STS answer at level "secure" or "may" carries them:
+ *
+ *	secure match=mx1.example.com:.example.net servername=hostname
+ *	    policy_type=sts policy_domain=example.com policy_ttl=604800
+ *	    mx_host_pattern=mx1.example.com mx_host_pattern=*.example.net
+ *	    { policy_string = version: STSv1 } { policy_string = mode: enforce }
+ *	    { policy_string = mx: mx1.example.com } ...
+ *
+ * (one line; policy_ttl is max_age; patterns keep their "*."; every policy
+ * line once, in order, except a line containing '{' or '}' — only an
+ * unknown field can — which would break Postfix's brace quoting).
+ *
+ * Why decide() never answers "policy_type=no-policy-found" and never sends
+ * policy_failure:
+ *  - Postfix >= 3.10 reports "no-policy-found" by itself whenever the
+ *    policy lookup gives no policy_type (smtp_tlsrpt_set_tls_policy calls
+ *    smtp_tlsrpt_set_no_policy).  NOTFOUND is therefore already the right
+ *    TLSRPT answer for "no policy", and it keeps the administrator's
+ *    smtp_tls_security_level; "OK may policy_type=no-policy-found" would
+ *    override a stricter global level (encrypt, dane) for every domain.
+ *  - For policy_type=sts, Postfix's smtp_tlsrpt_set_ext_policy()
+ *    dereferences the policy_string and mx_host_pattern lists without a
+ *    null check: an sts answer without both crashes smtp(8) when the
+ *    domain publishes a TLSRPT record.  After a failed discovery there are
+ *    no policy lines to send.
+ *  - policy_failure "forces MTA-STS policy enforcement to fail"
+ *    (TLSRPT_README): mail would be deferred, which RFC 8461 §3.3 forbids
+ *    for a domain whose policy could not be fetched.
+ * The failure kind is still returned in decide_result for the log line.
+ * mode none likewise gets NOTFOUND (no enforcement, no attributes).
+ *
+ * If the full answer does not fit in out, decide() answers again without
+ * the TLSRPT attributes (the policy itself still applies) and says so in
+ * decide_result.tlsrpt_dropped.
+ */
+#ifndef DECIDE_H
+#define DECIDE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/sockmap.h"
+
+struct buf;
+struct sts_policy;
+
+/* What DANE discovery found for the domain's MX hosts (RFC 7672). */
+enum decide_dane {
+	DECIDE_DANE_NONE = 0,	/* not applicable: no DNSSEC, no TLSA, off */
+	DECIDE_DANE_ALL,	/* every MX secure with usable TLSA records */
+	DECIDE_DANE_SOME,	/* some MX hosts have usable TLSA records */
+	DECIDE_DANE_FAILURE,	/* bogus answer or SERVFAIL on MX/TLSA */
+};
+
+/* Option dane_some: answer when only some MX hosts have DANE. */
+enum decide_dane_some {
+	DECIDE_DANE_SOME_DANE = 0,	/* "dane": DANE where possible */
+	DECIDE_DANE_SOME_DANE_ONLY,	/* "dane-only": insist on DANE */
+	DECIDE_DANE_SOME_IGNORE,	/* as if no DANE: use MTA-STS */
+};
+
+/* Option dane_lookup_failure. */
+enum decide_dane_failure {
+	DECIDE_DANE_FAILURE_TEMP = 0,	/* defer the mail: TEMP */
+	DECIDE_DANE_FAILURE_IGNORE,	/* as if no DANE: use MTA-STS */
+};
+
+/* What MTA-STS discovery found (RFC 8461 §3). */
+enum decide_sts {
+	DECIDE_STS_NONE = 0,	/* no (valid, single) _mta-sts record */
+	DECIDE_STS_POLICY,	/* a valid policy: decide_input.policy */
+	DECIDE_STS_FAILED,	/* record found, policy unusable */
+};
+
+/* Why discovery failed: RFC 8460 §4.3.2.2 result types. */
+enum decide_sts_error {
+	DECIDE_STS_ERR_FETCH = 0,	/* sts-policy-fetch-error */
+	DECIDE_STS_ERR_INVALID,		/* sts-policy-invalid */
+	DECIDE_STS_ERR_WEBPKI,		/* sts-webpki-invalid */
+};
+
+/* Option testing_answer: reply for mode testing. */
+enum decide_testing {
+	DECIDE_TESTING_NOTFOUND = 0,	/* leave the global level in force */
+	DECIDE_TESTING_MAY,		/* OK "may" (with TLSRPT attributes) */
+};
+
+/* Where the answer came from, for the log line. */
+enum decide_source {
+	DECIDE_SOURCE_NONE = 0,	/* nothing applied: NOTFOUND */
+	DECIDE_SOURCE_PIN,
+	DECIDE_SOURCE_DANE,
+	DECIDE_SOURCE_STS,
+};
+
+/* A static per-domain answer from the configuration. */
+struct decide_pin {
+	enum sockmap_status	 status;
+	const char		*data;	/* reply data; not for NOTFOUND */
+	size_t			 len;
+};
+
+/* The map's options (from the configuration, per socketmap name). */
+struct decide_options {
+	enum decide_dane_some	 dane_some;
+	enum decide_dane_failure dane_lookup_failure;
+	enum decide_testing	 testing_answer;
+	int			 tlsrpt;	/* append TLSRPT attributes */
+};
+
+/* The facts about one domain; zero-initialized means "nothing known". */
+struct decide_input {
+	const char		*domain;	/* normalized, NUL-terminated */
+	const struct decide_pin	*pin;		/* NULL: no pin */
+	enum decide_dane	 dane;
+	enum decide_sts		 sts;
+	const struct sts_policy	*policy;	/* for DECIDE_STS_POLICY */
+	enum decide_sts_error	 sts_error;	/* for DECIDE_STS_FAILED */
+};
+
+struct decide_result {
+	enum sockmap_status	 status;
+	enum decide_source	 source;
+	const char		*answer;	/* static: "dane-only", "dane",
+						 * "secure", "may", "notfound",
+						 * "temp", "pin" */
+	int			 tlsrpt;	/* attributes were appended */
+	int			 tlsrpt_dropped; /* omitted: out too small */
+	const char		*sts_failure;	/* RFC 8460 result type when
+						 * MTA-STS discovery failed and
+						 * was consulted, else NULL */
+};
+
+/*
+ * decide - choose the reply for one domain
+ *
+ * Resets out, then writes the reply data (what follows "OK " or
+ * "TEMP "; nothing for NOTFOUND) and fills in *res.  Returns 0, or -1 when
+ * the input is unusable (domain not a plain host name of at most
+ * DOMAIN_MAX_LEN bytes, DECIDE_STS_POLICY without a policy or with an mx
+ * pattern mxmatch refuses, an OK pin without data) or out cannot hold even
+ * the answer without TLSRPT attributes; the caller then answers TEMP and
+ * logs.  out is unspecified after -1.
+ */
+int	decide(const struct decide_input *in, const struct decide_options *opt,
+	    struct buf *out, struct decide_result *res);
+
+/* decide_source_name - "none", "pin", "dane", "sts" */
+const char *decide_source_name(enum decide_source src);
+
+/* decide_sts_error_name - RFC 8460 result type: "sts-policy-invalid", ... */
+const char *decide_sts_error_name(enum decide_sts_error err);
+
+#endif

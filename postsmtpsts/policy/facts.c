@@ -1,0 +1,274 @@
+/*
+ * facts.c - cache records from discoveries, and answers from cache records
+ *
+ * The merge rules (trust on first use, RFC 8461 §5.1 and §10.2) are in
+ * facts.h.  Everything here is pure: time comes in as an argument, so the
+ * unit tests drive expiry and refresh without sleeping.
+ */
+#include "autoconf.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "lib/buf.h"
+#include "lib/cache.h"
+#include "lib/config.h"
+#include "policy/decide.h"
+#include "policy/dane.h"
+#include "policy/discover.h"
+#include "policy/facts.h"
+#include "lib/hash.h"
+#include "lib/sockmap.h"
+#include "policy/sts_policy.h"
+
+/* facts_spread - a stable per-domain offset in [0, range] */
+static int64_t
+facts_spread(const char *domain, int64_t range)
+{
+	if (range <= 0)
+		return (0);
+	return ((int64_t)(hash_fnv1a(domain, strlen(domain)) %
+	    ((uint64_t)range + 1)));
+}
+
+int64_t
+facts_next_refresh(const char *domain, int64_t fetched_at, uint32_t max_age,
+    int refresh_before)
+{
+	int64_t		 interval;
+
+	if (refresh_before > 0 && (int64_t)max_age > refresh_before)
+		interval = (int64_t)max_age - refresh_before;
+	else
+		interval = max_age / 2;
+	if (interval > FACTS_MAX_REFRESH)
+		interval = FACTS_MAX_REFRESH;
+	if (interval < 1)
+		interval = 1;
+	return (fetched_at + interval - facts_spread(domain, interval / 10));
+}
+
+/* facts_negative - a short-lived "no usable policy" entry */
+static void
+facts_negative(const struct discover_result *res,
+    const struct config_cache *cc, int64_t now, struct cache_record *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->kind = CACHE_KIND_NONE;
+	out->dnssec = res->txt_security == DNS_SECURE ? CACHE_DNSSEC_SECURE :
+	    res->txt_security == DNS_BOGUS ? CACHE_DNSSEC_BOGUS :
+	    CACHE_DNSSEC_INSECURE;
+	out->fetched_at = now;
+	out->expires_at = now + cc->negative_ttl;
+	out->next_refresh = out->expires_at;
+	if (res->outcome == DISCOVER_FAILURE) {
+		out->last_error = (uint8_t)res->failure;
+		out->last_error_at = now;
+	}
+}
+
+/* facts_mode_rank - a policy mode as an enum cache_sts_mode (ordered) */
+static int
+facts_mode_rank(enum sts_mode mode)
+{
+	return (mode == STS_MODE_ENFORCE ? CACHE_STS_ENFORCE :
+	    mode == STS_MODE_TESTING ? CACHE_STS_TESTING : CACHE_STS_NONE);
+}
+
+int
+facts_merge(const char *domain, const struct cache_record *old,
+    const struct discover_result *res, const struct config_cache *cc,
+    int64_t now, struct cache_record *out)
+{
+	const struct sts_policy *pol;
+	int		 have_old;
+	size_t		 i;
+
+	have_old = old != NULL && old->kind == CACHE_KIND_STS &&
+	    now < old->expires_at;
+
+	switch (res->outcome) {
+	case DISCOVER_POLICY:
+		pol = res->policy;
+		if (have_old && res->id != NULL &&
+		    strcmp(res->id, old->id) == 0 &&
+		    facts_mode_rank(pol->mode) < old->sts_mode)
+			break;	/* weaker policy under the same id: refused */
+		memset(out, 0, sizeof(*out));
+		out->kind = CACHE_KIND_STS;
+		out->sts_mode = pol->mode == STS_MODE_ENFORCE ?
+		    CACHE_STS_ENFORCE : pol->mode == STS_MODE_TESTING ?
+		    CACHE_STS_TESTING : CACHE_STS_NONE;
+		out->dnssec = res->txt_security == DNS_SECURE ?
+		    CACHE_DNSSEC_SECURE : CACHE_DNSSEC_INSECURE;
+		out->max_age = pol->max_age;
+		out->fetched_at = now;
+		out->expires_at = now + pol->max_age;
+		out->next_refresh = facts_next_refresh(domain, now,
+		    pol->max_age, cc->refresh_before);
+		snprintf(out->id, sizeof(out->id), "%s",
+		    res->id != NULL ? res->id : "");
+		out->nmx = (uint16_t)(pol->nmx < CACHE_MAX_MX ? pol->nmx :
+		    CACHE_MAX_MX);
+		for (i = 0; i < out->nmx; i++)
+			snprintf(out->mx[i], sizeof(out->mx[i]), "%s",
+			    pol->mx[i]);
+		return (1);
+
+	case DISCOVER_UNCHANGED:
+		if (!have_old)
+			break;		/* nothing to keep: treat as failure */
+		*out = *old;
+		out->last_error = 0;
+		out->last_error_at = 0;
+		out->next_refresh = facts_next_refresh(domain,
+		    old->fetched_at, old->max_age, cc->refresh_before);
+		if (out->next_refresh <= now)
+			out->next_refresh = now + FACTS_MIN_RETRY;
+		return (1);
+
+	case DISCOVER_NO_POLICY:
+	case DISCOVER_FAILURE:
+		break;
+	}
+	if (have_old) {
+		/* §10.2: no downgrade before max_age runs out. */
+		*out = *old;
+		out->last_error = res->outcome == DISCOVER_FAILURE ?
+		    (uint8_t)res->failure : 0;
+		out->last_error_at = now;
+		out->next_refresh = now + FACTS_MIN_RETRY +
+		    facts_spread(domain, FACTS_MIN_RETRY / 5);
+		if (out->next_refresh > out->expires_at)
+			out->next_refresh = out->expires_at;
+		return (1);
+	}
+	facts_negative(res, cc, now, out);
+	return (1);
+}
+
+int
+facts_dane_merge(const struct cache_record *old, const struct dane_result *res,
+    int64_t now, struct cache_record *out)
+{
+	int	 ttl = res->ttl;
+
+	if (res->state == DANE_FAILURE && old != NULL &&
+	    old->kind == CACHE_KIND_DANE && old->dane != DANE_FAILURE &&
+	    now < old->expires_at) {
+		/* keep what DNSSEC told us last, retry soon */
+		*out = *old;
+		out->last_error = 1;
+		out->last_error_at = now;
+		out->next_refresh = now + FACTS_DANE_RETRY;
+		if (out->next_refresh > old->expires_at)
+			out->next_refresh = old->expires_at;
+		return (1);
+	}
+	memset(out, 0, sizeof(*out));
+	out->kind = CACHE_KIND_DANE;
+	out->dane = (uint8_t)res->state;
+	out->dnssec = res->mx_security == DNS_SECURE ? CACHE_DNSSEC_SECURE :
+	    res->mx_security == DNS_BOGUS ? CACHE_DNSSEC_BOGUS :
+	    CACHE_DNSSEC_INSECURE;
+	out->fetched_at = now;
+	out->expires_at = now + ttl;
+	if (res->state == DANE_ALL || res->state == DANE_SOME)
+		out->next_refresh = now + (int64_t)ttl * 3 / 4;
+	else
+		out->next_refresh = out->expires_at;
+	if (res->state == DANE_FAILURE) {
+		out->last_error = 1;
+		out->last_error_at = now;
+	}
+	return (1);
+}
+
+void
+facts_decide_options(const struct config_map *map, struct decide_options *opt)
+{
+	memset(opt, 0, sizeof(*opt));
+	opt->testing_answer = map->testing_answer == CONFIG_ANSWER_MAY ?
+	    DECIDE_TESTING_MAY : DECIDE_TESTING_NOTFOUND;
+	opt->tlsrpt = map->tlsrpt;
+	opt->dane_some = map->dane_some == CONFIG_DANE_SOME_DANE_ONLY ?
+	    DECIDE_DANE_SOME_DANE_ONLY : map->dane_some ==
+	    CONFIG_DANE_SOME_IGNORE ? DECIDE_DANE_SOME_IGNORE :
+	    DECIDE_DANE_SOME_DANE;
+	opt->dane_lookup_failure = map->dane_lookup_failure ==
+	    CONFIG_DANE_FAILURE_IGNORE ? DECIDE_DANE_FAILURE_IGNORE :
+	    DECIDE_DANE_FAILURE_TEMP;
+}
+
+enum decide_dane
+facts_decide_dane(int state)
+{
+	switch (state) {
+	case DANE_ALL:
+		return (DECIDE_DANE_ALL);
+	case DANE_SOME:
+		return (DECIDE_DANE_SOME);
+	case DANE_FAILURE:
+		return (DECIDE_DANE_FAILURE);
+	default:
+		return (DECIDE_DANE_NONE);
+	}
+}
+
+int
+facts_answer(const char *domain, const struct cache_record *rec,
+    const struct cache_record *dane, const struct config_map *map,
+    struct sts_policy *pol, struct buf *out)
+{
+	struct decide_input in;
+	struct decide_options opt;
+	struct decide_result res;
+	struct buf	 text;
+	size_t		 i;
+
+	memset(&in, 0, sizeof(in));
+	in.domain = domain;
+	facts_decide_options(map, &opt);
+	if (map->dane && dane != NULL && dane->kind == CACHE_KIND_DANE)
+		in.dane = facts_decide_dane(dane->dane);
+
+	if (rec != NULL && rec->kind == CACHE_KIND_STS) {
+		pol->mode = rec->sts_mode == CACHE_STS_ENFORCE ?
+		    STS_MODE_ENFORCE : rec->sts_mode == CACHE_STS_TESTING ?
+		    STS_MODE_TESTING : STS_MODE_NONE;
+		pol->max_age = rec->max_age;
+		pol->nmx = rec->nmx;
+		for (i = 0; i < rec->nmx; i++) {
+			memcpy(pol->mx[i], rec->mx[i], sizeof(pol->mx[i]));
+			pol->mx[i][sizeof(pol->mx[i]) - 1] = '\0';
+		}
+		pol->textlen = 0;
+		pol->nlines = 0;
+		pol->text[0] = '\0';
+		/* Canonical policy lines, only for TLSRPT policy_string: the
+		 * hot path without tlsrpt formats nothing. */
+		if (map->tlsrpt) {
+			buf_init_fixed(&text, pol->text, sizeof(pol->text) - 1);
+			buf_appendf(&text, "version: STSv1\nmode: %s\n",
+			    sts_policy_mode_name(pol->mode));
+			for (i = 0; i < rec->nmx; i++)
+				buf_appendf(&text, "mx: %s\n", rec->mx[i]);
+			buf_appendf(&text, "max_age: %u\n",
+			    (unsigned)rec->max_age);
+			if (text.error)
+				return (SOCKMAP_TEMP);
+			pol->textlen = text.len;
+			pol->nlines = rec->nmx + 3;
+			pol->text[text.len] = '\0';
+		}
+		in.sts = DECIDE_STS_POLICY;
+		in.policy = pol;
+	}
+	if (decide(&in, &opt, out, &res) == -1) {
+		buf_reset(out);
+		buf_append_str(out, "policy answer could not be formed");
+		return (SOCKMAP_TEMP);
+	}
+	return (res.status);
+}

@@ -1,0 +1,109 @@
+/*
+ * facts.h - what the cache learns from one discovery (RFC 8461 §5.1, §10.2)
+ *
+ * Trust on first use: once a domain's enforce policy is cached, nothing an
+ * attacker can do to DNS or HTTPS removes it before its max_age runs out.
+ * facts_merge() is that rule, as a pure function from (cached record,
+ * discovery result, now) to the record to store:
+ *
+ *   discovery                cached, unexpired STS     nothing usable cached
+ *   ---------------------    ----------------------    ---------------------
+ *   policy fetched           replaced (also mode none: the new policy
+ *                            how a domain retires)     (fetched_at = now)
+ *   policy fetched, same id, KEPT, retry after a      (as above)
+ *   weaker mode              backoff: a domain changes
+ *                            its policy by changing the
+ *                            id (§3.1), so this is a
+ *                            tampered HTTPS answer
+ *   id unchanged             kept; refresh rescheduled  (cannot happen)
+ *   no STS record            KEPT (a vanished TXT is    negative entry for
+ *                            no proof: §10.2)           negative_ttl
+ *   failure (DNS, HTTPS,     KEPT, error noted, retry   negative entry for
+ *   PKIX, invalid policy)    after a backoff (§3.3)     negative_ttl
+ *
+ * max_age counts from the last successful fetch; a refresh that only finds
+ * the same id does not extend it (only a fetch does), so the resolver's
+ * proactive refresh fetches without a known id.
+ */
+#ifndef FACTS_H
+#define FACTS_H
+
+#include <stdint.h>
+
+#include "lib/cache.h"
+#include "policy/decide.h"
+
+struct config_cache;
+struct discover_result;
+struct dane_result;
+struct decide_options;
+struct config_map;
+struct sts_policy;
+struct buf;
+
+#define FACTS_MIN_RETRY		300	/* §3.3: 5 min between failed tries */
+#define FACTS_MAX_REFRESH	86400	/* §10.2: re-check at least daily */
+
+/*
+ * facts_merge - the record to store after discovery res of domain
+ *
+ * old is the cached record or NULL (an expired one counts as NULL).
+ * Fills *out and returns 1 if it must be written, 0 if old stays as is.
+ */
+int	facts_merge(const char *domain, const struct cache_record *old,
+	    const struct discover_result *res, const struct config_cache *cc,
+	    int64_t now, struct cache_record *out);
+
+/*
+ * facts_next_refresh - when to re-check a policy fetched at fetched_at
+ *
+ * Before expiry: refresh_before seconds before it, or when half of max_age
+ * is left (refresh_before 0), and at least every FACTS_MAX_REFRESH
+ * seconds; minus a per-domain spread of up to a tenth of the interval, so
+ * policies fetched together are not all refreshed together.
+ */
+int64_t	facts_next_refresh(const char *domain, int64_t fetched_at,
+	    uint32_t max_age, int refresh_before);
+
+/*
+ * facts_dane_merge - the DANE record (kind dane, key cache_dane_key()) to
+ * store after a DANE lookup (dane.h) of a domain
+ *
+ * DANE facts live as long as the DNS says: expires_at is now + res->ttl
+ * (the smallest TTL of the RRsets used, clamped by dane.c).  A domain with
+ * DANE (state all or some) is refreshed proactively at three quarters of
+ * that; one without (none, failure) simply expires and is looked up again
+ * when next asked.  No trust on first use is needed: DNSSEC itself tells
+ * an attacker's "no TLSA" (bogus) from a real one.  But a failed lookup
+ * (timeout, SERVFAIL) does not replace an unexpired DANE record: old (NULL
+ * if none or expired) is kept, and retried after FACTS_DANE_RETRY seconds.
+ * Fills *out and returns 1 if it must be written, 0 if old stays as is.
+ */
+#define FACTS_DANE_RETRY	60
+int	facts_dane_merge(const struct cache_record *old,
+	    const struct dane_result *res, int64_t now,
+	    struct cache_record *out);
+
+/* facts_decide_options - decide()'s options from a map's configuration */
+void	facts_decide_options(const struct config_map *map,
+	    struct decide_options *opt);
+
+/* facts_decide_dane - decide()'s DANE input for a DANE state (enum
+ * dane_state, as dane.c reports it and the cache keeps it) */
+enum decide_dane facts_decide_dane(int state);
+
+/*
+ * facts_answer - the Postfix reply for a domain's records, with a map's
+ * options
+ *
+ * rec is the MTA-STS record (kind none or sts) and dane the DANE record
+ * (kind dane); either may be NULL (nothing known: no policy, no DANE).
+ * dane is ignored when the map has dane = no.  pol is caller scratch
+ * (large: one per process, reused).  Writes the reply data into out and
+ * returns the status (see decide.h).
+ */
+int	facts_answer(const char *domain, const struct cache_record *rec,
+	    const struct cache_record *dane, const struct config_map *map,
+	    struct sts_policy *pol, struct buf *out);
+
+#endif
