@@ -60,7 +60,6 @@
 #include <sys/time.h>
 
 #include <errno.h>
-#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,6 +70,7 @@
 
 #include "lib/cache.h"
 #include "lib/config.h"
+#include "daemon/child.h"
 #include "policy/dane.h"
 #include "policy/discover.h"
 #include "lib/dns.h"
@@ -82,7 +82,6 @@
 #include "lib/log.h"
 #include "daemon/resolver.h"
 #include "daemon/stats.h"
-#include "daemon/sdnotify.h"
 #include "daemon/sandbox.h"
 #include "lib/xmalloc.h"
 
@@ -152,8 +151,6 @@ struct resolver {
 	struct cache	*cache;
 	int		 lfd;
 	struct event	*ev_accept;
-	struct event	*ev_term;
-	struct event	*ev_int;
 	struct event	*ev_refresh;
 	int		 refreshing;	/* refresh jobs not yet finished */
 	char		 cursor[CACHE_KEY_MAX + 1];	/* last key walked */
@@ -927,12 +924,11 @@ resolver_accept_cb(evutil_socket_t lfd, short what, void *arg)
 
 /* resolver_term_cb - SIGTERM/SIGINT */
 static void
-resolver_term_cb(evutil_socket_t sig, short what, void *arg)
+resolver_term_cb(int sig, void *arg)
 {
 	struct resolver	*r = arg;
 
-	(void)what;
-	log_debug(1, "resolver: signal %d: exiting", (int)sig);
+	log_debug(1, "resolver: signal %d: exiting", sig);
 	event_base_loopexit(r->base, NULL);
 }
 
@@ -950,9 +946,7 @@ resolver_main(const struct config *cf, int lfd)
 	r->lfd = lfd;
 	TAILQ_INIT(&r->rconns);
 	TAILQ_INIT(&r->queue);
-	signal(SIGPIPE, SIG_IGN);
-	if ((r->base = event_base_new()) == NULL)
-		fatalx("resolver: event_base_new failed");
+	r->base = child_base_new("resolver");
 	if ((r->dns = dns_new(r->base, &cf->dns, err, sizeof(err))) == NULL)
 		fatalx("resolver: %s", err);
 	if ((r->https = https_new(r->base, &cf->https, err, sizeof(err))) ==
@@ -968,21 +962,13 @@ resolver_main(const struct config *cf, int lfd)
 	r->ev_accept = event_new(r->base, lfd, EV_READ | EV_PERSIST,
 	    resolver_accept_cb, r);
 	event_add(r->ev_accept, NULL);
-	r->ev_term = evsignal_new(r->base, SIGTERM, resolver_term_cb, r);
-	r->ev_int = evsignal_new(r->base, SIGINT, resolver_term_cb, r);
-	evsignal_add(r->ev_term, NULL);
-	evsignal_add(r->ev_int, NULL);
 	if (r->cache != NULL) {
 		r->dead = xcalloc(RESOLVER_REFRESH_SLICE, sizeof(*r->dead));
 		r->ev_refresh = evtimer_new(r->base, resolver_refresh_cb, r);
 		resolver_refresh_arm(r, (long)cf->cache.refresh_interval *
 		    1000);
 	}
-	sandbox_resolver();
-	log_debug(1, "resolver started");
-	sdnotify_child_ready();
-
-	event_base_dispatch(r->base);
+	child_run(r->base, "resolver", sandbox_resolver, resolver_term_cb, r);
 
 	for (b = 0; b < RESOLVER_BUCKETS; b++)
 		while ((j = r->jobs[b]) != NULL)
@@ -991,8 +977,6 @@ resolver_main(const struct config *cf, int lfd)
 	while ((rc = TAILQ_FIRST(&r->rconns)) != NULL)
 		rconn_free(rc);
 	event_free(r->ev_accept);
-	event_free(r->ev_term);
-	event_free(r->ev_int);
 	if (r->ev_refresh != NULL)
 		event_free(r->ev_refresh);
 	free(r->dead);

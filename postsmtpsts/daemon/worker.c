@@ -46,7 +46,6 @@
 #include <sys/un.h>
 
 #include <errno.h>
-#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,13 +59,13 @@
 #include "lib/buf.h"
 #include "lib/cache.h"
 #include "lib/config.h"
+#include "daemon/child.h"
 #include "lib/domain.h"
 #include "policy/facts.h"
 #include "lib/hash.h"
 #include "daemon/ipc.h"
 #include "lib/log.h"
 #include "lib/netstring.h"
-#include "daemon/sdnotify.h"
 #include "daemon/sandbox.h"
 #include "lib/sockmap.h"
 #include "daemon/stats.h"
@@ -147,8 +146,6 @@ struct worker {
 	unsigned long long refused;	/* connections over max_conns */
 	time_t		 last_refuse_log;
 	int		 draining;
-	struct event	*ev_term;
-	struct event	*ev_int;
 	struct event	*ev_drain;
 	struct timeval	 deadline;
 
@@ -1056,17 +1053,16 @@ worker_drain_cb(evutil_socket_t fd, short what, void *arg)
  * so the grace period is one deadline plus a margin.
  */
 static void
-worker_term_cb(evutil_socket_t sig, short what, void *arg)
+worker_term_cb(int sig, void *arg)
 {
 	struct worker	*w = arg;
 	struct conn	*c, *next;
 	struct timeval	 grace;
 	int		 i;
 
-	(void)what;
 	if (w->draining)
 		return;
-	log_debug(1, "worker %d: signal %d: draining", w->id, (int)sig);
+	log_debug(1, "worker %d: signal %d: draining", w->id, sig);
 	w->draining = 1;
 	for (i = 0; i < w->nlisteners; i++) {
 		evconnlistener_free(w->listeners[i]);
@@ -1093,6 +1089,7 @@ worker_main(const struct config *cf, const int *fds, int nfds, int id)
 	struct worker	*w;
 	struct conn	*c;
 	struct inflight	*inf;
+	char		 name[32];
 	size_t		 b;
 	int		 i;
 
@@ -1106,9 +1103,8 @@ worker_main(const struct config *cf, const int *fds, int nfds, int id)
 	w->max_conns = worker_fd_limit(cf, id);
 	TAILQ_INIT(&w->conns);
 	TAILQ_INIT(&w->unsent);
-	signal(SIGPIPE, SIG_IGN);
-	if ((w->base = event_base_new()) == NULL)
-		fatalx("worker %d: event_base_new failed", id);
+	(void)snprintf(name, sizeof(name), "worker %d", id);
+	w->base = child_base_new(name);
 	/* NOLINTNEXTLINE(bugprone-sizeof-expression): array of pointers */
 	w->listeners = xcalloc((size_t)nfds, sizeof(*w->listeners));
 	w->nlisteners = nfds;
@@ -1121,18 +1117,11 @@ worker_main(const struct config *cf, const int *fds, int nfds, int id)
 		evconnlistener_set_error_cb(w->listeners[i],
 		    worker_accept_error_cb);
 	}
-	w->ev_term = evsignal_new(w->base, SIGTERM, worker_term_cb, w);
-	w->ev_int = evsignal_new(w->base, SIGINT, worker_term_cb, w);
-	evsignal_add(w->ev_term, NULL);
-	evsignal_add(w->ev_int, NULL);
 	w->ev_reconnect = evtimer_new(w->base, resolver_reconnect_cb, w);
 	w->ev_trim = evtimer_new(w->base, worker_trim_cb, w);
 	resolver_connect(w);
-	sandbox_worker();
-	log_debug(1, "worker %d started", id);
-	sdnotify_child_ready();
 
-	event_base_dispatch(w->base);
+	child_run(w->base, name, sandbox_worker, worker_term_cb, w);
 
 	while ((c = TAILQ_FIRST(&w->conns)) != NULL)
 		/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc) */
@@ -1157,8 +1146,6 @@ worker_main(const struct config *cf, const int *fds, int nfds, int id)
 		cache_close(w->cache);
 	if (w->ev_drain != NULL)
 		event_free(w->ev_drain);
-	event_free(w->ev_term);
-	event_free(w->ev_int);
 	event_base_free(w->base);
 	free(w);
 	log_debug(1, "worker %d exiting", id);
