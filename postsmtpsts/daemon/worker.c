@@ -154,6 +154,8 @@ struct worker {
 	struct event	*ev_rread;
 	struct event	*ev_rwrite;
 	struct event	*ev_reconnect;
+	const char	*rlost;		/* why it was lost, until reconnecting */
+	int		 rlost_errno;
 	struct inflight	*inflight[WORKER_INFLIGHT_BUCKETS];
 	TAILQ_HEAD(, inflight) unsent;
 
@@ -174,8 +176,10 @@ struct worker {
 
 static void	conn_kick(struct conn *);
 static int	conn_process(struct conn *);
-static void	resolver_connect(struct worker *);
-static void	resolver_flush(struct worker *);
+static void	rclient_connect(struct worker *);
+static void	rclient_lost(struct worker *, const char *, int);
+static void	rclient_close(struct worker *);
+static void	rclient_flush(struct worker *);
 
 /* inflight_hash - FNV-1a of a domain, bucket index */
 static size_t
@@ -528,9 +532,9 @@ worker_cache_answer(struct conn *c, const struct config_map *map,
 	return (0);
 }
 
-/* worker_ask_resolver - park the request and ask about the domain */
+/* rclient_ask - park the request and ask about the domain */
 static void
-worker_ask_resolver(struct conn *c, const struct config_map *map,
+rclient_ask(struct conn *c, const struct config_map *map,
     const char *domain, size_t len)
 {
 	struct worker	*w = c->w;
@@ -559,7 +563,7 @@ worker_ask_resolver(struct conn *c, const struct config_map *map,
 	sl->inf = inf;
 	sl->deadline = evtimer_new(w->base, slot_deadline_cb, sl);
 	evtimer_add(sl->deadline, &w->deadline);
-	resolver_flush(w);
+	rclient_flush(w);
 }
 
 /*
@@ -610,7 +614,7 @@ worker_answer(struct conn *c, const char *name, size_t name_len,
 	}
 	if (worker_cache_answer(c, map, domain, strlen(domain)) == 0)
 		return;
-	worker_ask_resolver(c, map, domain, strlen(domain));
+	rclient_ask(c, map, domain, strlen(domain));
 }
 
 /*
@@ -819,9 +823,9 @@ worker_accept_error_cb(struct evconnlistener *l, void *arg)
 	    evutil_socket_error_to_string(EVUTIL_SOCKET_ERROR()));
 }
 
-/* resolver_reply - facts arrived for a domain: answer its waiters */
+/* rclient_reply - facts arrived for a domain: answer its waiters */
 static void
-resolver_reply(struct worker *w, const struct ipc_reply *rep)
+rclient_reply(struct worker *w, const struct ipc_reply *rep)
 {
 	struct inflight	*inf;
 	struct slot	*sl;
@@ -862,9 +866,9 @@ resolver_reply(struct worker *w, const struct ipc_reply *rep)
 	inflight_remove(w, inf);
 }
 
-/* resolver_read_cb - messages from the resolver */
+/* rclient_read_cb - messages from the resolver */
 static void
-resolver_read_cb(evutil_socket_t fd, short what, void *arg)
+rclient_read_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct worker	*w = arg;
 	struct ipc_reply rep;
@@ -876,10 +880,8 @@ resolver_read_cb(evutil_socket_t fd, short what, void *arg)
 		if (n == -1 && (errno == EAGAIN || errno == EINTR))
 			return;
 		if (n <= 0) {
-			log_warnx("worker %d: resolver connection lost%s%s",
-			    w->id, n == -1 ? ": " : "",
-			    n == -1 ? strerror(errno) : "");
-			resolver_connect(w);
+			rclient_lost(w, "resolver connection lost",
+			    n == -1 ? errno : 0);
 			return;
 		}
 		if (ipc_reply_decode(w->msg, (size_t)n, &rep) == -1) {
@@ -887,22 +889,22 @@ resolver_read_cb(evutil_socket_t fd, short what, void *arg)
 			    "(%zd bytes) dropped", w->id, n);
 			continue;
 		}
-		resolver_reply(w, &rep);
+		rclient_reply(w, &rep);
 	}
 }
 
-/* resolver_write_cb - the socket has room again */
+/* rclient_write_cb - the socket has room again */
 static void
-resolver_write_cb(evutil_socket_t fd, short what, void *arg)
+rclient_write_cb(evutil_socket_t fd, short what, void *arg)
 {
 	(void)fd;
 	(void)what;
-	resolver_flush(arg);
+	rclient_flush(arg);
 }
 
-/* resolver_flush - send every unsent request */
+/* rclient_flush - send every unsent request */
 static void
-resolver_flush(struct worker *w)
+rclient_flush(struct worker *w)
 {
 	struct inflight	*inf;
 	struct ipc_request req;
@@ -916,15 +918,14 @@ resolver_flush(struct worker *w)
 		memcpy(req.domain, inf->domain, inf->domain_len);
 		req.domain_len = inf->domain_len;
 		if ((n = ipc_request_encode(&req, msg, sizeof(msg))) == -1)
-			panic("resolver_flush: cannot encode %s", inf->domain);
+			panic("rclient_flush: cannot encode %s", inf->domain);
 		if (send(w->rfd, msg, (size_t)n, MSG_DONTWAIT | MSG_NOSIGNAL)
 		    == -1) {
 			if (errno == EAGAIN || errno == ENOBUFS) {
 				event_add(w->ev_rwrite, NULL);
 				return;
 			}
-			log_warn("worker %d: send to resolver", w->id);
-			resolver_connect(w);
+			rclient_lost(w, "send to resolver", errno);
 			return;
 		}
 		TAILQ_REMOVE(&w->unsent, inf, u_entry);
@@ -932,24 +933,74 @@ resolver_flush(struct worker *w)
 	}
 }
 
-/* resolver_reconnect_cb - try the resolver socket again */
+/*
+ * rclient_reconnect_cb - try the resolver socket again; first say why it
+ * was lost: a warning, unless the worker is stopping (then the resolver
+ * stops too, and losing it is expected)
+ */
 static void
-resolver_reconnect_cb(evutil_socket_t fd, short what, void *arg)
+rclient_reconnect_cb(evutil_socket_t fd, short what, void *arg)
 {
+	struct worker	*w = arg;
+
 	(void)fd;
 	(void)what;
-	resolver_connect(arg);
+	if (w->rlost != NULL) {
+		if (w->draining)
+			log_debug(1, "worker %d: %s while stopping%s%s", w->id,
+			    w->rlost, w->rlost_errno != 0 ? ": " : "",
+			    w->rlost_errno != 0 ? strerror(w->rlost_errno) :
+			    "");
+		else
+			log_warnx("worker %d: %s%s%s", w->id, w->rlost,
+			    w->rlost_errno != 0 ? ": " : "",
+			    w->rlost_errno != 0 ? strerror(w->rlost_errno) :
+			    "");
+		w->rlost = NULL;
+	}
+	rclient_connect(w);
 }
 
 /*
- * resolver_connect - (re)connect to the resolver
+ * rclient_lost - the resolver connection broke: reconnect on the next loop
+ * turn, where a stop signal that came with the EOF has been handled (the
+ * master signals the workers before the resolver, and signals run at a
+ * higher priority: child.h), so the log can tell a stop from a failure
+ */
+static void
+rclient_lost(struct worker *w, const char *what, int err)
+{
+	struct timeval	 now = { 0, 0 };
+
+	rclient_close(w);
+	w->rlost = what;
+	w->rlost_errno = err;
+	evtimer_add(w->ev_reconnect, &now);
+}
+
+/* rclient_close - close the resolver socket, if open */
+static void
+rclient_close(struct worker *w)
+{
+	if (w->rfd == -1)
+		return;
+	event_del(w->ev_rread);
+	event_del(w->ev_rwrite);
+	event_free(w->ev_rread);
+	event_free(w->ev_rwrite);
+	close(w->rfd);
+	w->rfd = -1;
+}
+
+/*
+ * rclient_connect - (re)connect to the resolver
  *
  * Every inflight domain is marked unsent: what the old resolver was asked
  * is asked again.  Until the resolver answers, waiters are answered by
  * their deadlines, so a dead resolver delays mail by one deadline at most.
  */
 static void
-resolver_connect(struct worker *w)
+rclient_connect(struct worker *w)
 {
 	struct sockaddr_un sun;
 	struct timeval	 tv = { 0, WORKER_RECONNECT_MS * 1000 };
@@ -957,14 +1008,7 @@ resolver_connect(struct worker *w)
 	size_t		 i;
 	int		 n;
 
-	if (w->rfd != -1) {
-		event_del(w->ev_rread);
-		event_del(w->ev_rwrite);
-		event_free(w->ev_rread);
-		event_free(w->ev_rwrite);
-		close(w->rfd);
-		w->rfd = -1;
-	}
+	rclient_close(w);
 	for (i = 0; i < WORKER_INFLIGHT_BUCKETS; i++)
 		for (inf = w->inflight[i]; inf != NULL; inf = inf->next)
 			if (!inf->unsent) {
@@ -990,11 +1034,11 @@ resolver_connect(struct worker *w)
 		return;
 	}
 	w->ev_rread = event_new(w->base, w->rfd, EV_READ | EV_PERSIST,
-	    resolver_read_cb, w);
-	w->ev_rwrite = event_new(w->base, w->rfd, EV_WRITE, resolver_write_cb,
+	    rclient_read_cb, w);
+	w->ev_rwrite = event_new(w->base, w->rfd, EV_WRITE, rclient_write_cb,
 	    w);
 	event_add(w->ev_rread, NULL);
-	resolver_flush(w);
+	rclient_flush(w);
 }
 
 /*
@@ -1117,9 +1161,9 @@ worker_main(const struct config *cf, const int *fds, int nfds, int id)
 		evconnlistener_set_error_cb(w->listeners[i],
 		    worker_accept_error_cb);
 	}
-	w->ev_reconnect = evtimer_new(w->base, resolver_reconnect_cb, w);
+	w->ev_reconnect = evtimer_new(w->base, rclient_reconnect_cb, w);
 	w->ev_trim = evtimer_new(w->base, worker_trim_cb, w);
-	resolver_connect(w);
+	rclient_connect(w);
 
 	child_run(w->base, name, sandbox_worker, worker_term_cb, w);
 
