@@ -57,7 +57,8 @@ child_run(struct event_base *base, const char *name, void (*sandbox)(void),
 	if (ev_term == NULL || ev_int == NULL ||
 	    event_priority_set(ev_term, CHILD_PRIO_SIGNAL) == -1 ||
 	    event_priority_set(ev_int, CHILD_PRIO_SIGNAL) == -1 ||
-	    evsignal_add(ev_term, NULL) == -1 || evsignal_add(ev_int, NULL) == -1)
+	    evsignal_add(ev_term, NULL) == -1 ||
+	    evsignal_add(ev_int, NULL) == -1)
 		fatalx("%s: cannot watch SIGTERM/SIGINT", name);
 	sandbox();
 	log_debug(1, "%s started", name);

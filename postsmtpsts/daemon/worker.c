@@ -61,8 +61,8 @@
 #include "lib/config.h"
 #include "daemon/child.h"
 #include "lib/domain.h"
+#include "lib/domtab.h"
 #include "policy/facts.h"
-#include "lib/hash.h"
 #include "daemon/ipc.h"
 #include "lib/log.h"
 #include "lib/netstring.h"
@@ -106,12 +106,10 @@ struct slot {
 
 /* A domain this worker has asked the resolver about. */
 struct inflight {
-	struct inflight	*next;		/* hash chain */
+	struct domtab_node node;	/* the domain, in w->inflight */
 	TAILQ_ENTRY(inflight) u_entry;	/* unsent list */
 	TAILQ_HEAD(, slot) waiters;
 	int		 unsent;
-	char		 domain[DOMAIN_BUFSZ];
-	size_t		 domain_len;
 };
 
 struct conn {
@@ -154,9 +152,9 @@ struct worker {
 	struct event	*ev_rread;
 	struct event	*ev_rwrite;
 	struct event	*ev_reconnect;
-	const char	*rlost;		/* why it was lost, until reconnecting */
+	const char	*rlost;		/* why it was lost, until reconnected */
 	int		 rlost_errno;
-	struct inflight	*inflight[WORKER_INFLIGHT_BUCKETS];
+	struct domtab	 inflight;	/* struct inflight by domain */
 	TAILQ_HEAD(, inflight) unsent;
 
 	/* the shared cache, read-only; opened once the resolver made it */
@@ -181,38 +179,22 @@ static void	rclient_lost(struct worker *, const char *, int);
 static void	rclient_close(struct worker *);
 static void	rclient_flush(struct worker *);
 
-/* inflight_hash - FNV-1a of a domain, bucket index */
-static size_t
-inflight_hash(const char *d, size_t len)
-{
-	return (hash_fnv1a(d, len) & (WORKER_INFLIGHT_BUCKETS - 1));
-}
-
 /* inflight_find - the entry for a domain, or NULL */
 static struct inflight *
 inflight_find(struct worker *w, const char *d, size_t len)
 {
-	struct inflight	*inf;
+	struct domtab_node *n;
 
-	for (inf = w->inflight[inflight_hash(d, len)]; inf != NULL;
-	    inf = inf->next)
-		if (inf->domain_len == len && memcmp(inf->domain, d, len) == 0)
-			return (inf);
-	return (NULL);
+	if ((n = domtab_find(&w->inflight, d, len)) == NULL)
+		return (NULL);
+	return (DOMTAB_ENTRY(n, struct inflight, node));
 }
 
 /* inflight_remove - unlink and free an entry (its waiters are gone) */
 static void
 inflight_remove(struct worker *w, struct inflight *inf)
 {
-	struct inflight	**pp;
-
-	for (pp = &w->inflight[inflight_hash(inf->domain, inf->domain_len)];
-	    *pp != NULL; pp = &(*pp)->next)
-		if (*pp == inf) {
-			*pp = inf->next;
-			break;
-		}
+	domtab_remove(&w->inflight, &inf->node);
 	if (inf->unsent)
 		TAILQ_REMOVE(&w->unsent, inf, u_entry);
 	free(inf);
@@ -440,7 +422,7 @@ slot_deadline_cb(evutil_socket_t fd, short what, void *arg)
 	(void)fd;
 	(void)what;
 	log_info("domain=%s answer=%s reason=deadline",
-	    sl->inf != NULL ? sl->inf->domain : "?",
+	    sl->inf != NULL ? sl->inf->node.domain : "?",
 	    sl->conn->w->cf->deadline_answer == CONFIG_ANSWER_TEMP ?
 	    "TEMP" : "NOTFOUND");
 	stats_lookup(STATS_SRC_DEADLINE, sl->conn->w->cf->deadline_answer ==
@@ -540,7 +522,6 @@ rclient_ask(struct conn *c, const struct config_map *map,
 	struct worker	*w = c->w;
 	struct inflight	*inf;
 	struct slot	*sl;
-	size_t		 h;
 
 	sl = xcalloc(1, sizeof(*sl));
 	sl->conn = c;
@@ -550,12 +531,8 @@ rclient_ask(struct conn *c, const struct config_map *map,
 	c->nslots++;
 	if ((inf = inflight_find(w, domain, len)) == NULL) {
 		inf = xcalloc(1, sizeof(*inf));
-		memcpy(inf->domain, domain, len);
-		inf->domain_len = len;
 		TAILQ_INIT(&inf->waiters);
-		h = inflight_hash(domain, len);
-		inf->next = w->inflight[h];
-		w->inflight[h] = inf;
+		domtab_insert(&w->inflight, &inf->node, domain, len);
 		inf->unsent = 1;
 		TAILQ_INSERT_TAIL(&w->unsent, inf, u_entry);
 	}
@@ -915,10 +892,11 @@ rclient_flush(struct worker *w)
 		return;
 	while ((inf = TAILQ_FIRST(&w->unsent)) != NULL) {
 		memset(&req, 0, sizeof(req));
-		memcpy(req.domain, inf->domain, inf->domain_len);
-		req.domain_len = inf->domain_len;
+		memcpy(req.domain, inf->node.domain, inf->node.len);
+		req.domain_len = inf->node.len;
 		if ((n = ipc_request_encode(&req, msg, sizeof(msg))) == -1)
-			panic("rclient_flush: cannot encode %s", inf->domain);
+			panic("rclient_flush: cannot encode %s",
+			    inf->node.domain);
 		if (send(w->rfd, msg, (size_t)n, MSG_DONTWAIT | MSG_NOSIGNAL)
 		    == -1) {
 			if (errno == EAGAIN || errno == ENOBUFS) {
@@ -1004,17 +982,19 @@ rclient_connect(struct worker *w)
 {
 	struct sockaddr_un sun;
 	struct timeval	 tv = { 0, WORKER_RECONNECT_MS * 1000 };
+	struct domtab_node *dn;
 	struct inflight	*inf;
-	size_t		 i;
 	int		 n;
 
 	rclient_close(w);
-	for (i = 0; i < WORKER_INFLIGHT_BUCKETS; i++)
-		for (inf = w->inflight[i]; inf != NULL; inf = inf->next)
-			if (!inf->unsent) {
-				inf->unsent = 1;
-				TAILQ_INSERT_TAIL(&w->unsent, inf, u_entry);
-			}
+	for (dn = domtab_next(&w->inflight, NULL); dn != NULL;
+	    dn = domtab_next(&w->inflight, dn)) {
+		inf = DOMTAB_ENTRY(dn, struct inflight, node);
+		if (!inf->unsent) {
+			inf->unsent = 1;
+			TAILQ_INSERT_TAIL(&w->unsent, inf, u_entry);
+		}
+	}
 	memset(&sun, 0, sizeof(sun));
 	sun.sun_family = AF_UNIX;
 	n = snprintf(sun.sun_path, sizeof(sun.sun_path), "%s/%s",
@@ -1132,9 +1112,8 @@ worker_main(const struct config *cf, const int *fds, int nfds, int id)
 {
 	struct worker	*w;
 	struct conn	*c;
-	struct inflight	*inf;
+	struct domtab_node *dn;
 	char		 name[32];
-	size_t		 b;
 	int		 i;
 
 	w = xcalloc(1, sizeof(*w));
@@ -1147,6 +1126,7 @@ worker_main(const struct config *cf, const int *fds, int nfds, int id)
 	w->max_conns = worker_fd_limit(cf, id);
 	TAILQ_INIT(&w->conns);
 	TAILQ_INIT(&w->unsent);
+	domtab_init(&w->inflight, WORKER_INFLIGHT_BUCKETS);
 	(void)snprintf(name, sizeof(name), "worker %d", id);
 	w->base = child_base_new(name);
 	/* NOLINTNEXTLINE(bugprone-sizeof-expression): array of pointers */
@@ -1170,10 +1150,10 @@ worker_main(const struct config *cf, const int *fds, int nfds, int id)
 	while ((c = TAILQ_FIRST(&w->conns)) != NULL)
 		/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc) */
 		conn_free(c);
-	for (b = 0; b < WORKER_INFLIGHT_BUCKETS; b++)
-		while ((inf = w->inflight[b]) != NULL)
-			/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc) */
-			inflight_remove(w, inf);
+	while ((dn = domtab_next(&w->inflight, NULL)) != NULL)
+		/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc) */
+		inflight_remove(w, DOMTAB_ENTRY(dn, struct inflight, node));
+	domtab_free(&w->inflight);
 	for (i = 0; i < w->nlisteners; i++)
 		if (w->listeners[i] != NULL)
 			evconnlistener_free(w->listeners[i]);
