@@ -988,6 +988,9 @@ resolver_main(const struct config *cf, int lfd)
 		job_free(DOMTAB_ENTRY(dn, struct job, node));
 	domtab_free(&r->jobs);
 	while ((rc = TAILQ_FIRST(&r->rconns)) != NULL)
+		/* rconn_free unlinks rc first (TAILQ_REMOVE, which the
+		 * analyzer does not follow) */
+		/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc) */
 		rconn_free(rc);
 	event_free(r->ev_accept);
 	event_free(r->ev_accept_turn);

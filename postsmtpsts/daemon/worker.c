@@ -544,6 +544,26 @@ rclient_ask(struct conn *c, const struct config_map *map,
 }
 
 /*
+ * worker_pin_answer - answer from the operator's pinned policy for the
+ * domain (config "domain" blocks); 0 if answered, -1 if none is pinned
+ */
+static int
+worker_pin_answer(struct conn *c, const struct config_map *map,
+    const char *domain)
+{
+	struct worker	*w = c->w;
+	const struct config_domain *pin;
+
+	if ((pin = config_find_domain(w->cf, domain)) == NULL)
+		return (-1);
+	log_debug(1, "domain=%s map=%s source=static answer=\"%s\"",
+	    domain, map->name, pin->answer);
+	stats_lookup(STATS_SRC_PINNED, SOCKMAP_OK, w->t0);
+	conn_reply(c, SOCKMAP_OK, pin->answer, strlen(pin->answer));
+	return (0);
+}
+
+/*
  * worker_answer - the answer to one well-formed request
  *
  * Order of precedence: the map must exist (PERM otherwise: Postfix asked a
@@ -558,7 +578,6 @@ worker_answer(struct conn *c, const char *name, size_t name_len,
 {
 	struct worker	*w = c->w;
 	const struct config_map *map;
-	const struct config_domain *pin;
 	char		 domain[DOMAIN_BUFSZ], esc[LOG_ESCAPE_MAX * 4 + 8];
 	enum domain_status ds;
 
@@ -582,13 +601,8 @@ worker_answer(struct conn *c, const char *name, size_t name_len,
 		conn_reply(c, SOCKMAP_NOTFOUND, NULL, 0);
 		return;
 	}
-	if ((pin = config_find_domain(w->cf, domain)) != NULL) {
-		log_debug(1, "domain=%s map=%s source=static answer=\"%s\"",
-		    domain, map->name, pin->answer);
-		stats_lookup(STATS_SRC_PINNED, SOCKMAP_OK, w->t0);
-		conn_reply(c, SOCKMAP_OK, pin->answer, strlen(pin->answer));
+	if (worker_pin_answer(c, map, domain) == 0)
 		return;
-	}
 	if (worker_cache_answer(c, map, domain, strlen(domain)) == 0)
 		return;
 	rclient_ask(c, map, domain, strlen(domain));
