@@ -25,7 +25,6 @@
 
 #include <errno.h>
 #include <netdb.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -36,9 +35,9 @@
 #include "lib/buf.h"
 #include "lib/config.h"
 #include "lib/log.h"
+#include "daemon/child.h"
 #include "daemon/metrics.h"
 #include "daemon/sandbox.h"
-#include "daemon/sdnotify.h"
 #include "daemon/stats.h"
 #include "lib/xmalloc.h"
 
@@ -58,8 +57,6 @@ struct metrics {
 	struct event_base *base;
 	int		 fd;
 	struct event	*ev_accept;
-	struct event	*ev_term;
-	struct event	*ev_int;
 	TAILQ_HEAD(, mconn) conns;
 	int		 nconns;
 };
@@ -309,12 +306,11 @@ metrics_accept_cb(evutil_socket_t lfd, short what, void *arg)
 
 /* metrics_term_cb - SIGTERM/SIGINT: stop at once (nothing to drain) */
 static void
-metrics_term_cb(evutil_socket_t sig, short what, void *arg)
+metrics_term_cb(int sig, void *arg)
 {
 	struct metrics	*m = arg;
 
-	(void)what;
-	log_debug(1, "metrics: signal %d: exiting", (int)sig);
+	log_debug(1, "metrics: signal %d: exiting", sig);
 	event_base_loopexit(m->base, NULL);
 }
 
@@ -328,23 +324,14 @@ metrics_main(const struct config *cf, int fd)
 	m = xcalloc(1, sizeof(*m));
 	m->fd = fd;
 	TAILQ_INIT(&m->conns);
-	signal(SIGPIPE, SIG_IGN);
-	if ((m->base = event_base_new()) == NULL)
-		fatalx("metrics: event_base_new failed");
+	m->base = child_base_new("metrics");
 	evutil_make_socket_nonblocking(fd);
 	m->ev_accept = event_new(m->base, fd, EV_READ | EV_PERSIST,
 	    metrics_accept_cb, m);
-	m->ev_term = evsignal_new(m->base, SIGTERM, metrics_term_cb, m);
-	m->ev_int = evsignal_new(m->base, SIGINT, metrics_term_cb, m);
 	event_add(m->ev_accept, NULL);
-	evsignal_add(m->ev_term, NULL);
-	evsignal_add(m->ev_int, NULL);
-	log_debug(1, "metrics started");
 
 	/* like a worker: its listener only, no outbound socket, no exec */
-	sandbox_worker();
-	sdnotify_child_ready();
-	event_base_dispatch(m->base);
+	child_run(m->base, "metrics", sandbox_worker, metrics_term_cb, m);
 
 	while ((c = TAILQ_FIRST(&m->conns)) != NULL)
 		/* mconn_free unlinks c first: the next TAILQ_FIRST is another
@@ -352,8 +339,6 @@ metrics_main(const struct config *cf, int fd)
 		/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc) */
 		mconn_free(c);
 	event_free(m->ev_accept);
-	event_free(m->ev_term);
-	event_free(m->ev_int);
 	event_base_free(m->base);
 	free(m);
 	return (0);

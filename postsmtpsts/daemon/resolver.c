@@ -60,7 +60,6 @@
 #include <sys/time.h>
 
 #include <errno.h>
-#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,18 +70,18 @@
 
 #include "lib/cache.h"
 #include "lib/config.h"
+#include "daemon/child.h"
 #include "policy/dane.h"
 #include "policy/discover.h"
 #include "lib/dns.h"
 #include "lib/domain.h"
+#include "lib/domtab.h"
 #include "policy/facts.h"
 #include "lib/https.h"
-#include "lib/hash.h"
 #include "daemon/ipc.h"
 #include "lib/log.h"
 #include "daemon/resolver.h"
 #include "daemon/stats.h"
-#include "daemon/sdnotify.h"
 #include "daemon/sandbox.h"
 #include "lib/xmalloc.h"
 
@@ -100,7 +99,7 @@ struct waiter {
 };
 
 struct job {
-	struct job	*next;		/* hash chain */
+	struct domtab_node node;	/* the domain, in r->jobs */
 	TAILQ_ENTRY(job) q_entry;	/* queued, not yet started */
 	TAILQ_HEAD(, waiter) waiters;
 	struct resolver	*r;
@@ -120,8 +119,6 @@ struct job {
 	struct cache_record sts;
 	int		 have_dane;	/* dane likewise */
 	struct cache_record dane;
-	char		 domain[DOMAIN_BUFSZ];
-	size_t		 domain_len;
 };
 
 /* A reply that did not fit into the worker's socket yet. */
@@ -151,9 +148,8 @@ struct resolver {
 	struct https	*https;
 	struct cache	*cache;
 	int		 lfd;
-	struct event	*ev_accept;
-	struct event	*ev_term;
-	struct event	*ev_int;
+	struct event	*ev_accept;	/* the listener is readable */
+	struct event	*ev_accept_turn;	/* accept on the next turn */
 	struct event	*ev_refresh;
 	int		 refreshing;	/* refresh jobs not yet finished */
 	char		 cursor[CACHE_KEY_MAX + 1];	/* last key walked */
@@ -168,7 +164,7 @@ struct resolver {
 							   walk */
 	TAILQ_HEAD(, rconn) rconns;
 	int		 nrconns;
-	struct job	*jobs[RESOLVER_BUCKETS];
+	struct domtab	 jobs;		/* struct job by domain */
 	TAILQ_HEAD(, job) queue;
 	int		 nqueued;
 	int		 running;
@@ -222,23 +218,15 @@ resolver_fresh(struct resolver *r, const char *domain, size_t len, int dane)
 	    cache_record_fresh(&rec, resolver_now()));
 }
 
-/* job_hash - FNV-1a bucket of a domain */
-static size_t
-job_hash(const char *d, size_t len)
-{
-	return (hash_fnv1a(d, len) & (RESOLVER_BUCKETS - 1));
-}
-
 /* job_find - the job for a domain, or NULL */
 static struct job *
 job_find(struct resolver *r, const char *d, size_t len)
 {
-	struct job	*j;
+	struct domtab_node *n;
 
-	for (j = r->jobs[job_hash(d, len)]; j != NULL; j = j->next)
-		if (j->domain_len == len && memcmp(j->domain, d, len) == 0)
-			return (j);
-	return (NULL);
+	if ((n = domtab_find(&r->jobs, d, len)) == NULL)
+		return (NULL);
+	return (DOMTAB_ENTRY(n, struct job, node));
 }
 
 /* waiter_free - unlink a waiter from its job and its connection */
@@ -381,18 +369,12 @@ static void
 job_free(struct job *j)
 {
 	struct resolver	*r = j->r;
-	struct job	**pp;
 	struct waiter	*wt;
 
 	while ((wt = TAILQ_FIRST(&j->waiters)) != NULL)
 		/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc) */
 		waiter_free(wt);
-	for (pp = &r->jobs[job_hash(j->domain, j->domain_len)]; *pp != NULL;
-	    pp = &(*pp)->next)
-		if (*pp == j) {
-			*pp = j->next;
-			break;
-		}
+	domtab_remove(&r->jobs, &j->node);
 	if (j->queued) {
 		TAILQ_REMOVE(&r->queue, j, q_entry);
 		r->nqueued--;
@@ -422,29 +404,30 @@ job_finish(struct job *j)
 
 	/* a part the job did not run: what the cache holds, if fresh */
 	if (!j->want_sts && !j->have_sts &&
-	    resolver_cached(r, j->domain, j->domain_len, 0, &j->sts) &&
+	    resolver_cached(r, j->node.domain, j->node.len, 0, &j->sts) &&
 	    cache_record_fresh(&j->sts, resolver_now()))
 		j->have_sts = 1;
 	if (!j->want_dane && !j->have_dane && r->cf->dane &&
-	    resolver_cached(r, j->domain, j->domain_len, 1, &j->dane) &&
+	    resolver_cached(r, j->node.domain, j->node.len, 1, &j->dane) &&
 	    cache_record_fresh(&j->dane, resolver_now()))
 		j->have_dane = 1;
 	if (j->have_sts && cache_record_encode(&j->sts, r->rec,
 	    sizeof(r->rec), &len) == -1) {
-		log_warnx("domain=%s: cannot encode record", j->domain);
+		log_warnx("domain=%s: cannot encode record", j->node.domain);
 		status = IPC_STATUS_TEMP;
 		len = 0;
 	}
 	if (j->have_dane && cache_record_encode(&j->dane, r->drec,
 	    sizeof(r->drec), &dlen) == -1) {
-		log_warnx("domain=%s: cannot encode DANE record", j->domain);
+		log_warnx("domain=%s: cannot encode DANE record",
+		    j->node.domain);
 		status = IPC_STATUS_TEMP;
 		dlen = 0;
 	}
 	if (!j->have_sts && !j->have_dane)
 		status = IPC_STATUS_TEMP;
 	TAILQ_FOREACH(wt, &j->waiters, j_entry)
-		resolver_send(wt->rc, j->domain, j->domain_len, status,
+		resolver_send(wt->rc, j->node.domain, j->node.len, status,
 		    len > 0 ? r->rec : NULL, len, dlen > 0 ? r->drec : NULL,
 		    dlen);
 	job_free(j);
@@ -489,12 +472,12 @@ job_discovered(const struct discover_result *res, void *arg)
 
 	j->dv = NULL;
 	stats_discovery(res, j->refresh);
-	if (facts_merge(j->domain, j->have_old ? &j->old : NULL, res,
+	if (facts_merge(j->node.domain, j->have_old ? &j->old : NULL, res,
 	    &r->cf->cache, resolver_now(), &rec) == 0)
 		rec = j->old;
 	log_info("domain=%s refresh=%s discovery=%s%s%s txt_dnssec=%s id=%s kind=%s "
 	    "mode=%d max_age=%u kept_cached=%s tlsrpt=\"%s\" detail=\"%s\"",
-	    j->domain, j->refresh ? "proactive" : "request",
+	    j->node.domain, j->refresh ? "proactive" : "request",
 	    discover_outcome_name(res->outcome),
 	    res->outcome == DISCOVER_FAILURE ? " failure=" : "",
 	    res->outcome == DISCOVER_FAILURE ?
@@ -507,7 +490,7 @@ job_discovered(const struct discover_result *res, void *arg)
 	    rec.kind == CACHE_KIND_STS ? "yes" : "no",
 	    res->tlsrpt != NULL ? res->tlsrpt : "",
 	    log_escape(esc, sizeof(esc), res->detail, strlen(res->detail)));
-	resolver_store(r, j->domain, &rec);
+	resolver_store(r, j->node.domain, &rec);
 	j->sts = rec;
 	j->have_sts = 1;
 	if (j->dn == NULL)
@@ -533,21 +516,22 @@ job_dane_done(const struct dane_result *res, void *arg)
 		if (res->hosts[i].state == DANE_ALL)
 			ndane++;
 	log_info("domain=%s refresh=%s dane=%s mx_dnssec=%s mx_hosts=%zu "
-	    "dane_hosts=%zu implicit_mx=%s ttl=%d detail=\"%s\"", j->domain,
+	    "dane_hosts=%zu implicit_mx=%s ttl=%d detail=\"%s\"",
+	    j->node.domain,
 	    j->refresh ? "proactive" : "request", dane_state_name(res->state),
 	    dns_security_name(res->mx_security), res->nhosts, ndane,
 	    res->implicit_mx ? "yes" : "no", res->ttl,
 	    log_escape(esc, sizeof(esc), res->detail, strlen(res->detail)));
 	for (i = 0; i < res->nhosts; i++)
 		log_debug(1, "domain=%s dane_host=%s state=%s addr_dnssec=%s "
-		    "tlsa=%zu why=\"%s\"", j->domain, res->hosts[i].name,
+		    "tlsa=%zu why=\"%s\"", j->node.domain, res->hosts[i].name,
 		    dane_state_name(res->hosts[i].state),
 		    dns_security_name(res->hosts[i].addr_security),
 		    res->hosts[i].ntlsa, res->hosts[i].why);
 	if (facts_dane_merge(j->have_old_dane ? &j->old_dane : NULL, res,
 	    resolver_now(), &rec) == 0)
 		rec = j->old_dane;
-	cache_dane_key(j->domain, j->domain_len, key);
+	cache_dane_key(j->node.domain, j->node.len, key);
 	resolver_store(r, key, &rec);
 	j->dane = rec;
 	j->have_dane = 1;
@@ -564,14 +548,14 @@ job_start_sts(struct job *j)
 	const char	*known = NULL;
 
 	if (!j->have_old && !j->bypass &&
-	    resolver_cached(r, j->domain, j->domain_len, 0, &j->old))
+	    resolver_cached(r, j->node.domain, j->node.len, 0, &j->old))
 		j->have_old = 1;
 	if (!j->refresh && j->have_old && j->old.kind == CACHE_KIND_STS &&
 	    resolver_now() < j->old.expires_at && j->old.id[0] != '\0')
 		known = j->old.id;
 	j->want_sts = 1;
 	j->have_sts = 0;
-	j->dv = discover_start(r->dns, r->https, j->domain, known,
+	j->dv = discover_start(r->dns, r->https, j->node.domain, known,
 	    job_discovered, j);
 }
 
@@ -582,9 +566,9 @@ job_start_dane(struct job *j)
 	j->want_dane = 1;
 	j->have_dane = 0;
 	if (!j->have_old_dane && !j->bypass &&
-	    resolver_cached(j->r, j->domain, j->domain_len, 1, &j->old_dane))
+	    resolver_cached(j->r, j->node.domain, j->node.len, 1, &j->old_dane))
 		j->have_old_dane = 1;
-	j->dn = dane_start(j->r->dns, j->domain, job_dane_done, j);
+	j->dn = dane_start(j->r->dns, j->node.domain, job_dane_done, j);
 }
 
 /* job_start - run the parts the job wants */
@@ -609,20 +593,15 @@ job_new(struct resolver *r, const char *domain, size_t len,
     const struct cache_record *old)
 {
 	struct job	*j;
-	size_t		 h;
 
 	j = xcalloc(1, sizeof(*j));
 	j->r = r;
 	TAILQ_INIT(&j->waiters);
-	memcpy(j->domain, domain, len);
-	j->domain_len = len;
 	if (old != NULL) {
 		j->old = *old;
 		j->have_old = 1;
 	}
-	h = job_hash(j->domain, j->domain_len);
-	j->next = r->jobs[h];
-	r->jobs[h] = j;
+	domtab_insert(&r->jobs, &j->node, domain, len);
 	return (j);
 }
 
@@ -892,13 +871,15 @@ rconn_read_cb(evutil_socket_t fd, short what, void *arg)
 
 /* resolver_accept_cb - a worker connects */
 static void
-resolver_accept_cb(evutil_socket_t lfd, short what, void *arg)
+resolver_accept_cb(evutil_socket_t fd_unused, short what, void *arg)
 {
 	struct resolver	*r = arg;
 	struct rconn	*rc;
-	int		 fd;
+	int		 fd, lfd = r->lfd;
 
+	(void)fd_unused;
 	(void)what;
+	event_add(r->ev_accept, NULL);
 	if ((fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK)) ==
 	    -1) {
 		if (errno != EAGAIN && errno != EINTR)
@@ -925,15 +906,40 @@ resolver_accept_cb(evutil_socket_t lfd, short what, void *arg)
 	r->nrconns++;
 }
 
-/* resolver_term_cb - SIGTERM/SIGINT */
+/*
+ * resolver_listen_cb - a worker waits to connect: accept on the next loop
+ * turn.  On a reload the master signals this resolver before it forks the
+ * next generation, whose workers connect at once; when this process is
+ * woken late, epoll may report their connection without the signal, whose
+ * handler runs just after.  One turn later the stop signal (priority 0,
+ * child.h) is seen first, and the connection is left to the next resolver.
+ */
 static void
-resolver_term_cb(evutil_socket_t sig, short what, void *arg)
+resolver_listen_cb(evutil_socket_t lfd, short what, void *arg)
+{
+	struct resolver	*r = arg;
+	struct timeval	 now = { 0, 0 };
+
+	(void)lfd;
+	(void)what;
+	event_del(r->ev_accept);
+	evtimer_add(r->ev_accept_turn, &now);
+}
+
+/* resolver_term_cb - SIGTERM/SIGINT: stop accepting, exit at once */
+static void
+resolver_term_cb(int sig, void *arg)
 {
 	struct resolver	*r = arg;
 
-	(void)what;
-	log_debug(1, "resolver: signal %d: exiting", (int)sig);
-	event_base_loopexit(r->base, NULL);
+	log_debug(1, "resolver: signal %d: exiting", sig);
+	/* Break now, not after this turn's callbacks (loopexit): a worker of
+	 * the next generation may already wait in the shared listener's
+	 * backlog, and must be accepted by the next resolver, not by this
+	 * one on its way out. */
+	event_del(r->ev_accept);
+	event_del(r->ev_accept_turn);
+	event_base_loopbreak(r->base);
 }
 
 int
@@ -941,18 +947,16 @@ resolver_main(const struct config *cf, int lfd)
 {
 	struct resolver	*r;
 	struct rconn	*rc;
-	struct job	*j;
+	struct domtab_node *dn;
 	char		 err[512];
-	size_t		 b;
 
 	r = xcalloc(1, sizeof(*r));
 	r->cf = cf;
 	r->lfd = lfd;
 	TAILQ_INIT(&r->rconns);
 	TAILQ_INIT(&r->queue);
-	signal(SIGPIPE, SIG_IGN);
-	if ((r->base = event_base_new()) == NULL)
-		fatalx("resolver: event_base_new failed");
+	domtab_init(&r->jobs, RESOLVER_BUCKETS);
+	r->base = child_base_new("resolver");
 	if ((r->dns = dns_new(r->base, &cf->dns, err, sizeof(err))) == NULL)
 		fatalx("resolver: %s", err);
 	if ((r->https = https_new(r->base, &cf->https, err, sizeof(err))) ==
@@ -966,33 +970,30 @@ resolver_main(const struct config *cf, int lfd)
 	}
 	evutil_make_socket_nonblocking(lfd);
 	r->ev_accept = event_new(r->base, lfd, EV_READ | EV_PERSIST,
-	    resolver_accept_cb, r);
+	    resolver_listen_cb, r);
+	r->ev_accept_turn = evtimer_new(r->base, resolver_accept_cb, r);
+	if (r->ev_accept == NULL || r->ev_accept_turn == NULL)
+		fatalx("resolver: out of memory for the listener");
 	event_add(r->ev_accept, NULL);
-	r->ev_term = evsignal_new(r->base, SIGTERM, resolver_term_cb, r);
-	r->ev_int = evsignal_new(r->base, SIGINT, resolver_term_cb, r);
-	evsignal_add(r->ev_term, NULL);
-	evsignal_add(r->ev_int, NULL);
 	if (r->cache != NULL) {
 		r->dead = xcalloc(RESOLVER_REFRESH_SLICE, sizeof(*r->dead));
 		r->ev_refresh = evtimer_new(r->base, resolver_refresh_cb, r);
 		resolver_refresh_arm(r, (long)cf->cache.refresh_interval *
 		    1000);
 	}
-	sandbox_resolver();
-	log_debug(1, "resolver started");
-	sdnotify_child_ready();
+	child_run(r->base, "resolver", sandbox_resolver, resolver_term_cb, r);
 
-	event_base_dispatch(r->base);
-
-	for (b = 0; b < RESOLVER_BUCKETS; b++)
-		while ((j = r->jobs[b]) != NULL)
-			/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc) */
-			job_free(j);
+	while ((dn = domtab_next(&r->jobs, NULL)) != NULL)
+		/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc) */
+		job_free(DOMTAB_ENTRY(dn, struct job, node));
+	domtab_free(&r->jobs);
 	while ((rc = TAILQ_FIRST(&r->rconns)) != NULL)
+		/* rconn_free unlinks rc first (TAILQ_REMOVE, which the
+		 * analyzer does not follow) */
+		/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc) */
 		rconn_free(rc);
 	event_free(r->ev_accept);
-	event_free(r->ev_term);
-	event_free(r->ev_int);
+	event_free(r->ev_accept_turn);
 	if (r->ev_refresh != NULL)
 		event_free(r->ev_refresh);
 	free(r->dead);

@@ -46,7 +46,6 @@
 #include <sys/un.h>
 
 #include <errno.h>
-#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,13 +59,13 @@
 #include "lib/buf.h"
 #include "lib/cache.h"
 #include "lib/config.h"
+#include "daemon/child.h"
 #include "lib/domain.h"
+#include "lib/domtab.h"
 #include "policy/facts.h"
-#include "lib/hash.h"
 #include "daemon/ipc.h"
 #include "lib/log.h"
 #include "lib/netstring.h"
-#include "daemon/sdnotify.h"
 #include "daemon/sandbox.h"
 #include "lib/sockmap.h"
 #include "daemon/stats.h"
@@ -107,12 +106,10 @@ struct slot {
 
 /* A domain this worker has asked the resolver about. */
 struct inflight {
-	struct inflight	*next;		/* hash chain */
+	struct domtab_node node;	/* the domain, in w->inflight */
 	TAILQ_ENTRY(inflight) u_entry;	/* unsent list */
 	TAILQ_HEAD(, slot) waiters;
 	int		 unsent;
-	char		 domain[DOMAIN_BUFSZ];
-	size_t		 domain_len;
 };
 
 struct conn {
@@ -147,8 +144,6 @@ struct worker {
 	unsigned long long refused;	/* connections over max_conns */
 	time_t		 last_refuse_log;
 	int		 draining;
-	struct event	*ev_term;
-	struct event	*ev_int;
 	struct event	*ev_drain;
 	struct timeval	 deadline;
 
@@ -157,7 +152,9 @@ struct worker {
 	struct event	*ev_rread;
 	struct event	*ev_rwrite;
 	struct event	*ev_reconnect;
-	struct inflight	*inflight[WORKER_INFLIGHT_BUCKETS];
+	const char	*rlost;		/* why it was lost, until reconnected */
+	int		 rlost_errno;
+	struct domtab	 inflight;	/* struct inflight by domain */
 	TAILQ_HEAD(, inflight) unsent;
 
 	/* the shared cache, read-only; opened once the resolver made it */
@@ -177,41 +174,27 @@ struct worker {
 
 static void	conn_kick(struct conn *);
 static int	conn_process(struct conn *);
-static void	resolver_connect(struct worker *);
-static void	resolver_flush(struct worker *);
-
-/* inflight_hash - FNV-1a of a domain, bucket index */
-static size_t
-inflight_hash(const char *d, size_t len)
-{
-	return (hash_fnv1a(d, len) & (WORKER_INFLIGHT_BUCKETS - 1));
-}
+static void	rclient_connect(struct worker *);
+static void	rclient_lost(struct worker *, const char *, int);
+static void	rclient_close(struct worker *);
+static void	rclient_flush(struct worker *);
 
 /* inflight_find - the entry for a domain, or NULL */
 static struct inflight *
 inflight_find(struct worker *w, const char *d, size_t len)
 {
-	struct inflight	*inf;
+	struct domtab_node *n;
 
-	for (inf = w->inflight[inflight_hash(d, len)]; inf != NULL;
-	    inf = inf->next)
-		if (inf->domain_len == len && memcmp(inf->domain, d, len) == 0)
-			return (inf);
-	return (NULL);
+	if ((n = domtab_find(&w->inflight, d, len)) == NULL)
+		return (NULL);
+	return (DOMTAB_ENTRY(n, struct inflight, node));
 }
 
 /* inflight_remove - unlink and free an entry (its waiters are gone) */
 static void
 inflight_remove(struct worker *w, struct inflight *inf)
 {
-	struct inflight	**pp;
-
-	for (pp = &w->inflight[inflight_hash(inf->domain, inf->domain_len)];
-	    *pp != NULL; pp = &(*pp)->next)
-		if (*pp == inf) {
-			*pp = inf->next;
-			break;
-		}
+	domtab_remove(&w->inflight, &inf->node);
 	if (inf->unsent)
 		TAILQ_REMOVE(&w->unsent, inf, u_entry);
 	free(inf);
@@ -439,7 +422,7 @@ slot_deadline_cb(evutil_socket_t fd, short what, void *arg)
 	(void)fd;
 	(void)what;
 	log_info("domain=%s answer=%s reason=deadline",
-	    sl->inf != NULL ? sl->inf->domain : "?",
+	    sl->inf != NULL ? sl->inf->node.domain : "?",
 	    sl->conn->w->cf->deadline_answer == CONFIG_ANSWER_TEMP ?
 	    "TEMP" : "NOTFOUND");
 	stats_lookup(STATS_SRC_DEADLINE, sl->conn->w->cf->deadline_answer ==
@@ -531,15 +514,14 @@ worker_cache_answer(struct conn *c, const struct config_map *map,
 	return (0);
 }
 
-/* worker_ask_resolver - park the request and ask about the domain */
+/* rclient_ask - park the request and ask about the domain */
 static void
-worker_ask_resolver(struct conn *c, const struct config_map *map,
+rclient_ask(struct conn *c, const struct config_map *map,
     const char *domain, size_t len)
 {
 	struct worker	*w = c->w;
 	struct inflight	*inf;
 	struct slot	*sl;
-	size_t		 h;
 
 	sl = xcalloc(1, sizeof(*sl));
 	sl->conn = c;
@@ -549,12 +531,8 @@ worker_ask_resolver(struct conn *c, const struct config_map *map,
 	c->nslots++;
 	if ((inf = inflight_find(w, domain, len)) == NULL) {
 		inf = xcalloc(1, sizeof(*inf));
-		memcpy(inf->domain, domain, len);
-		inf->domain_len = len;
 		TAILQ_INIT(&inf->waiters);
-		h = inflight_hash(domain, len);
-		inf->next = w->inflight[h];
-		w->inflight[h] = inf;
+		domtab_insert(&w->inflight, &inf->node, domain, len);
 		inf->unsent = 1;
 		TAILQ_INSERT_TAIL(&w->unsent, inf, u_entry);
 	}
@@ -562,7 +540,27 @@ worker_ask_resolver(struct conn *c, const struct config_map *map,
 	sl->inf = inf;
 	sl->deadline = evtimer_new(w->base, slot_deadline_cb, sl);
 	evtimer_add(sl->deadline, &w->deadline);
-	resolver_flush(w);
+	rclient_flush(w);
+}
+
+/*
+ * worker_pin_answer - answer from the operator's pinned policy for the
+ * domain (config "domain" blocks); 0 if answered, -1 if none is pinned
+ */
+static int
+worker_pin_answer(struct conn *c, const struct config_map *map,
+    const char *domain)
+{
+	struct worker	*w = c->w;
+	const struct config_domain *pin;
+
+	if ((pin = config_find_domain(w->cf, domain)) == NULL)
+		return (-1);
+	log_debug(1, "domain=%s map=%s source=static answer=\"%s\"",
+	    domain, map->name, pin->answer);
+	stats_lookup(STATS_SRC_PINNED, SOCKMAP_OK, w->t0);
+	conn_reply(c, SOCKMAP_OK, pin->answer, strlen(pin->answer));
+	return (0);
 }
 
 /*
@@ -580,7 +578,6 @@ worker_answer(struct conn *c, const char *name, size_t name_len,
 {
 	struct worker	*w = c->w;
 	const struct config_map *map;
-	const struct config_domain *pin;
 	char		 domain[DOMAIN_BUFSZ], esc[LOG_ESCAPE_MAX * 4 + 8];
 	enum domain_status ds;
 
@@ -604,16 +601,11 @@ worker_answer(struct conn *c, const char *name, size_t name_len,
 		conn_reply(c, SOCKMAP_NOTFOUND, NULL, 0);
 		return;
 	}
-	if ((pin = config_find_domain(w->cf, domain)) != NULL) {
-		log_debug(1, "domain=%s map=%s source=static answer=\"%s\"",
-		    domain, map->name, pin->answer);
-		stats_lookup(STATS_SRC_PINNED, SOCKMAP_OK, w->t0);
-		conn_reply(c, SOCKMAP_OK, pin->answer, strlen(pin->answer));
+	if (worker_pin_answer(c, map, domain) == 0)
 		return;
-	}
 	if (worker_cache_answer(c, map, domain, strlen(domain)) == 0)
 		return;
-	worker_ask_resolver(c, map, domain, strlen(domain));
+	rclient_ask(c, map, domain, strlen(domain));
 }
 
 /*
@@ -822,9 +814,9 @@ worker_accept_error_cb(struct evconnlistener *l, void *arg)
 	    evutil_socket_error_to_string(EVUTIL_SOCKET_ERROR()));
 }
 
-/* resolver_reply - facts arrived for a domain: answer its waiters */
+/* rclient_reply - facts arrived for a domain: answer its waiters */
 static void
-resolver_reply(struct worker *w, const struct ipc_reply *rep)
+rclient_reply(struct worker *w, const struct ipc_reply *rep)
 {
 	struct inflight	*inf;
 	struct slot	*sl;
@@ -865,9 +857,9 @@ resolver_reply(struct worker *w, const struct ipc_reply *rep)
 	inflight_remove(w, inf);
 }
 
-/* resolver_read_cb - messages from the resolver */
+/* rclient_read_cb - messages from the resolver */
 static void
-resolver_read_cb(evutil_socket_t fd, short what, void *arg)
+rclient_read_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct worker	*w = arg;
 	struct ipc_reply rep;
@@ -879,10 +871,8 @@ resolver_read_cb(evutil_socket_t fd, short what, void *arg)
 		if (n == -1 && (errno == EAGAIN || errno == EINTR))
 			return;
 		if (n <= 0) {
-			log_warnx("worker %d: resolver connection lost%s%s",
-			    w->id, n == -1 ? ": " : "",
-			    n == -1 ? strerror(errno) : "");
-			resolver_connect(w);
+			rclient_lost(w, "resolver connection lost",
+			    n == -1 ? errno : 0);
 			return;
 		}
 		if (ipc_reply_decode(w->msg, (size_t)n, &rep) == -1) {
@@ -890,22 +880,22 @@ resolver_read_cb(evutil_socket_t fd, short what, void *arg)
 			    "(%zd bytes) dropped", w->id, n);
 			continue;
 		}
-		resolver_reply(w, &rep);
+		rclient_reply(w, &rep);
 	}
 }
 
-/* resolver_write_cb - the socket has room again */
+/* rclient_write_cb - the socket has room again */
 static void
-resolver_write_cb(evutil_socket_t fd, short what, void *arg)
+rclient_write_cb(evutil_socket_t fd, short what, void *arg)
 {
 	(void)fd;
 	(void)what;
-	resolver_flush(arg);
+	rclient_flush(arg);
 }
 
-/* resolver_flush - send every unsent request */
+/* rclient_flush - send every unsent request */
 static void
-resolver_flush(struct worker *w)
+rclient_flush(struct worker *w)
 {
 	struct inflight	*inf;
 	struct ipc_request req;
@@ -916,18 +906,18 @@ resolver_flush(struct worker *w)
 		return;
 	while ((inf = TAILQ_FIRST(&w->unsent)) != NULL) {
 		memset(&req, 0, sizeof(req));
-		memcpy(req.domain, inf->domain, inf->domain_len);
-		req.domain_len = inf->domain_len;
+		memcpy(req.domain, inf->node.domain, inf->node.len);
+		req.domain_len = inf->node.len;
 		if ((n = ipc_request_encode(&req, msg, sizeof(msg))) == -1)
-			panic("resolver_flush: cannot encode %s", inf->domain);
+			panic("rclient_flush: cannot encode %s",
+			    inf->node.domain);
 		if (send(w->rfd, msg, (size_t)n, MSG_DONTWAIT | MSG_NOSIGNAL)
 		    == -1) {
 			if (errno == EAGAIN || errno == ENOBUFS) {
 				event_add(w->ev_rwrite, NULL);
 				return;
 			}
-			log_warn("worker %d: send to resolver", w->id);
-			resolver_connect(w);
+			rclient_lost(w, "send to resolver", errno);
 			return;
 		}
 		TAILQ_REMOVE(&w->unsent, inf, u_entry);
@@ -935,45 +925,90 @@ resolver_flush(struct worker *w)
 	}
 }
 
-/* resolver_reconnect_cb - try the resolver socket again */
+/*
+ * rclient_reconnect_cb - try the resolver socket again; first say why it
+ * was lost: a warning, unless the worker is stopping (then the resolver
+ * stops too, and losing it is expected)
+ */
 static void
-resolver_reconnect_cb(evutil_socket_t fd, short what, void *arg)
+rclient_reconnect_cb(evutil_socket_t fd, short what, void *arg)
 {
+	struct worker	*w = arg;
+
 	(void)fd;
 	(void)what;
-	resolver_connect(arg);
+	if (w->rlost != NULL) {
+		if (w->draining)
+			log_debug(1, "worker %d: %s while stopping%s%s", w->id,
+			    w->rlost, w->rlost_errno != 0 ? ": " : "",
+			    w->rlost_errno != 0 ? strerror(w->rlost_errno) :
+			    "");
+		else
+			log_warnx("worker %d: %s%s%s", w->id, w->rlost,
+			    w->rlost_errno != 0 ? ": " : "",
+			    w->rlost_errno != 0 ? strerror(w->rlost_errno) :
+			    "");
+		w->rlost = NULL;
+	}
+	rclient_connect(w);
 }
 
 /*
- * resolver_connect - (re)connect to the resolver
+ * rclient_lost - the resolver connection broke: reconnect on the next loop
+ * turn, where a stop signal that came with the EOF has been handled (the
+ * master signals the workers before the resolver, and signals run at a
+ * higher priority: child.h), so the log can tell a stop from a failure
+ */
+static void
+rclient_lost(struct worker *w, const char *what, int err)
+{
+	struct timeval	 now = { 0, 0 };
+
+	rclient_close(w);
+	w->rlost = what;
+	w->rlost_errno = err;
+	evtimer_add(w->ev_reconnect, &now);
+}
+
+/* rclient_close - close the resolver socket, if open */
+static void
+rclient_close(struct worker *w)
+{
+	if (w->rfd == -1)
+		return;
+	event_del(w->ev_rread);
+	event_del(w->ev_rwrite);
+	event_free(w->ev_rread);
+	event_free(w->ev_rwrite);
+	close(w->rfd);
+	w->rfd = -1;
+}
+
+/*
+ * rclient_connect - (re)connect to the resolver
  *
  * Every inflight domain is marked unsent: what the old resolver was asked
  * is asked again.  Until the resolver answers, waiters are answered by
  * their deadlines, so a dead resolver delays mail by one deadline at most.
  */
 static void
-resolver_connect(struct worker *w)
+rclient_connect(struct worker *w)
 {
 	struct sockaddr_un sun;
 	struct timeval	 tv = { 0, WORKER_RECONNECT_MS * 1000 };
+	struct domtab_node *dn;
 	struct inflight	*inf;
-	size_t		 i;
 	int		 n;
 
-	if (w->rfd != -1) {
-		event_del(w->ev_rread);
-		event_del(w->ev_rwrite);
-		event_free(w->ev_rread);
-		event_free(w->ev_rwrite);
-		close(w->rfd);
-		w->rfd = -1;
+	rclient_close(w);
+	for (dn = domtab_next(&w->inflight, NULL); dn != NULL;
+	    dn = domtab_next(&w->inflight, dn)) {
+		inf = DOMTAB_ENTRY(dn, struct inflight, node);
+		if (!inf->unsent) {
+			inf->unsent = 1;
+			TAILQ_INSERT_TAIL(&w->unsent, inf, u_entry);
+		}
 	}
-	for (i = 0; i < WORKER_INFLIGHT_BUCKETS; i++)
-		for (inf = w->inflight[i]; inf != NULL; inf = inf->next)
-			if (!inf->unsent) {
-				inf->unsent = 1;
-				TAILQ_INSERT_TAIL(&w->unsent, inf, u_entry);
-			}
 	memset(&sun, 0, sizeof(sun));
 	sun.sun_family = AF_UNIX;
 	n = snprintf(sun.sun_path, sizeof(sun.sun_path), "%s/%s",
@@ -993,11 +1028,11 @@ resolver_connect(struct worker *w)
 		return;
 	}
 	w->ev_rread = event_new(w->base, w->rfd, EV_READ | EV_PERSIST,
-	    resolver_read_cb, w);
-	w->ev_rwrite = event_new(w->base, w->rfd, EV_WRITE, resolver_write_cb,
+	    rclient_read_cb, w);
+	w->ev_rwrite = event_new(w->base, w->rfd, EV_WRITE, rclient_write_cb,
 	    w);
 	event_add(w->ev_rread, NULL);
-	resolver_flush(w);
+	rclient_flush(w);
 }
 
 /*
@@ -1056,17 +1091,16 @@ worker_drain_cb(evutil_socket_t fd, short what, void *arg)
  * so the grace period is one deadline plus a margin.
  */
 static void
-worker_term_cb(evutil_socket_t sig, short what, void *arg)
+worker_term_cb(int sig, void *arg)
 {
 	struct worker	*w = arg;
 	struct conn	*c, *next;
 	struct timeval	 grace;
 	int		 i;
 
-	(void)what;
 	if (w->draining)
 		return;
-	log_debug(1, "worker %d: signal %d: draining", w->id, (int)sig);
+	log_debug(1, "worker %d: signal %d: draining", w->id, sig);
 	w->draining = 1;
 	for (i = 0; i < w->nlisteners; i++) {
 		evconnlistener_free(w->listeners[i]);
@@ -1092,8 +1126,8 @@ worker_main(const struct config *cf, const int *fds, int nfds, int id)
 {
 	struct worker	*w;
 	struct conn	*c;
-	struct inflight	*inf;
-	size_t		 b;
+	struct domtab_node *dn;
+	char		 name[32];
 	int		 i;
 
 	w = xcalloc(1, sizeof(*w));
@@ -1106,9 +1140,9 @@ worker_main(const struct config *cf, const int *fds, int nfds, int id)
 	w->max_conns = worker_fd_limit(cf, id);
 	TAILQ_INIT(&w->conns);
 	TAILQ_INIT(&w->unsent);
-	signal(SIGPIPE, SIG_IGN);
-	if ((w->base = event_base_new()) == NULL)
-		fatalx("worker %d: event_base_new failed", id);
+	domtab_init(&w->inflight, WORKER_INFLIGHT_BUCKETS);
+	(void)snprintf(name, sizeof(name), "worker %d", id);
+	w->base = child_base_new(name);
 	/* NOLINTNEXTLINE(bugprone-sizeof-expression): array of pointers */
 	w->listeners = xcalloc((size_t)nfds, sizeof(*w->listeners));
 	w->nlisteners = nfds;
@@ -1121,26 +1155,19 @@ worker_main(const struct config *cf, const int *fds, int nfds, int id)
 		evconnlistener_set_error_cb(w->listeners[i],
 		    worker_accept_error_cb);
 	}
-	w->ev_term = evsignal_new(w->base, SIGTERM, worker_term_cb, w);
-	w->ev_int = evsignal_new(w->base, SIGINT, worker_term_cb, w);
-	evsignal_add(w->ev_term, NULL);
-	evsignal_add(w->ev_int, NULL);
-	w->ev_reconnect = evtimer_new(w->base, resolver_reconnect_cb, w);
+	w->ev_reconnect = evtimer_new(w->base, rclient_reconnect_cb, w);
 	w->ev_trim = evtimer_new(w->base, worker_trim_cb, w);
-	resolver_connect(w);
-	sandbox_worker();
-	log_debug(1, "worker %d started", id);
-	sdnotify_child_ready();
+	rclient_connect(w);
 
-	event_base_dispatch(w->base);
+	child_run(w->base, name, sandbox_worker, worker_term_cb, w);
 
 	while ((c = TAILQ_FIRST(&w->conns)) != NULL)
 		/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc) */
 		conn_free(c);
-	for (b = 0; b < WORKER_INFLIGHT_BUCKETS; b++)
-		while ((inf = w->inflight[b]) != NULL)
-			/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc) */
-			inflight_remove(w, inf);
+	while ((dn = domtab_next(&w->inflight, NULL)) != NULL)
+		/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc) */
+		inflight_remove(w, DOMTAB_ENTRY(dn, struct inflight, node));
+	domtab_free(&w->inflight);
 	for (i = 0; i < w->nlisteners; i++)
 		if (w->listeners[i] != NULL)
 			evconnlistener_free(w->listeners[i]);
@@ -1157,8 +1184,6 @@ worker_main(const struct config *cf, const int *fds, int nfds, int id)
 		cache_close(w->cache);
 	if (w->ev_drain != NULL)
 		event_free(w->ev_drain);
-	event_free(w->ev_term);
-	event_free(w->ev_int);
 	event_base_free(w->base);
 	free(w);
 	log_debug(1, "worker %d exiting", id);

@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/cache.h"
+#include "lib/cache_record.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,0 +1,386 @@
+/*
+ * cache_record.c - the cache record codec (pure)
+ *
+ * Interface in cache_record.h: cache_record_encode/cache_record_decode, the
+ * key helpers (cache_key_valid, cache_dane_key, cache_key_domain), the
+ * freshness tests and the names for logs.  The LMDB store is cache.c; the
+ * same encoding travels from the resolver to the workers (ipc.c).
+ *
+ * Value format, version 1.  Integers little-endian; strings length-prefixed
+ * (never NUL-terminated); every length checked before it is used:
+ *   off len
+ *     0   1  magic CACHE_RECORD_MAGIC (0xca)
+ *     1   1  version CACHE_RECORD_VERSION (1)
+ *     2   1  kind: 1 none, 2 sts, 3 dane
+ *     3   1  sts_mode: 0 none, 1 testing, 2 enforce
+ *     4   1  dnssec: 0 unknown, 1 insecure, 2 secure, 3 bogus
+ *     5   1  dane (opaque)
+ *     6   1  last_error (opaque)
+ *     7   4  max_age
+ *    11   8  fetched_at      (signed 64-bit unix times)
+ *    19   8  expires_at
+ *    27   8  next_refresh
+ *    35   8  last_error_at
+ *    43   1  n = id length, 0..32, then n bytes of visible ASCII (0x21-0x7e:
+ *            RFC 8461 §3.1 allows only 1*32(ALPHA / DIGIT); upstream checks)
+ *     .   2  nmx, 0..CACHE_MAX_MX, then nmx times: 1 byte m = 1..255 and m
+ *            bytes of pattern: an optional leading "*." then [A-Za-z0-9_.-]
+ *            (RFC 8461 §3.2 / §4.1; so no ':' or blank can reach a Postfix
+ *            match= list)
+ * Nothing may follow.  A value is accepted whole or refused; any other
+ * magic or version (an older or newer format) is a miss for cache_get and
+ * is replaced by the resolver's next write.  The encoding is canonical, so
+ * the fuzzer checks decode -> encode gives back the same bytes.  To change
+ * the format, bump CACHE_RECORD_VERSION: old entries then refresh as misses.
+ */
+#include "autoconf.h"
+
+#include <stdint.h>
+#include <string.h>
+
+#include "lib/cache_record.h"
+
+/* Field offsets of the fixed part (see the format above). */
+#define CACHE_OFF_KIND		2
+#define CACHE_OFF_MODE		3
+#define CACHE_OFF_DNSSEC	4
+#define CACHE_OFF_DANE		5
+#define CACHE_OFF_LASTERR	6
+#define CACHE_OFF_MAXAGE	7
+#define CACHE_OFF_FETCHED	11
+#define CACHE_OFF_EXPIRES	19
+#define CACHE_OFF_REFRESH	27
+#define CACHE_OFF_ERRAT		35
+
+/* cache_le16 - read a little-endian uint16 */
+static uint16_t
+cache_le16(const unsigned char *p)
+{
+	return ((uint16_t)(p[0] | (unsigned int)p[1] << 8));
+}
+
+/* cache_le32 - read a little-endian uint32 */
+static uint32_t
+cache_le32(const unsigned char *p)
+{
+	return ((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	    (uint32_t)p[3] << 24);
+}
+
+/* cache_le64 - read a little-endian int64 (two's complement) */
+static int64_t
+cache_le64(const unsigned char *p)
+{
+	uint64_t u = 0;
+	int	 i;
+
+	for (i = 7; i >= 0; i--)
+		u = u << 8 | p[i];
+	return ((int64_t)u);
+}
+
+/* cache_set_le - write the low n bytes of v little-endian */
+static void
+cache_set_le(unsigned char *p, uint64_t v, size_t n)
+{
+	size_t	 i;
+
+	for (i = 0; i < n; i++, v >>= 8)
+		p[i] = (unsigned char)(v & 0xff);
+}
+
+/* cache_id_valid - an STS id the format can hold: visible ASCII */
+static int
+cache_id_valid(const unsigned char *s, size_t n)
+{
+	size_t	 i;
+
+	for (i = 0; i < n; i++)
+		if (s[i] < 0x21 || s[i] > 0x7e)
+			return (0);
+	return (1);
+}
+
+/* cache_mx_valid - an MX pattern the format can hold: ["*."] [A-Za-z0-9_.-]+ */
+static int
+cache_mx_valid(const unsigned char *s, size_t n)
+{
+	size_t	 i = 0;
+	unsigned char ch;
+
+	if (n >= 2 && s[0] == '*' && s[1] == '.')
+		i = 2;
+	if (i == n)
+		return (0);
+	for (; i < n; i++) {
+		ch = s[i];
+		if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+		    (ch >= '0' && ch <= '9') || ch == '-' || ch == '.' ||
+		    ch == '_'))
+			return (0);
+	}
+	return (1);
+}
+
+size_t
+cache_dane_key(const char *domain, size_t len, char *out)
+{
+	if (len > DOMAIN_MAX_LEN)
+		len = DOMAIN_MAX_LEN;
+	memcpy(out, CACHE_DANE_PREFIX, CACHE_DANE_PREFIX_LEN);
+	memcpy(out + CACHE_DANE_PREFIX_LEN, domain, len);
+	out[CACHE_DANE_PREFIX_LEN + len] = '\0';
+	return (CACHE_DANE_PREFIX_LEN + len);
+}
+
+const char *
+cache_key_domain(const char *key, size_t len, size_t *dlen, int *dane)
+{
+	*dane = len > CACHE_DANE_PREFIX_LEN &&
+	    memcmp(key, CACHE_DANE_PREFIX, CACHE_DANE_PREFIX_LEN) == 0;
+	if (*dane) {
+		*dlen = len - CACHE_DANE_PREFIX_LEN;
+		return (key + CACHE_DANE_PREFIX_LEN);
+	}
+	*dlen = len;
+	return (key);
+}
+
+/* cache_enums_valid - kind, sts_mode and dnssec hold known values */
+static int
+cache_enums_valid(unsigned int kind, unsigned int mode, unsigned int dnssec)
+{
+	if (kind < CACHE_KIND_NONE || kind > CACHE_KIND_DANE)
+		return (0);
+	if (mode > CACHE_STS_ENFORCE)
+		return (0);
+	if (dnssec > CACHE_DNSSEC_BOGUS)
+		return (0);
+	return (1);
+}
+
+int
+cache_key_valid(const char *k, size_t len)
+{
+	size_t	 i;
+	char	 ch;
+
+	if (len > CACHE_DANE_PREFIX_LEN &&
+	    memcmp(k, CACHE_DANE_PREFIX, CACHE_DANE_PREFIX_LEN) == 0) {
+		k += CACHE_DANE_PREFIX_LEN;
+		len -= CACHE_DANE_PREFIX_LEN;
+	}
+	if (len == 0 || len > DOMAIN_MAX_LEN || k[0] == '.' ||
+	    k[len - 1] == '.')
+		return (0);
+	for (i = 0; i < len; i++) {
+		ch = k[i];
+		if (!((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') ||
+		    ch == '-' || ch == '.' || ch == '_'))
+			return (0);
+	}
+	return (1);
+}
+
+int
+cache_record_encode(const struct cache_record *rec, unsigned char *out,
+    size_t outsz, size_t *outlen)
+{
+	size_t	 idlen, need, off, m, i;
+
+	if (!cache_enums_valid(rec->kind, rec->sts_mode, rec->dnssec))
+		return (-1);
+	idlen = strnlen(rec->id, CACHE_ID_LEN);
+	if (idlen == CACHE_ID_LEN ||
+	    !cache_id_valid((const unsigned char *)rec->id, idlen))
+		return (-1);
+	if (rec->nmx > CACHE_MAX_MX)
+		return (-1);
+	need = CACHE_RECORD_FIXED_LEN + 1 + idlen + 2;
+	for (i = 0; i < rec->nmx; i++) {
+		m = strnlen(rec->mx[i], CACHE_MX_LEN);
+		if (m == 0 || m == CACHE_MX_LEN ||
+		    !cache_mx_valid((const unsigned char *)rec->mx[i], m))
+			return (-1);
+		need += 1 + m;
+	}
+	if (need > outsz)
+		return (-1);
+
+	out[0] = CACHE_RECORD_MAGIC;
+	out[1] = CACHE_RECORD_VERSION;
+	out[CACHE_OFF_KIND] = rec->kind;
+	out[CACHE_OFF_MODE] = rec->sts_mode;
+	out[CACHE_OFF_DNSSEC] = rec->dnssec;
+	out[CACHE_OFF_DANE] = rec->dane;
+	out[CACHE_OFF_LASTERR] = rec->last_error;
+	cache_set_le(out + CACHE_OFF_MAXAGE, rec->max_age, 4);
+	cache_set_le(out + CACHE_OFF_FETCHED, (uint64_t)rec->fetched_at, 8);
+	cache_set_le(out + CACHE_OFF_EXPIRES, (uint64_t)rec->expires_at, 8);
+	cache_set_le(out + CACHE_OFF_REFRESH, (uint64_t)rec->next_refresh, 8);
+	cache_set_le(out + CACHE_OFF_ERRAT, (uint64_t)rec->last_error_at, 8);
+	off = CACHE_RECORD_FIXED_LEN;
+	out[off++] = (unsigned char)idlen;
+	memcpy(out + off, rec->id, idlen);
+	off += idlen;
+	cache_set_le(out + off, rec->nmx, 2);
+	off += 2;
+	for (i = 0; i < rec->nmx; i++) {
+		m = strlen(rec->mx[i]);
+		out[off++] = (unsigned char)m;
+		memcpy(out + off, rec->mx[i], m);
+		off += m;
+	}
+	*outlen = off;
+	return (0);
+}
+
+enum cache_decode_status
+cache_record_decode(const unsigned char *p, size_t len,
+    struct cache_record *out)
+{
+	size_t	 off, n, i;
+	unsigned int nmx;
+
+	if (len < 1)
+		return (CACHE_DECODE_TRUNCATED);
+	if (p[0] != CACHE_RECORD_MAGIC)
+		return (CACHE_DECODE_MAGIC);
+	if (len < 2)
+		return (CACHE_DECODE_TRUNCATED);
+	if (p[1] != CACHE_RECORD_VERSION)
+		return (CACHE_DECODE_VERSION);
+	if (len < CACHE_RECORD_FIXED_LEN + 1)
+		return (CACHE_DECODE_TRUNCATED);
+	if (!cache_enums_valid(p[CACHE_OFF_KIND], p[CACHE_OFF_MODE],
+	    p[CACHE_OFF_DNSSEC]))
+		return (CACHE_DECODE_RANGE);
+	out->kind = p[CACHE_OFF_KIND];
+	out->sts_mode = p[CACHE_OFF_MODE];
+	out->dnssec = p[CACHE_OFF_DNSSEC];
+	out->dane = p[CACHE_OFF_DANE];
+	out->last_error = p[CACHE_OFF_LASTERR];
+	out->max_age = cache_le32(p + CACHE_OFF_MAXAGE);
+	out->fetched_at = cache_le64(p + CACHE_OFF_FETCHED);
+	out->expires_at = cache_le64(p + CACHE_OFF_EXPIRES);
+	out->next_refresh = cache_le64(p + CACHE_OFF_REFRESH);
+	out->last_error_at = cache_le64(p + CACHE_OFF_ERRAT);
+
+	off = CACHE_RECORD_FIXED_LEN;
+	n = p[off++];
+	if (n > CACHE_ID_LEN - 1)
+		return (CACHE_DECODE_LENGTH);
+	if (len - off < n)
+		return (CACHE_DECODE_TRUNCATED);
+	if (!cache_id_valid(p + off, n))
+		return (CACHE_DECODE_CHAR);
+	memcpy(out->id, p + off, n);
+	out->id[n] = '\0';
+	off += n;
+
+	if (len - off < 2)
+		return (CACHE_DECODE_TRUNCATED);
+	nmx = cache_le16(p + off);
+	off += 2;
+	if (nmx > CACHE_MAX_MX)
+		return (CACHE_DECODE_LENGTH);
+	for (i = 0; i < nmx; i++) {
+		if (len - off < 1)
+			return (CACHE_DECODE_TRUNCATED);
+		n = p[off++];
+		/* a length byte caps n at 255 = CACHE_MX_LEN - 1 */
+		if (n == 0)
+			return (CACHE_DECODE_LENGTH);
+		if (len - off < n)
+			return (CACHE_DECODE_TRUNCATED);
+		if (!cache_mx_valid(p + off, n))
+			return (CACHE_DECODE_CHAR);
+		memcpy(out->mx[i], p + off, n);
+		out->mx[i][n] = '\0';
+		off += n;
+	}
+	out->nmx = (uint16_t)nmx;
+	if (off != len)
+		return (CACHE_DECODE_TRAILING);
+	return (CACHE_DECODE_OK);
+}
+
+int
+cache_record_fresh(const struct cache_record *rec, int64_t now)
+{
+	return (now < rec->expires_at);
+}
+
+int
+cache_record_needs_refresh(const struct cache_record *rec, int64_t now)
+{
+	return (now >= rec->next_refresh || !cache_record_fresh(rec, now));
+}
+
+const char *
+cache_kind_name(int kind)
+{
+	switch (kind) {
+	case CACHE_KIND_NONE:
+		return ("none");
+	case CACHE_KIND_STS:
+		return ("sts");
+	case CACHE_KIND_DANE:
+		return ("dane");
+	}
+	return ("?");
+}
+
+const char *
+cache_sts_mode_name(int mode)
+{
+	switch (mode) {
+	case CACHE_STS_NONE:
+		return ("none");
+	case CACHE_STS_TESTING:
+		return ("testing");
+	case CACHE_STS_ENFORCE:
+		return ("enforce");
+	}
+	return ("?");
+}
+
+const char *
+cache_dnssec_name(int dnssec)
+{
+	switch (dnssec) {
+	case CACHE_DNSSEC_UNKNOWN:
+		return ("unknown");
+	case CACHE_DNSSEC_INSECURE:
+		return ("insecure");
+	case CACHE_DNSSEC_SECURE:
+		return ("secure");
+	case CACHE_DNSSEC_BOGUS:
+		return ("bogus");
+	}
+	return ("?");
+}
+
+const char *
+cache_decode_status_name(enum cache_decode_status st)
+{
+	switch (st) {
+	case CACHE_DECODE_OK:
+		return ("ok");
+	case CACHE_DECODE_MAGIC:
+		return ("bad-magic");
+	case CACHE_DECODE_VERSION:
+		return ("bad-version");
+	case CACHE_DECODE_TRUNCATED:
+		return ("truncated");
+	case CACHE_DECODE_TRAILING:
+		return ("trailing-bytes");
+	case CACHE_DECODE_RANGE:
+		return ("bad-value");
+	case CACHE_DECODE_LENGTH:
+		return ("bad-length");
+	case CACHE_DECODE_CHAR:
+		return ("bad-char");
+	}
+	return ("?");
+}

@@ -1,0 +1,148 @@
+/*
+ * cache_record.h - the cache record: facts about a domain and their codec
+ *
+ * struct cache_record holds what the resolver learned about a domain (kind
+ * of policy, STS mode and id, MX patterns, DNSSEC status, times).  Its
+ * encoding is the value of an LMDB entry (cache.h) and the payload of the
+ * resolver's replies to the workers (ipc.h).  Everything here is pure: no
+ * I/O, no clock (callers pass now).  The decoder sees bytes from disk and
+ * from another process: fuzzed by tests/fuzz/fuzz_cache_record.c.
+ *
+ * Keys: a normalized domain for the MTA-STS facts, "dane:" + domain for the
+ * DANE facts (cache_dane_key()).
+ */
+#ifndef CACHE_RECORD_H
+#define CACHE_RECORD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/domain.h"
+
+#define CACHE_RECORD_VERSION	1
+#define CACHE_RECORD_MAGIC	0xca	/* first byte of every encoded value */
+#define CACHE_MAX_MX		64	/* RFC 8461 puts no limit; 64 mx lines
+					   is plenty, more = invalid policy
+					   upstream */
+#define CACHE_MX_LEN		256	/* "*." + 253 + NUL */
+#define CACHE_ID_LEN		33	/* 32 + NUL (RFC 8461 §3.1) */
+#define CACHE_DANE_PREFIX	"dane:"
+#define CACHE_DANE_PREFIX_LEN	5
+#define CACHE_KEY_MAX		(CACHE_DANE_PREFIX_LEN + DOMAIN_MAX_LEN)
+
+/* Encoded sizes: the fixed part, and the largest possible record. */
+#define CACHE_RECORD_FIXED_LEN	(2 + 5 + 4 + 4 * 8)
+#define CACHE_RECORD_MAX_LEN	(CACHE_RECORD_FIXED_LEN + \
+	    1 + (CACHE_ID_LEN - 1) + 2 + CACHE_MAX_MX * (1 + CACHE_MX_LEN - 1))
+
+#define CACHE_DEFAULT_MAP_SIZE	((size_t)1 << 30)  /* new env, map_size 0 */
+#define CACHE_MAX_READERS	512	/* reader slots: one per open handle */
+
+enum cache_kind {
+	CACHE_KIND_NONE = 1,	/* no policy (negative entry) */
+	CACHE_KIND_STS = 2,
+	CACHE_KIND_DANE = 3,
+};
+
+enum cache_sts_mode {
+	CACHE_STS_NONE = 0,
+	CACHE_STS_TESTING = 1,
+	CACHE_STS_ENFORCE = 2,
+};
+
+enum cache_dnssec {
+	CACHE_DNSSEC_UNKNOWN = 0,
+	CACHE_DNSSEC_INSECURE = 1,
+	CACHE_DNSSEC_SECURE = 2,
+	CACHE_DNSSEC_BOGUS = 3,
+};
+
+/*
+ * What is known about one domain.  About 16.5 KB because of mx[]: keep one
+ * per process or per request slot, not on small stacks.  Strings are
+ * NUL-terminated; after a decode, mx[i] for i >= nmx and the bytes after
+ * each string's NUL are left as they were.
+ */
+struct cache_record {
+	uint8_t	 kind;		/* enum cache_kind */
+	uint8_t	 sts_mode;	/* enum cache_sts_mode, kind STS */
+	uint8_t	 dnssec;	/* DNSSEC status of the _mta-sts TXT (or MX
+				   for DANE) */
+	uint8_t	 dane;		/* kind DANE: enum dane_state (opaque to
+				   the cache) */
+	uint8_t	 last_error;	/* failure kind of the last refresh attempt,
+				   0 = none (opaque to the cache) */
+	uint32_t max_age;	/* seconds, STS */
+	int64_t	 fetched_at;	/* unix time of the last successful fetch */
+	int64_t	 expires_at;	/* entry is not used after this */
+	int64_t	 next_refresh;	/* resolver re-checks at/after this */
+	int64_t	 last_error_at;	/* 0 if none */
+	char	 id[CACHE_ID_LEN];	/* STS id from the TXT record */
+	uint16_t nmx;
+	char	 mx[CACHE_MAX_MX][CACHE_MX_LEN]; /* RFC 8461 patterns as
+					   published (keep "*.") */
+};
+
+/* Why cache_record_decode() refused a value. */
+enum cache_decode_status {
+	CACHE_DECODE_OK = 0,
+	CACHE_DECODE_MAGIC,	/* first byte is not CACHE_RECORD_MAGIC */
+	CACHE_DECODE_VERSION,	/* another format version */
+	CACHE_DECODE_TRUNCATED,	/* ends inside a field */
+	CACHE_DECODE_TRAILING,	/* bytes after the last field */
+	CACHE_DECODE_RANGE,	/* unknown kind, mode or dnssec value */
+	CACHE_DECODE_LENGTH,	/* string length or nmx over its limit */
+	CACHE_DECODE_CHAR,	/* a byte a string may not hold */
+};
+
+/*
+ * cache_record_encode - the on-disk form of rec, into out[0..outsz)
+ *
+ * Pure.  Sets *outlen and returns 0, or returns -1 if rec would not decode
+ * (bad kind/mode/dnssec, unterminated or bad string, nmx > CACHE_MAX_MX) or
+ * outsz is too small; CACHE_RECORD_MAX_LEN bytes always suffice.  The
+ * encoding is canonical: decoding a value and encoding the result gives
+ * the same bytes.
+ */
+int	cache_record_encode(const struct cache_record *rec, unsigned char *out,
+	    size_t outsz, size_t *outlen);
+
+/*
+ * cache_record_decode - parse p[0..len) into *out
+ *
+ * Pure; p need not be aligned or NUL-terminated.  CACHE_DECODE_OK, or why
+ * the value was refused (then *out is unspecified).
+ */
+enum cache_decode_status cache_record_decode(const unsigned char *p,
+	    size_t len, struct cache_record *out);
+
+/* cache_key_valid - 1 if key[0..len) is a key the cache takes: an optional
+ * "dane:" prefix, then 1..DOMAIN_MAX_LEN bytes of [a-z0-9_.-], no dot at
+ * either end (domain_normalize() output always is).  Pure. */
+int	cache_key_valid(const char *key, size_t len);
+
+/* cache_dane_key - "dane:" + domain[0..len) into out (CACHE_KEY_MAX + 1
+ * bytes), NUL-terminated; returns its length */
+size_t	cache_dane_key(const char *domain, size_t len, char *out);
+
+/* cache_key_domain - the domain part of key[0..len): *dane is set to 1 for
+ * a DANE key; returns a pointer into key and its length in *dlen */
+const char *cache_key_domain(const char *key, size_t len, size_t *dlen,
+	    int *dane);
+
+/* cache_record_fresh - 1 if rec may still be used at now (now < expires_at) */
+int	cache_record_fresh(const struct cache_record *rec, int64_t now);
+/* cache_record_needs_refresh - 1 if the resolver should re-check rec at now:
+ * now >= next_refresh, or rec is no longer fresh */
+int	cache_record_needs_refresh(const struct cache_record *rec, int64_t now);
+
+/* Names for logs and the tool: "none", "sts", "dane", "?" if unknown. */
+const char *cache_kind_name(int kind);
+/* "none", "testing", "enforce" */
+const char *cache_sts_mode_name(int mode);
+/* "unknown", "insecure", "secure", "bogus" */
+const char *cache_dnssec_name(int dnssec);
+/* "ok", "bad-magic", "bad-version", "truncated", "trailing-bytes", ... */
+const char *cache_decode_status_name(enum cache_decode_status st);
+
+#endif
