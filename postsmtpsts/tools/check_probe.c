@@ -42,6 +42,7 @@
 #include <gnutls/x509.h>
 #include <gnutls/dane.h>
 
+#include "lib/domain.h"
 #include "tools/check_parse.h"
 #include "tools/check_probe.h"
 #include "lib/xmalloc.h"
