@@ -30,7 +30,6 @@
  */
 #include "autoconf.h"
 
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,15 +52,12 @@
 #include "policy/mxmatch.h"
 #include "policy/sts_policy.h"
 #include "lib/xmalloc.h"
+#include "tools/tool.h"
 
-#define CHECK_EXIT_ERROR	2
-#define CHECK_MAX_OPTIONS	64	/* --forwarder / --unbound-option */
-#define CHECK_MAX_TIMEOUT	300	/* seconds */
+#define CHECK_EXIT_ERROR	TOOL_EXIT_USAGE
 #define CHECK_DEFAULT_TIMEOUT	10	/* seconds, per step */
 #define CHECK_DEFAULT_WARN_DAYS	14
 #define CHECK_MAX_WARN_DAYS	1000000
-#define CHECK_ERR_MAX		4096
-#define CHECK_ESC_MAX		(LOG_ESCAPE_MAX * 4 + 4)
 #define CHECK_JSON_MAX		(4 * 1024 * 1024)
 #define CHECK_NOTE_MAX		256
 
@@ -118,75 +114,44 @@ struct check {
 	enum check_verdict_level verdict;
 };
 
+/* postsmtpsts-check's own options (tool.h has the shared ones) */
+struct check_own {
+	int		 port;
+	long		 warn_days;
+	const char	*helo;		/* --helo, or NULL */
+};
+
 enum {
-	CHECK_OPT_JSON = 256,
-	CHECK_OPT_TRUST_ANCHOR,
-	CHECK_OPT_ROOT_HINTS,
-	CHECK_OPT_FORWARDER,
-	CHECK_OPT_RESOLV_CONF,
-	CHECK_OPT_UNBOUND_CONFIG,
-	CHECK_OPT_UNBOUND_OPTION,
-	CHECK_OPT_CA_FILE,
-	CHECK_OPT_PROXY,
-	CHECK_OPT_DNS_TIMEOUT,
-	CHECK_OPT_TIMEOUT,
-	CHECK_OPT_PORT,
+	CHECK_OPT_PORT = TOOL_OPT_OWN,
 	CHECK_OPT_WARN_DAYS,
 	CHECK_OPT_HELO,
 };
 
 static const struct option check_longopts[] = {
-	{ "config", required_argument, NULL, 'c' },
-	{ "verbose", no_argument, NULL, 'v' },
-	{ "help", no_argument, NULL, 'h' },
-	{ "json", no_argument, NULL, CHECK_OPT_JSON },
-	{ "trust-anchor", required_argument, NULL, CHECK_OPT_TRUST_ANCHOR },
-	{ "root-hints", required_argument, NULL, CHECK_OPT_ROOT_HINTS },
-	{ "forwarder", required_argument, NULL, CHECK_OPT_FORWARDER },
-	{ "resolv-conf", no_argument, NULL, CHECK_OPT_RESOLV_CONF },
-	{ "unbound-config", required_argument, NULL, CHECK_OPT_UNBOUND_CONFIG },
-	{ "unbound-option", required_argument, NULL, CHECK_OPT_UNBOUND_OPTION },
-	{ "ca-file", required_argument, NULL, CHECK_OPT_CA_FILE },
-	{ "proxy", required_argument, NULL, CHECK_OPT_PROXY },
-	{ "dns-timeout", required_argument, NULL, CHECK_OPT_DNS_TIMEOUT },
-	{ "timeout", required_argument, NULL, CHECK_OPT_TIMEOUT },
 	{ "port", required_argument, NULL, CHECK_OPT_PORT },
 	{ "warn-days", required_argument, NULL, CHECK_OPT_WARN_DAYS },
 	{ "helo", required_argument, NULL, CHECK_OPT_HELO },
 	{ NULL, 0, NULL, 0 },
 };
 
-/* check_usage - print the synopsis and exit with the error status */
-static void __attribute__((noreturn))
-check_usage(void)
-{
-	fprintf(stderr,
-	    "usage: postsmtpsts-check [-v] [-c config] [--json] [--port N] "
-	    "[--timeout s]\n"
-	    "\t[--dns-timeout s] [--warn-days N] [--helo name] "
-	    "[--ca-file file]\n"
-	    "\t[--trust-anchor file] [--root-hints file] [--forwarder addr]\n"
-	    "\t[--resolv-conf] [--unbound-config file] "
-	    "[--unbound-option 'name: value']\n"
-	    "\t[--proxy url] DOMAIN\n");
-	exit(CHECK_EXIT_ERROR);
-}
-
-/* check_number - parse a decimal option in lo..hi or exit */
-static long
-check_number(const char *s, const char *what, long lo, long hi)
-{
-	char	*end;
-	long	 v;
-
-	v = strtol(s, &end, 10);
-	if (*s == '\0' || *end != '\0' || v < lo || v > hi) {
-		fprintf(stderr, "postsmtpsts-check: %s: not a number in "
-		    "%ld..%ld: %s\n", what, lo, hi, s);
-		exit(CHECK_EXIT_ERROR);
-	}
-	return (v);
-}
+static const struct tool check_tool = {
+	"postsmtpsts-check",
+	"usage: postsmtpsts-check [-v] [-c config] [--json] [--port N] "
+	"[--timeout s]\n"
+	"\t[--dns-timeout s] [--warn-days N] [--helo name] "
+	"[--ca-file file]\n"
+	"\t[--trust-anchor file] [--root-hints file] [--forwarder addr]\n"
+	"\t[--resolv-conf] [--unbound-config file] "
+	"[--unbound-option 'name: value']\n"
+	"\t[--proxy url] DOMAIN\n"
+	"       postsmtpsts-check -h | --help | -V | --version\n"
+	"  --timeout s   each step: a DNS query, a connection, an SMTP reply, "
+	"the TLS\n"
+	"                handshake (default 10)\n",
+	"",
+	check_longopts,
+	TOOL_WITH_RESOLVER,
+};
 
 /* check_dup - copy of a possibly NULL string */
 static char *
@@ -388,16 +353,14 @@ check_time(time_t t, char *buf, size_t bufsz)
 static const char *
 check_esc(char *out, const char *s)
 {
-	if (s == NULL)
-		s = "";
-	return (log_escape(out, CHECK_ESC_MAX, s, strlen(s)));
+	return (tool_esc(out, s, s != NULL ? strlen(s) : 0));
 }
 
 /* check_print_sts - the MTA-STS and TLSRPT lines */
 static void
 check_print_sts(const struct check *ck)
 {
-	char	 esc[CHECK_ESC_MAX];
+	char	 esc[TOOL_ESC_MAX];
 	size_t	 i;
 
 	printf("MTA-STS: %s", discover_outcome_name(ck->sts_outcome));
@@ -426,7 +389,7 @@ check_print_text(const struct check *ck)
 {
 	const struct check_host *h;
 	const struct check_probe_result *p;
-	char	 esc[CHECK_ESC_MAX], t1[32];
+	char	 esc[TOOL_ESC_MAX], t1[32];
 	size_t	 i, j;
 
 	printf("domain: %s\n", ck->domain);
@@ -709,34 +672,23 @@ check_print_json(const struct check *ck)
 	buf_json_key(&b, "exit");
 	buf_appendf(&b, "%d", (int)ck->verdict);
 	buf_append_char(&b, '}');
-	if (b.error || buf_cstr(&b) == NULL)
-		fprintf(stderr, "postsmtpsts-check: JSON output too large\n");
-	else
-		printf("%s\n", b.data);
-	buf_free(&b);
+	(void)tool_json_print(&check_tool, &b);
 }
 
-/* check_helo_default - this host's name if it looks like a domain */
+/* check_helo_default - this host's name if it is a host name of two
+ * labels or more (domain_check), else a name that says what we are */
 static void
 check_helo_default(char *out, size_t outsz)
 {
-	char	 name[DOMAIN_BUFSZ];
-	size_t	 i;
-	int	 ok = 1;
+	char	 name[DOMAIN_BUFSZ], canon[DOMAIN_BUFSZ];
 
 	if (gethostname(name, sizeof(name)) == -1)
-		ok = 0;
+		name[0] = '\0';
 	name[sizeof(name) - 1] = '\0';
-	for (i = 0; ok && name[i] != '\0'; i++)
-		if (!((name[i] >= 'a' && name[i] <= 'z') ||
-		    (name[i] >= 'A' && name[i] <= 'Z') ||
-		    (name[i] >= '0' && name[i] <= '9') || name[i] == '-' ||
-		    name[i] == '.'))
-			ok = 0;
-	if (!ok || strchr(name, '.') == NULL)
-		snprintf(out, outsz, "postsmtpsts-check.invalid");
+	if (domain_check(name, strlen(name), 0, 2, canon) == DOMAIN_CHECK_OK)
+		snprintf(out, outsz, "%s", canon);
 	else
-		snprintf(out, outsz, "%s", name);
+		snprintf(out, outsz, "postsmtpsts-check.invalid");
 }
 
 /* check_free - the copies kept in ck */
@@ -756,165 +708,141 @@ check_free(struct check *ck)
 	free(ck->tlsrpt_note);
 }
 
+/* check_options - the command line; returns the first operand's index */
+static int
+check_options(int argc, char *argv[], struct tool_opts *to,
+    struct check_own *own, char *helo, size_t helosz)
+{
+	int	 ch;
+
+	memset(to, 0, sizeof(*to));
+	memset(own, 0, sizeof(*own));
+	own->port = 25;
+	own->warn_days = CHECK_DEFAULT_WARN_DAYS;
+	while ((ch = tool_getopt(&check_tool, argc, argv, to)) != -1) {
+		switch (ch) {
+		case CHECK_OPT_PORT:
+			own->port = (int)tool_number(&check_tool, optarg,
+			    "--port", 1, 65535);
+			break;
+		case CHECK_OPT_WARN_DAYS:
+			own->warn_days = tool_number(&check_tool, optarg,
+			    "--warn-days", 0, CHECK_MAX_WARN_DAYS);
+			break;
+		case CHECK_OPT_HELO:
+			own->helo = optarg;
+			break;
+		default:
+			tool_usage(&check_tool);
+		}
+	}
+	if (to->timeout == 0)
+		to->timeout = CHECK_DEFAULT_TIMEOUT;
+	log_set_verbose(to->verbose);
+	if (own->helo == NULL)
+		check_helo_default(helo, helosz);
+	else if (domain_normalize(own->helo, strlen(own->helo), helo) !=
+	    DOMAIN_OK) {
+		fprintf(stderr, "postsmtpsts-check: --helo: not a host name\n");
+		exit(CHECK_EXIT_ERROR);
+	}
+	return (optind);
+}
+
+/* check_lookups - the MTA-STS discovery and the DANE walk, in parallel;
+ * 0 when both are done, -1 after an error message */
+static int
+check_lookups(struct check *ck, const struct config_dns *dcf,
+    const struct config_https *hcf, int dns_timeout, struct https **https)
+{
+	struct dane_opts dopt;
+	struct discover	*dv;
+	struct dane	*dn;
+	char		 err[TOOL_ERR_MAX];
+
+	if ((ck->base = event_base_new()) == NULL)
+		fatalx("cannot create an event base");
+	if ((ck->dns = dns_new(ck->base, dcf, err, sizeof(err))) == NULL) {
+		fprintf(stderr, "postsmtpsts-check: dns: %s\n", err);
+		return (-1);
+	}
+	dns_set_timeout(ck->dns, dns_timeout * 1000);
+	if ((*https = https_new(ck->base, hcf, err, sizeof(err))) == NULL) {
+		fprintf(stderr, "postsmtpsts-check: https: %s\n", err);
+		return (-1);
+	}
+	dv = discover_start(ck->dns, *https, ck->domain, NULL,
+	    check_discovered, ck);
+	memset(&dopt, 0, sizeof(dopt));
+	dopt.port = ck->port;
+	dopt.all_hosts = 1;
+	dopt.keep_rdata = 1;
+	dn = dane_start_opts(ck->dns, ck->domain, &dopt, check_dane_done, ck);
+	event_base_dispatch(ck->base);
+	if (!ck->discover_done || !ck->mx_done) {
+		fprintf(stderr, "postsmtpsts-check: event loop ended early\n");
+		if (!ck->discover_done)
+			discover_cancel(dv);
+		if (!ck->mx_done)
+			dane_cancel(dn);
+		return (-1);
+	}
+	return (0);
+}
+
+/* check_verdicts - the domain's verdict and the overall one */
+static void
+check_verdicts(struct check *ck)
+{
+	struct check_verdict_domain vd;
+	size_t	 i;
+
+	memset(&vd, 0, sizeof(vd));
+	vd.mx_failed = ck->mx_failed;
+	vd.nhosts = ck->nhosts;
+	vd.sts_failed = ck->sts_outcome == DISCOVER_FAILURE &&
+	    ck->sts_failure != DISCOVER_FAIL_TXT_INVALID;
+	ck->domain_verdict = check_verdict_domain(&vd, ck->domain_reason,
+	    sizeof(ck->domain_reason));
+	ck->verdict = ck->domain_verdict;
+	for (i = 0; i < ck->nhosts; i++)
+		if (ck->hosts[i].verdict > ck->verdict)
+			ck->verdict = ck->hosts[i].verdict;
+}
+
 int
 main(int argc, char *argv[])
 {
 	struct check		 ck;
-	struct check_verdict_domain vd;
+	struct check_own	 own;
+	struct tool_opts	 to;
 	struct config_dns	 dcf;
 	struct config_https	 hcf;
 	struct config		*cf = NULL;
 	struct check_probe_tls	*tls = NULL;
 	struct https		*https = NULL;
-	struct discover		*dv;
-	struct dane		*dn;
-	struct dane_opts	 dopt;
-	char			 err[CHECK_ERR_MAX], domain[DOMAIN_BUFSZ];
-	char			 esc[CHECK_ESC_MAX], helo[DOMAIN_BUFSZ];
-	char			*fwd[CHECK_MAX_OPTIONS + 1];
-	char			*ubopt[CHECK_MAX_OPTIONS + 1];
-	char			**allopt = NULL, **v;
-	const char		*config_file = NULL, *trust_anchor = NULL;
-	const char		*root_hints = NULL, *unbound_config = NULL;
-	const char		*ca_file = NULL, *proxy = NULL;
-	const char		*helo_opt = NULL;
-	size_t			 nfwd = 0, nubopt = 0, n = 0, i;
+	char			 err[TOOL_ERR_MAX], domain[DOMAIN_BUFSZ];
+	char			 esc[TOOL_ESC_MAX], helo[DOMAIN_BUFSZ];
+	char			**ubopt = NULL;
 	enum domain_status	 ds;
-	long			 warn_days = CHECK_DEFAULT_WARN_DAYS;
-	int			 ch, verbose = 0, json = 0, resolv_conf = 0;
-	int			 timeout = CHECK_DEFAULT_TIMEOUT;
-	int			 dns_timeout = 0;
-	int			 port = 25, rc = CHECK_EXIT_ERROR;
+	int			 i, rc = CHECK_EXIT_ERROR;
 
 	memset(&ck, 0, sizeof(ck));
 	log_init("postsmtpsts-check", 1, 0);
 	/* a server that hangs up mid-write is an error to report, not a
 	 * reason to die */
 	signal(SIGPIPE, SIG_IGN);
-	while ((ch = getopt_long(argc, argv, "c:hv", check_longopts,
-	    NULL)) != -1) {
-		switch (ch) {
-		case 'c':
-			config_file = optarg;
-			break;
-		case 'v':
-			verbose++;
-			break;
-		case CHECK_OPT_JSON:
-			json = 1;
-			break;
-		case CHECK_OPT_TRUST_ANCHOR:
-			trust_anchor = optarg;
-			break;
-		case CHECK_OPT_ROOT_HINTS:
-			root_hints = optarg;
-			break;
-		case CHECK_OPT_FORWARDER:
-			if (nfwd == CHECK_MAX_OPTIONS)
-				check_usage();
-			fwd[nfwd++] = optarg;
-			break;
-		case CHECK_OPT_RESOLV_CONF:
-			resolv_conf = 1;
-			break;
-		case CHECK_OPT_UNBOUND_CONFIG:
-			unbound_config = optarg;
-			break;
-		case CHECK_OPT_UNBOUND_OPTION:
-			if (nubopt == CHECK_MAX_OPTIONS)
-				check_usage();
-			ubopt[nubopt++] = optarg;
-			break;
-		case CHECK_OPT_CA_FILE:
-			ca_file = optarg;
-			break;
-		case CHECK_OPT_PROXY:
-			proxy = optarg;
-			break;
-		case CHECK_OPT_DNS_TIMEOUT:
-			dns_timeout = (int)check_number(optarg,
-			    "--dns-timeout", 1, CHECK_MAX_TIMEOUT);
-			break;
-		case CHECK_OPT_TIMEOUT:
-			timeout = (int)check_number(optarg, "--timeout", 1,
-			    CHECK_MAX_TIMEOUT);
-			break;
-		case CHECK_OPT_PORT:
-			port = (int)check_number(optarg, "--port", 1, 65535);
-			break;
-		case CHECK_OPT_WARN_DAYS:
-			warn_days = check_number(optarg, "--warn-days", 0,
-			    CHECK_MAX_WARN_DAYS);
-			break;
-		case CHECK_OPT_HELO:
-			helo_opt = optarg;
-			break;
-		default:
-			check_usage();
-		}
-	}
-	argc -= optind;
-	argv += optind;
-	if (argc != 1)
-		check_usage();
-	log_set_verbose(verbose);
-	if (helo_opt != NULL) {
-		if (domain_normalize(helo_opt, strlen(helo_opt), helo) !=
-		    DOMAIN_OK) {
-			fprintf(stderr, "postsmtpsts-check: --helo: not a "
-			    "host name\n");
-			return (CHECK_EXIT_ERROR);
-		}
-	} else
-		check_helo_default(helo, sizeof(helo));
-
-	if (config_file != NULL &&
-	    (cf = config_load(config_file, err, sizeof(err))) == NULL) {
-		fprintf(stderr, "%s", err);
+	i = check_options(argc, argv, &to, &own, helo, sizeof(helo));
+	if (argc - i != 1)
+		tool_usage(&check_tool);
+	if (tool_settings(&check_tool, &to, &cf, &dcf, &hcf, &ubopt) == -1)
 		return (CHECK_EXIT_ERROR);
-	}
-	/* the file's settings (else the daemon's defaults), then the
-	 * command line's, as postsmtpsts-query does */
-	memset(&dcf, 0, sizeof(dcf));
-	memset(&hcf, 0, sizeof(hcf));
-	if (cf != NULL) {
-		dcf = cf->dns;
-		hcf = cf->https;
-	} else if (access(CONFIG_DEFAULT_TRUST_ANCHOR, R_OK) == 0)
-		dcf.trust_anchor_file = CONFIG_DEFAULT_TRUST_ANCHOR;
-	if (trust_anchor != NULL)
-		dcf.trust_anchor_file = trust_anchor[0] != '\0' ?
-		    (char *)trust_anchor : NULL;
-	if (root_hints != NULL)
-		dcf.root_hints = (char *)root_hints;
-	if (unbound_config != NULL)
-		dcf.unbound_config = (char *)unbound_config;
-	if (resolv_conf)
-		dcf.use_resolv_conf = 1;
-	if (nfwd > 0) {
-		fwd[nfwd] = NULL;
-		dcf.forwarders = fwd;
-	}
-	for (v = dcf.unbound_options; v != NULL && *v != NULL; v++)
-		n++;
-	allopt = xcalloc(n + nubopt + 1, sizeof(*allopt));
-	for (i = 0; i < n; i++)
-		allopt[i] = dcf.unbound_options[i];
-	for (i = 0; i < nubopt; i++)
-		allopt[n + i] = ubopt[i];
-	dcf.unbound_options = allopt;
-	if (ca_file != NULL)
-		hcf.ca_file = (char *)ca_file;
-	if (proxy != NULL)
-		hcf.proxy = (char *)proxy;
-	hcf.connect_timeout = timeout;
-	hcf.timeout = timeout;
-
-	ds = domain_normalize(argv[0], strlen(argv[0]), domain);
-	if (ds != DOMAIN_OK) {
+	hcf.connect_timeout = hcf.timeout = to.timeout;
+	if ((ds = domain_normalize(argv[i], strlen(argv[i]), domain)) !=
+	    DOMAIN_OK) {
 		fprintf(stderr, "postsmtpsts-check: %s: %s: not a mail "
-		    "domain\n", log_escape(esc, sizeof(esc), argv[0],
-		    strlen(argv[0])), domain_status_name(ds));
+		    "domain\n", tool_esc(esc, argv[i], strlen(argv[i])),
+		    domain_status_name(ds));
 		goto out;
 	}
 	if ((tls = check_probe_tls_new(hcf.ca_file, err, sizeof(err))) ==
@@ -922,49 +850,14 @@ main(int argc, char *argv[])
 		fprintf(stderr, "postsmtpsts-check: %s\n", err);
 		goto out;
 	}
-	if ((ck.base = event_base_new()) == NULL)
-		fatalx("cannot create an event base");
-	if ((ck.dns = dns_new(ck.base, &dcf, err, sizeof(err))) == NULL) {
-		fprintf(stderr, "postsmtpsts-check: dns: %s\n", err);
-		goto out;
-	}
-	dns_set_timeout(ck.dns, (dns_timeout > 0 ? dns_timeout : timeout) *
-	    1000);
-	if ((https = https_new(ck.base, &hcf, err, sizeof(err))) == NULL) {
-		fprintf(stderr, "postsmtpsts-check: https: %s\n", err);
-		goto out;
-	}
 	ck.domain = domain;
-	ck.port = port;
-	dv = discover_start(ck.dns, https, domain, NULL, check_discovered,
-	    &ck);
-	memset(&dopt, 0, sizeof(dopt));
-	dopt.port = port;
-	dopt.all_hosts = 1;
-	dopt.keep_rdata = 1;
-	dn = dane_start_opts(ck.dns, domain, &dopt, check_dane_done, &ck);
-	event_base_dispatch(ck.base);
-	if (!ck.discover_done) {
-		fprintf(stderr, "postsmtpsts-check: event loop ended early\n");
-		discover_cancel(dv);
-		if (!ck.mx_done)
-			dane_cancel(dn);
+	ck.port = own.port;
+	if (check_lookups(&ck, &dcf, &hcf, to.dns_timeout > 0 ?
+	    to.dns_timeout : to.timeout, &https) == -1)
 		goto out;
-	}
-
-	check_run_hosts(&ck, tls, timeout * 1000, warn_days, helo);
-	memset(&vd, 0, sizeof(vd));
-	vd.mx_failed = ck.mx_failed;
-	vd.nhosts = ck.nhosts;
-	vd.sts_failed = ck.sts_outcome == DISCOVER_FAILURE &&
-	    ck.sts_failure != DISCOVER_FAIL_TXT_INVALID;
-	ck.domain_verdict = check_verdict_domain(&vd, ck.domain_reason,
-	    sizeof(ck.domain_reason));
-	ck.verdict = ck.domain_verdict;
-	for (i = 0; i < ck.nhosts; i++)
-		if (ck.hosts[i].verdict > ck.verdict)
-			ck.verdict = ck.hosts[i].verdict;
-	if (json)
+	check_run_hosts(&ck, tls, to.timeout * 1000, own.warn_days, helo);
+	check_verdicts(&ck);
+	if (to.json)
 		check_print_json(&ck);
 	else
 		check_print_text(&ck);
@@ -976,7 +869,7 @@ out:
 		event_base_free(ck.base);
 	check_probe_tls_free(tls);
 	check_free(&ck);
-	free(allopt);
+	free(ubopt);
 	config_free(cf);
 	return (rc);
 }

@@ -1,7 +1,31 @@
 #!/bin/sh
-# static.sh - pinned policies and key handling through real Postfix (postmap)
+# static.sh - pinned policies and key handling through real Postfix
+# (postmap); every program's --help and --version; the README's "Is it
+# working?" commands, run verbatim against a daemon on 127.0.0.1:8461
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/e2e/lib.sh"
 need postmap python3
+
+# --help/-h: the usage on stdout, exit 0; --version/-V: "NAME VERSION"
+for prog in postsmtpsts/postsmtpsts postsmtpsts/postsmtpsts-cache \
+    postsmtpsts/postsmtpsts-check postsmtpsts-query; do
+	name=$(basename "$prog")
+	for opt in --help -h; do
+		out=$("$top_builddir/$prog" $opt 2>"$T/help.err")
+		rc=$?
+		ok "$([ $rc -eq 0 ] && [ ! -s "$T/help.err" ] &&
+		    echo "$out" | head -n1 | grep -q "^usage: $name "; echo $?)" \
+		    "$name $opt: usage on stdout, nothing on stderr, exit 0 (exit $rc)"
+	done
+	for opt in --version -V; do
+		out=$("$top_builddir/$prog" $opt 2>"$T/help.err")
+		rc=$?
+		ok "$([ $rc -eq 0 ] && [ ! -s "$T/help.err" ] &&
+		    echo "$out" | grep -Eqx "$name [0-9][0-9.]*.*"; echo $?)" \
+		    "$name $opt: \"$out\" on stdout, exit 0 (exit $rc)"
+	done
+	"$top_builddir/$prog" --no-such-option >"$T/help.out" 2>&1
+	is "$?" 2 "$name --no-such-option: usage error, exit 2"
+done
 
 daemon_start \
 	'domain "pinned.example" { level = "secure" match = "mx1.pinned.example:.pinned.net" servername = "hostname" }' \
@@ -46,4 +70,39 @@ daemon_stop
 ok $? "SIGTERM: daemon exits 0"
 ok "$([ ! -e "$PID_FILE" ]; echo $?)" "pid file removed at exit"
 ok "$([ ! -e "$SOCK" ]; echo $?)" "unix socket removed at exit"
+
+# The README's "Is it working?" commands, verbatim, against a daemon on the
+# quickstart's address 127.0.0.1:8461 (example.com pinned: no outside DNS
+# here), with this build's programs first on PATH and Postfix's
+# configuration (MAIL_CONFIG) the test's own.  One test run at a time
+# holds the port.
+readme_cmds=$(sed -n '/^## Is it working?/,/^## [^I]/p' "$top_srcdir/README.md" |
+    grep -E '^(postsmtpsts-query|postmap) ')
+is "$(echo "$readme_cmds" | awk '{ print $1 }' | tr '\n' ' ')" \
+    "postsmtpsts-query postmap " "README: the two \"Is it working?\" commands found"
+exec 8>/tmp/postsmtpsts-e2e-8461.lock
+flock 8
+if ss -Htln 'sport = :8461' 2>/dev/null | grep -q .; then
+	ok 0 "README commands # SKIP something else listens on 127.0.0.1:8461"
+else
+	PORT=8461
+	daemon_start 'domain "example.com" { level = "may" }' ||
+	    { echo "Bail out! daemon on 8461 did not start"; exit 1; }
+	echo "$readme_cmds" >"$T/readme.cmds"
+	n=0
+	while IFS= read -r cmd; do
+		n=$((n + 1))
+		out=$(PATH="$top_builddir:$top_builddir/postsmtpsts:$PATH" \
+		    MAIL_CONFIG="$PF_DIR" sh -c "$cmd" 2>&1)
+		rc=$?
+		case $cmd in
+		postsmtpsts-query*) want="reply: OK may" ;;
+		*) want="may" ;;
+		esac
+		is "$rc:$out" "0:$want" "README command $n, verbatim: $cmd"
+	done <"$T/readme.cmds"
+	daemon_stop
+	ok $? "README daemon: SIGTERM, exit 0"
+fi
+flock -u 8
 done_testing
