@@ -74,6 +74,28 @@ pins_esc(char *out, const char *s)
 	return (log_escape(out, PINS_ESC_MAX, s, strlen(s)));
 }
 
+/* Which levels accept which attribute (smtp_tls_policy.c). */
+#define PINS_BIT(l)		(1U << (l))
+#define PINS_MATCH_LEVELS	(PINS_BIT(PINS_LEVEL_FINGERPRINT) | \
+				 PINS_BIT(PINS_LEVEL_VERIFY) | \
+				 PINS_BIT(PINS_LEVEL_SECURE))
+#define PINS_SERVERNAME_LEVELS	(PINS_BIT(PINS_LEVEL_DANE) | \
+				 PINS_BIT(PINS_LEVEL_DANE_ONLY) | \
+				 PINS_BIT(PINS_LEVEL_VERIFY) | \
+				 PINS_BIT(PINS_LEVEL_SECURE))
+
+/* pins_allowed - 1 if field is valid at level (in mask), else report */
+static int
+pins_allowed(unsigned int mask, const char *field, const char *levels,
+    const char *title, enum pins_level level, pins_err_fn *err, void *arg)
+{
+	if (mask & PINS_BIT(level))
+		return (1);
+	pins_errf(err, arg, field, "domain \"%s\": %s is not valid at level "
+	    "%s (only %s)", title, field, pins_levels[level], levels);
+	return (0);
+}
+
 /* pins_fingerprint_ok - hex digest, bytes optionally ':'-separated */
 static int
 pins_fingerprint_ok(const char *s)
@@ -208,29 +230,20 @@ pins_parse(const char *title, const char *ls, const char *ms, const char *ss,
 	buf_init(&b, PINS_MAX_ANSWER);
 	if (*ms != '\0') {
 		/* smtp_tls_policy.c: match is valid at these levels only */
-		if (level != PINS_LEVEL_FINGERPRINT &&
-		    level != PINS_LEVEL_VERIFY &&
-		    level != PINS_LEVEL_SECURE) {
-			pins_errf(err, arg, "match", "domain \"%s\": match "
-			    "is not valid at level %s (only fingerprint, "
-			    "verify, secure)", esc, d->level);
+		if (!pins_allowed(PINS_MATCH_LEVELS, "match", "fingerprint, "
+		    "verify, secure", esc, level, err, arg))
 			ok = 0;
-		} else if (pins_match(esc, level, ms, &b, err, arg) == 0 &&
+		else if (pins_match(esc, level, ms, &b, err, arg) == 0 &&
 		    !b.error)
 			d->match = xmemdup0(b.data, b.len);
 		else
 			ok = 0;
 	}
 	if (*ss != '\0') {
-		if (level != PINS_LEVEL_VERIFY &&
-		    level != PINS_LEVEL_SECURE &&
-		    level != PINS_LEVEL_DANE &&
-		    level != PINS_LEVEL_DANE_ONLY) {
-			pins_errf(err, arg, "servername", "domain \"%s\": "
-			    "servername is not valid at level %s (only dane, "
-			    "dane-only, verify, secure)", esc, d->level);
+		if (!pins_allowed(PINS_SERVERNAME_LEVELS, "servername",
+		    "dane, dane-only, verify, secure", esc, level, err, arg))
 			ok = 0;
-		} else if (strcasecmp(ss, "hostname") == 0)
+		else if (strcasecmp(ss, "hostname") == 0)
 			d->servername = xstrdup("hostname");
 		else if ((dc = domain_check(ss, strlen(ss),
 		    DOMAIN_NAME_UNDERSCORE, 1, name)) != DOMAIN_CHECK_OK) {

@@ -22,7 +22,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "lib/buf.h"
@@ -31,42 +30,24 @@
 #include "lib/sockmap.h"
 #include "lib/xmalloc.h"
 #include "tools/query_sm.h"
+#include "tools/tool.h"
 
 #define QUERY_SM_HOST_MAX	256
 #define QUERY_SM_REPLY_BUF	(SOCKMAP_MAX_REPLY + NETSTRING_MAX_DIGITS + 2)
 #define QUERY_SM_ESC_MAX	(LOG_ESCAPE_MAX * 4 + 4)
 
-/* query_sm_now_ms - a monotonic clock in ms */
-static long long
-query_sm_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ((long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
-}
-
-/* query_sm_wait - poll fd for events until deadline; 0, or -1 (errno) */
+/* query_sm_ready - tool_wait as 0, or -1 with errno (ETIMEDOUT) */
 static int
-query_sm_wait(int fd, short events, long long deadline)
+query_sm_ready(int fd, short events, long long deadline)
 {
-	struct pollfd pfd;
-	long long left;
-	int	 n;
-
-	for (;;) {
-		left = deadline - query_sm_now_ms();
-		if (left <= 0) {
-			errno = ETIMEDOUT;
-			return (-1);
-		}
-		pfd.fd = fd;
-		pfd.events = events;
-		n = poll(&pfd, 1, (int)left);
-		if (n > 0)
-			return (0);
-		if (n == -1 && errno != EINTR)
-			return (-1);
+	switch (tool_wait(fd, events, deadline)) {
+	case 1:
+		return (0);
+	case 0:
+		errno = ETIMEDOUT;
+		return (-1);
+	default:
+		return (-1);
 	}
 }
 
@@ -132,8 +113,8 @@ query_sm_connect(const char *address, long long deadline, const char **why)
 		if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0)
 			break;
 		err = errno;
-		if (err == EINPROGRESS && query_sm_wait(fd, POLLOUT,
-		    deadline) == 0) {
+		if (err == EINPROGRESS && tool_wait(fd, POLLOUT,
+		    deadline) == 1) {
 			elen = sizeof(err);
 			if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err,
 			    &elen) == 0 && err == 0)
@@ -161,7 +142,7 @@ query_sm_exchange(int fd, const struct buf *req, char *rbuf,
 
 	(void)fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
 	while (off < req->len) {
-		if (query_sm_wait(fd, POLLOUT, deadline) == -1)
+		if (query_sm_ready(fd, POLLOUT, deadline) == -1)
 			goto fail;
 		n = send(fd, req->data + off, req->len - off, MSG_NOSIGNAL);
 		if (n == -1 && errno != EAGAIN && errno != EINTR)
@@ -170,7 +151,7 @@ query_sm_exchange(int fd, const struct buf *req, char *rbuf,
 			off += (size_t)n;
 	}
 	for (;;) {
-		if (query_sm_wait(fd, POLLIN, deadline) == -1)
+		if (query_sm_ready(fd, POLLIN, deadline) == -1)
 			goto fail;
 		if (rlen == QUERY_SM_REPLY_BUF) {
 			*why = "reply too long";
@@ -208,7 +189,7 @@ query_sm_run(const char *address, const char *key, const char *map,
 	struct buf	 req;
 	char		 esc[QUERY_SM_ESC_MAX], *rbuf;
 	const char	*why = NULL, *payload = NULL;
-	long long	 deadline = query_sm_now_ms() + timeout_ms;
+	long long	 deadline = tool_now_ms() + timeout_ms;
 	size_t		 plen = 0, klen = strlen(key), mlen = strlen(map);
 	int		 fd, rc = 2;
 

@@ -8,10 +8,13 @@
  */
 #include "autoconf.h"
 
+#include <errno.h>
 #include <getopt.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "lib/buf.h"
@@ -214,6 +217,37 @@ tool_settings(const struct tool *t, const struct tool_opts *o,
 	if (o->proxy != NULL)
 		hcf->proxy = (char *)o->proxy;
 	return (0);
+}
+
+long long
+tool_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ((long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
+}
+
+int
+tool_wait(int fd, short events, long long deadline)
+{
+	struct pollfd pfd;
+	long long left;
+	int	 n;
+
+	for (;;) {
+		left = deadline - tool_now_ms();
+		if (left <= 0)
+			return (0);
+		pfd.fd = fd;
+		pfd.events = events;
+		pfd.revents = 0;
+		n = poll(&pfd, 1, left > 60000 ? 60000 : (int)left);
+		if (n > 0)
+			return (1);
+		if (n < 0 && errno != EINTR)
+			return (-1);
+	}
 }
 
 const char *

@@ -107,6 +107,13 @@ int	tool_settings(const struct tool *t, const struct tool_opts *o,
 	    struct config **cfp, struct config_dns *dcf,
 	    struct config_https *hcf, char ***ubopt_out);
 
+/* tool_now_ms - a monotonic clock in milliseconds */
+long long tool_now_ms(void);
+
+/* tool_wait - poll fd for events until deadline (tool_now_ms): 1 ready,
+ * 0 timed out, -1 error (errno) */
+int	tool_wait(int fd, short events, long long deadline);
+
 /* tool_esc - untrusted p[0..len) made printable into out (TOOL_ESC_MAX) */
 const char *tool_esc(char *out, const char *p, size_t len);
 
