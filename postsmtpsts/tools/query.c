@@ -199,8 +199,8 @@ query_print_dane(const struct query *qy)
 		    dns_security_name(h->addr_security), h->naddrs,
 		    h->naddrs == 1 ? "" : "es");
 		if (h->tlsa_looked)
-			printf(", TLSA _25._tcp.%s: DNSSEC %s, %zu record%s",
-			    h->base, dns_security_name(h->tlsa_security),
+			printf(", TLSA %s: DNSSEC %s, %zu record%s",
+			    h->tlsa_name, dns_security_name(h->tlsa_security),
 			    h->ntlsa, h->ntlsa == 1 ? "" : "s");
 		printf("\n");
 		for (k = 0; k < h->ntlsa; k++) {
@@ -260,12 +260,7 @@ query_json_dane(struct buf *b, const struct query *qy)
 		buf_json_key(b, "addresses");
 		buf_appendf(b, "%zu", h->naddrs);
 		buf_json_key(b, "tlsa_name");
-		if (h->tlsa_looked) {
-			buf_append_str(b, "\"_25._tcp.");
-			buf_append_str(b, h->base);
-			buf_append_char(b, '"');
-		} else
-			buf_append_str(b, "null");
+		buf_json_cstr(b, h->tlsa_looked ? h->tlsa_name : NULL);
 		buf_json_key(b, "tlsa_dnssec");
 		buf_json_cstr(b, h->tlsa_looked ?
 		    dns_security_name(h->tlsa_security) : NULL);
