@@ -23,4 +23,24 @@ install -d -o postsmtpsts -g postsmtpsts -m 0750 /var/lib/postsmtpsts
 echo "quickstart: config /etc/postsmtpsts/postsmtpsts.conf," \
 	"socketmap inet:127.0.0.1:8461 (Postfix: socketmap:inet:127.0.0.1:8461:postfix)," \
 	"cache /var/lib/postsmtpsts/cache"
-exec /usr/local/sbin/postsmtpsts -f -c /etc/postsmtpsts/postsmtpsts.conf
+# The daemon in the foreground (Ctrl-C stops it); once it answers, the
+# README's "Is it working?" commands, taken from README.md itself.
+/usr/local/sbin/postsmtpsts -f -c /etc/postsmtpsts/postsmtpsts.conf &
+pid=$!
+trap 'kill -TERM "$pid" 2>/dev/null' INT TERM
+i=0
+while [ "$i" -lt 100 ] && kill -0 "$pid" 2>/dev/null; do
+	# a bracketed next hop needs no lookup: NOTFOUND (exit 1) at once
+	rc=0
+	/usr/local/bin/postsmtpsts-query --timeout 1 \
+		--socketmap inet:127.0.0.1:8461 '[localhost]' >/dev/null 2>&1 || rc=$?
+	if [ "$rc" -eq 1 ]; then
+		echo "quickstart: listening. Is it working? In another terminal:"
+		sed -n '/^## Is it working?/,/^## [^I]/p' "$top/README.md" |
+			grep -E '^(postsmtpsts-query|postmap) ' | sed 's/^/  /'
+		break
+	fi
+	i=$((i + 1))
+	sleep 0.2
+done
+wait "$pid"

@@ -1,15 +1,19 @@
 /*
  * main.c - postsmtpsts(8): command line, configuration check, start
  *
- * postsmtpsts [-f] [-t] [-v] [-c file]
+ * postsmtpsts [-f] [-t] [-v] [-c file] | -h | -V
  *   -f  foreground: stay attached and log to stderr
  *   -t  check the configuration and exit (0 valid, 1 errors shown as
  *       file:line: message); with -v also print the effective configuration
  *   -v  more verbose logging (repeatable)
  *   -c  configuration file (default CONFIG_DEFAULT_FILE)
+ *   -h, --help     the synopsis on stdout, exit 0
+ *   -V, --version  the version on stdout, exit 0
+ * (long forms: --foreground, --test, --verbose, --config)
  */
 #include "autoconf.h"
 
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <syslog.h>
@@ -19,12 +23,30 @@
 #include "lib/log.h"
 #include "daemon/master.h"
 
-/* usage - print the synopsis and exit 2 */
+static const struct option main_longopts[] = {
+	{ "config", required_argument, NULL, 'c' },
+	{ "foreground", no_argument, NULL, 'f' },
+	{ "test", no_argument, NULL, 't' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* usage - print the synopsis; on stdout and exit 0 when asked (-h),
+ * else on stderr and exit 2 */
 static void __attribute__((noreturn))
-usage(void)
+usage(int asked)
 {
-	fprintf(stderr, "usage: postsmtpsts [-f] [-t] [-v] [-c file]\n");
-	exit(2);
+	fprintf(asked ? stdout : stderr, "usage: postsmtpsts [-f] [-t] [-v] "
+	    "[-c file] | -h | -V\n"
+	    "  -f, --foreground  stay attached and log to stderr\n"
+	    "  -t, --test        check the configuration and exit\n"
+	    "  -v, --verbose     more verbose logging (repeatable)\n"
+	    "  -c, --config FILE configuration file (default %s)\n"
+	    "  -h, --help        this text\n"
+	    "  -V, --version     the version\n", CONFIG_DEFAULT_FILE);
+	exit(asked ? 0 : 2);
 }
 
 int
@@ -35,7 +57,8 @@ main(int argc, char *argv[])
 	char		 err[8192];
 	int		 ch, foreground = 0, check = 0, verbose = 0;
 
-	while ((ch = getopt(argc, argv, "c:ftvV")) != -1) {
+	while ((ch = getopt_long(argc, argv, "c:fhtvV", main_longopts,
+	    NULL)) != -1) {
 		switch (ch) {
 		case 'c':
 			file = optarg;
@@ -52,12 +75,14 @@ main(int argc, char *argv[])
 		case 'V':
 			printf("postsmtpsts %s\n", PACKAGE_VERSION);
 			return (0);
+		case 'h':
+			usage(1);
 		default:
-			usage();
+			usage(0);
 		}
 	}
 	if (optind != argc)
-		usage();
+		usage(0);
 
 	log_init("postsmtpsts", 1, LOG_MAIL);
 	if ((cf = config_load(file, err, sizeof(err))) == NULL) {

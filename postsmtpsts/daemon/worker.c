@@ -63,6 +63,7 @@
 #include "lib/domain.h"
 #include "lib/domtab.h"
 #include "policy/facts.h"
+#include "policy/pins.h"
 #include "daemon/ipc.h"
 #include "lib/log.h"
 #include "lib/netstring.h"
@@ -552,14 +553,17 @@ worker_pin_answer(struct conn *c, const struct config_map *map,
     const char *domain)
 {
 	struct worker	*w = c->w;
-	const struct config_domain *pin;
+	struct buf	 data;
+	enum sockmap_status st;
 
-	if ((pin = config_find_domain(w->cf, domain)) == NULL)
+	/* pins.c: the same decide_input as postsmtpsts-query's */
+	buf_init_fixed(&data, w->data, sizeof(w->data));
+	if (!pins_answer(w->cf, map, domain, &data, &st))
 		return (-1);
-	log_debug(1, "domain=%s map=%s source=static answer=\"%s\"",
-	    domain, map->name, pin->answer);
-	stats_lookup(STATS_SRC_PINNED, SOCKMAP_OK, w->t0);
-	conn_reply(c, SOCKMAP_OK, pin->answer, strlen(pin->answer));
+	log_debug(1, "domain=%s map=%s source=static answer=\"%.*s\"",
+	    domain, map->name, (int)data.len, data.data);
+	stats_lookup(STATS_SRC_PINNED, st, w->t0);
+	conn_reply(c, st, data.data, data.len);
 	return (0);
 }
 

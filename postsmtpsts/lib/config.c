@@ -19,12 +19,11 @@
  * never sees a comment: config_strip_comments() blanks them out first,
  * keeping the newlines.
  *
- * Pinned domains ("domain" sections) are normalized, checked against
- * Postfix's smtp_tls_policy_maps grammar (postconf(5), and
- * src/smtp/smtp_tls_policy.c: which attribute each level accepts) and
- * composed into the exact reply data Postfix reads, e.g.
- * "secure match=mx1.example.com:.example.net servername=hostname".  They
- * are sorted for config_find_domain()'s binary search.
+ * Pinned domains ("domain" sections): the name is checked here
+ * (domain_check), the pin's grammar and the reply data it composes are
+ * policy/pins.c's (pins_parse; the one call from lib/ into policy/: the
+ * grammar is policy, the file syntax is ours).  They are sorted for
+ * config_find_domain()'s binary search.
  */
 #include "autoconf.h"
 
@@ -52,18 +51,16 @@
 
 #include "lib/buf.h"
 #include "lib/config.h"
+#include "lib/domain.h"
 #include "lib/log.h"
 #include "lib/xmalloc.h"
+#include "policy/pins.h"
 
 #define CONFIG_ERROR_LINE	512	/* one formatted error message */
 #define CONFIG_UNIX_PATH_MAX	(sizeof(((struct sockaddr_un *)0)->sun_path))
 #define CONFIG_MAX_PORT		65535
 #define CONFIG_MAX_PROXY	1024	/* proxy URL, bytes */
 #define CONFIG_MAX_UB_OPTION	1024	/* one unbound_options entry */
-/* XXX domain.h's limits (DOMAIN_MAX_LEN ...) once domain.c is merged */
-#define CONFIG_DNS_MAX_LEN	253	/* presentation form, no trailing dot */
-#define CONFIG_DNS_MAX_LABEL	63
-#define CONFIG_DNS_BUFSZ	(CONFIG_DNS_MAX_LEN + 1)
 
 /*
  * The hidden sub-section of every titled section.  libconfuse creates it,
@@ -209,24 +206,6 @@ static const struct {
 	{ "local5", LOG_LOCAL5 },
 	{ "local6", LOG_LOCAL6 },
 	{ "local7", LOG_LOCAL7 },
-};
-
-/* Postfix's policy table levels, in Postfix's order (weakest first). */
-enum config_level {
-	CONFIG_LEVEL_NONE,
-	CONFIG_LEVEL_MAY,
-	CONFIG_LEVEL_ENCRYPT,
-	CONFIG_LEVEL_FINGERPRINT,
-	CONFIG_LEVEL_DANE,
-	CONFIG_LEVEL_DANE_ONLY,
-	CONFIG_LEVEL_VERIFY,
-	CONFIG_LEVEL_SECURE,
-	CONFIG_LEVEL_INVALID,
-};
-
-static const char *const config_levels[] = {
-	"none", "may", "encrypt", "fingerprint", "dane", "dane-only",
-	"verify", "secure",
 };
 
 /* -- error reporting ------------------------------------------------ */
@@ -754,167 +733,6 @@ config_name(struct config_ctx *ctx, cfg_t *sec, const char *secname,
 }
 
 /*
- * config_dnsname - check a host or domain name and copy it, lower-case and
- * without the one trailing dot (when dot_ok), into out (CONFIG_DNS_BUFSZ).
- * Labels are 1..63 letters, digits, '-' or '_', no '-' at either end; at
- * least minlabels labels; the last label not all digits (an IPv4 address).
- * Returns NULL or why not.
- *
- * XXX use domain_normalize once merged (it adds IDNA2008 U-labels).
- */
-static const char *
-config_dnsname(const char *in, char *out, int minlabels, int dot_ok)
-{
-	size_t	 len = strlen(in), i, lablen = 0, labstart = 0;
-	int	 labels = 0, alldigit = 1;
-	char	 c;
-
-	if (dot_ok && len > 1 && in[len - 1] == '.')
-		len--;
-	if (len == 0)
-		return ("is empty");
-	if (len > CONFIG_DNS_MAX_LEN)
-		return ("is longer than 253 characters");
-	for (i = 0; i <= len; i++) {
-		c = i < len ? (char)tolower((unsigned char)in[i]) : '.';
-		if (c == '.') {
-			if (lablen == 0)
-				return ("has an empty label");
-			if (lablen > CONFIG_DNS_MAX_LABEL)
-				return ("has a label longer than 63 "
-				    "characters");
-			if (in[labstart] == '-' || in[i - 1] == '-')
-				return ("has a label that starts or ends with "
-				    "'-'");
-			labels++;
-			lablen = 0;
-			labstart = i + 1;
-			if (i < len)
-				alldigit = 1;
-		} else if (isalnum((unsigned char)c) || c == '-' || c == '_') {
-			if (!isdigit((unsigned char)c))
-				alldigit = 0;
-			lablen++;
-		} else
-			return ("contains a character other than letters, "
-			    "digits, '-', '_' and '.'");
-		if (i < len)
-			out[i] = c;
-	}
-	out[len] = '\0';
-	if (alldigit)
-		return ("is numeric (an address, not a name)");
-	if (labels < minlabels)
-		return ("has too few labels");
-	return (NULL);
-}
-
-/* config_fingerprint_ok - hex digest, bytes optionally ':'-separated */
-static int
-config_fingerprint_ok(const char *s)
-{
-	size_t	 len = strlen(s), bytes, i;
-	int	 colons = strchr(s, ':') != NULL;
-
-	if (colons) {
-		/* "AB:CD:..": pairs and separators alternate */
-		if ((len + 1) % 3 != 0)
-			return (0);
-		for (i = 0; i < len; i++)
-			if (i % 3 == 2 ? s[i] != ':' :
-			    !isxdigit((unsigned char)s[i]))
-				return (0);
-		bytes = (len + 1) / 3;
-	} else {
-		if (len % 2 != 0 || strspn(s, "0123456789abcdefABCDEF") != len)
-			return (0);
-		bytes = len / 2;
-	}
-	/* md5, sha1, sha256, sha384, sha512 (smtp_tls_fingerprint_digest) */
-	return (bytes == 16 || bytes == 20 || bytes == 32 || bytes == 48 ||
-	    bytes == 64);
-}
-
-/* config_parse_level - a Postfix level name (any case) */
-static enum config_level
-config_parse_level(const char *s)
-{
-	size_t	 i;
-
-	for (i = 0; i < sizeof(config_levels) / sizeof(config_levels[0]); i++)
-		if (strcasecmp(s, config_levels[i]) == 0)
-			return ((enum config_level)i);
-	return (CONFIG_LEVEL_INVALID);
-}
-
-/*
- * config_match - check and normalize a "match" value into b: fingerprint
- * takes '|'-separated digests (they contain ':'), verify and secure take
- * ':'-separated names, ".domain" suffixes and the keywords hostname,
- * nexthop, dot-nexthop, as Postfix's policy table splits them.
- */
-static int
-config_match(struct config_ctx *ctx, cfg_t *sec, const char *title,
-    enum config_level level, const char *val, struct buf *b)
-{
-	char	 esc[LOG_ESCAPE_MAX + 8], name[CONFIG_DNS_BUFSZ];
-	const char *p = val, *end, *why;
-	char	 sep = level == CONFIG_LEVEL_FINGERPRINT ? '|' : ':';
-	char	*tok;
-	size_t	 n, i, ntok = 0;
-	int	 ok = 1;
-
-	for (;;) {
-		end = strchr(p, sep);
-		n = end != NULL ? (size_t)(end - p) : strlen(p);
-		tok = xmemdup0(p, n);
-		if (++ntok > CONFIG_MAX_MATCH) {
-			config_err(ctx, sec, "match", 0, "domain \"%s\": more "
-			    "than %d match patterns", title, CONFIG_MAX_MATCH);
-			free(tok);
-			return (-1);
-		}
-		if (ntok > 1)
-			buf_append_char(b, sep);
-		if (level == CONFIG_LEVEL_FINGERPRINT) {
-			if (!config_fingerprint_ok(tok)) {
-				config_err(ctx, sec, "match", 0, "domain "
-				    "\"%s\": \"%s\" is not a hex fingerprint",
-				    title, config_esc(esc, sizeof(esc), tok));
-				ok = 0;
-			}
-			for (i = 0; i < n; i++)
-				tok[i] = (char)toupper((unsigned char)tok[i]);
-			buf_append_str(b, tok);
-		} else if (strcasecmp(tok, "hostname") == 0 ||
-		    strcasecmp(tok, "nexthop") == 0 ||
-		    strcasecmp(tok, "dot-nexthop") == 0) {
-			for (i = 0; i < n; i++)
-				tok[i] = (char)tolower((unsigned char)tok[i]);
-			buf_append_str(b, tok);
-		} else {
-			why = config_dnsname(tok[0] == '.' ? tok + 1 : tok,
-			    name, 1, 0);
-			if (why != NULL) {
-				config_err(ctx, sec, "match", 0, "domain "
-				    "\"%s\": match pattern \"%s\" %s", title,
-				    config_esc(esc, sizeof(esc), tok), why);
-				ok = 0;
-			} else {
-				if (tok[0] == '.')
-					buf_append_char(b, '.');
-				buf_append_str(b, name);
-			}
-		}
-		free(tok);
-		if (end == NULL)
-			break;
-		p = end + 1;
-	}
-	return (ok ? 0 : -1);
-}
-
-/*
  * config_listen_parse - "unix:/path", "inet:HOST:PORT", "inet:[IPv6]:PORT"
  * or "inet:*:PORT" into l (host and port in canonical form); NULL or why
  */
@@ -1194,85 +1012,43 @@ config_build_maps(struct config_ctx *ctx, cfg_t *cfg, struct config *cf)
 	}
 }
 
-/* config_build_domain - one pinned domain: normalize, check, compose */
+/* config_pin_err - pins_parse's errors, at the option's line */
+struct config_pin_err {
+	struct config_ctx *ctx;
+	cfg_t		*sec;
+};
+
+static void
+config_pin_err(void *arg, const char *field, const char *msg)
+{
+	struct config_pin_err *pe = arg;
+
+	config_err(pe->ctx, pe->sec, field, 0, "%s", msg);
+}
+
+/* config_build_domain - one pinned domain: the name, then the pin's
+ * grammar (policy/pins.c) */
 static void
 config_build_domain(struct config_ctx *ctx, cfg_t *sec,
     struct config_domain *d)
 {
-	char	 esc[LOG_ESCAPE_MAX + 8], esc2[LOG_ESCAPE_MAX + 8];
-	char	 name[CONFIG_DNS_BUFSZ];
-	const char *title = cfg_title(sec), *why, *ls, *ms, *ss;
-	enum config_level level;
-	struct buf b;
+	char	 esc[LOG_ESCAPE_MAX + 8], name[DOMAIN_BUFSZ];
+	const char *title = cfg_title(sec);
+	struct config_pin_err pe = { ctx, sec };
+	enum domain_check dc;
 
-	config_esc(esc, sizeof(esc), title);
-	if ((why = config_dnsname(title, name, 2, 1)) != NULL) {
-		config_err(ctx, sec, NULL, 0, "domain \"%s\" %s", esc, why);
+	dc = domain_check(title, strlen(title), DOMAIN_NAME_UNDERSCORE |
+	    DOMAIN_NAME_DOT, 2, name);
+	if (dc != DOMAIN_CHECK_OK) {
+		config_err(ctx, sec, NULL, 0, "domain \"%s\" %s",
+		    config_esc(esc, sizeof(esc), title),
+		    domain_check_why(dc));
 		d->domain = xstrdup(title);
 	} else
 		d->domain = xstrdup(name);
-
-	ls = config_str(sec, "level");
-	ms = config_str(sec, "match");
-	ss = config_str(sec, "servername");
-	if (*ls == '\0') {
-		config_err(ctx, sec, NULL, 0, "domain \"%s\": level is missing",
-		    esc);
-		return;
-	}
-	if ((level = config_parse_level(ls)) == CONFIG_LEVEL_INVALID) {
-		config_err(ctx, sec, "level", 0, "domain \"%s\": level must be "
-		    "one of none, may, encrypt, dane, dane-only, fingerprint, "
-		    "verify, secure", esc);
-		return;
-	}
-	d->level = xstrdup(config_levels[level]);
-
-	buf_init(&b, CONFIG_MAX_ANSWER);
-	if (*ms != '\0') {
-		/* smtp_tls_policy.c: match is valid at these levels only */
-		if (level != CONFIG_LEVEL_FINGERPRINT &&
-		    level != CONFIG_LEVEL_VERIFY &&
-		    level != CONFIG_LEVEL_SECURE)
-			config_err(ctx, sec, "match", 0, "domain \"%s\": match "
-			    "is not valid at level %s (only fingerprint, "
-			    "verify, secure)", esc, d->level);
-		else if (config_match(ctx, sec, esc, level, ms, &b) == 0 &&
-		    !b.error)
-			d->match = xmemdup0(b.data, b.len);
-	}
-	if (*ss != '\0') {
-		if (level != CONFIG_LEVEL_VERIFY &&
-		    level != CONFIG_LEVEL_SECURE &&
-		    level != CONFIG_LEVEL_DANE &&
-		    level != CONFIG_LEVEL_DANE_ONLY)
-			config_err(ctx, sec, "servername", 0, "domain \"%s\": "
-			    "servername is not valid at level %s (only dane, "
-			    "dane-only, verify, secure)", esc, d->level);
-		else if (strcasecmp(ss, "hostname") == 0)
-			d->servername = xstrdup("hostname");
-		else if ((why = config_dnsname(ss, name, 1, 0)) != NULL)
-			config_err(ctx, sec, "servername", 0, "domain \"%s\": "
-			    "servername must be \"hostname\" or a host name; "
-			    "\"%s\" %s", esc,
-			    config_esc(esc2, sizeof(esc2), ss), why);
-		else
-			d->servername = xstrdup(name);
-	}
-
-	/* The reply data, as a line of Postfix's policy table reads. */
-	buf_reset(&b);
-	buf_append_str(&b, d->level);
-	if (d->match != NULL)
-		buf_appendf(&b, " match=%s", d->match);
-	if (d->servername != NULL)
-		buf_appendf(&b, " servername=%s", d->servername);
-	if (b.error)
-		config_err(ctx, sec, NULL, 0, "domain \"%s\": policy longer "
-		    "than %d bytes", esc, CONFIG_MAX_ANSWER);
-	else
-		d->answer = xmemdup0(b.data, b.len);
-	buf_free(&b);
+	(void)pins_parse(title, config_str(sec, "level"),
+	    config_str(sec, "match"), config_str(sec, "servername"), d,
+	    config_pin_err, &pe);
 }
 
 /* Sort key of a domain: its name, then its place in the file. */

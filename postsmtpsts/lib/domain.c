@@ -64,64 +64,112 @@ domain_lower(char c)
 	return (c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c);
 }
 
-/*
- * domain_ascii - validate an ASCII name, lower-case it into out
- *
- * out must hold DOMAIN_BUFSZ bytes; it is written only up to the first
- * invalid byte, and is meaningful only on DOMAIN_OK.
- */
-static enum domain_status
-domain_ascii(const char *p, size_t len, char *out)
+enum domain_check
+domain_check(const char *p, size_t len, unsigned int flags, int minlabels,
+    char *out)
 {
-	size_t	 i, label = 0, nlabels = 0;
-	int	 all_digits = 1;
+	size_t	 i, label = 0, start = 0;
+	int	 nlabels = 0, all_digits = 1;
 	char	 c;
 
 	/* RFC 1034 §3.1: "example.com." is the same name; strip one dot. */
-	if (len > 0 && p[len - 1] == '.')
+	if ((flags & DOMAIN_NAME_DOT) && len > 1 && p[len - 1] == '.')
 		len--;
+	if (len == 0)
+		return (DOMAIN_CHECK_EMPTY);
 	/* RFC 1035 §2.3.4: 255 octets on the wire, 253 in text. */
-	if (len == 0 || len > DOMAIN_MAX_LEN)
-		return (DOMAIN_INVALID);
+	if (len > DOMAIN_MAX_LEN)
+		return (DOMAIN_CHECK_LONG);
 	for (i = 0; i <= len; i++) {
 		if (i == len || p[i] == '.') {
 			/* RFC 1035 §2.3.1: empty labels only for the root. */
 			if (label == 0)
-				return (DOMAIN_INVALID);
-			/* RFC 1123 §2.1: no hyphen at the end of a label. */
-			if (out[i - 1] == '-')
-				return (DOMAIN_INVALID);
+				return (DOMAIN_CHECK_EMPTY_LABEL);
+			/* RFC 1123 §2.1: no hyphen at either end of a label. */
+			if (p[start] == '-' || p[i - 1] == '-')
+				return (DOMAIN_CHECK_HYPHEN);
 			nlabels++;
 			if (i < len) {
-				out[i] = '.';
+				if (out != NULL)
+					out[i] = '.';
 				label = 0;
+				start = i + 1;
 				all_digits = 1;
 			}
 			continue;
 		}
 		c = domain_lower(p[i]);
-		/* RFC 1123 §2.1 LDH, plus '_' (RFC 8552). */
+		/* RFC 1123 §2.1 LDH, plus '_' (RFC 8552) where allowed. */
 		if (!(domain_is_alpha(c) || domain_is_digit(c) || c == '-' ||
-		    c == '_'))
-			return (DOMAIN_INVALID);
-		if (c == '-' && label == 0)
-			return (DOMAIN_INVALID);
+		    (c == '_' && (flags & DOMAIN_NAME_UNDERSCORE))))
+			return (DOMAIN_CHECK_CHAR);
 		if (!domain_is_digit(c))
 			all_digits = 0;
 		/* RFC 1035 §2.3.4: 63 octets or less. */
 		if (++label > DOMAIN_MAX_LABEL)
-			return (DOMAIN_INVALID);
-		out[i] = c;
+			return (DOMAIN_CHECK_LONG_LABEL);
+		if (out != NULL)
+			out[i] = c;
 	}
-	out[len] = '\0';
-	/*
-	 * No TLD is all digits (RFC 3696 §2), so such a name is an IPv4
-	 * address; a single label is no registered domain.  Neither can
-	 * publish a policy of its own.
-	 */
-	if (nlabels < 2 || all_digits)
+	if (out != NULL)
+		out[len] = '\0';
+	/* No TLD is all digits (RFC 3696 §2): such a name is an address. */
+	if (all_digits)
+		return (DOMAIN_CHECK_NUMERIC);
+	if (nlabels < minlabels)
+		return (DOMAIN_CHECK_FEW_LABELS);
+	return (DOMAIN_CHECK_OK);
+}
+
+const char *
+domain_check_why(enum domain_check c)
+{
+	switch (c) {
+	case DOMAIN_CHECK_OK:
+		return ("is a host name");
+	case DOMAIN_CHECK_EMPTY:
+		return ("is empty");
+	case DOMAIN_CHECK_LONG:
+		return ("is longer than 253 characters");
+	case DOMAIN_CHECK_EMPTY_LABEL:
+		return ("has an empty label");
+	case DOMAIN_CHECK_LONG_LABEL:
+		return ("has a label longer than 63 characters");
+	case DOMAIN_CHECK_HYPHEN:
+		return ("has a label that starts or ends with '-'");
+	case DOMAIN_CHECK_CHAR:
+		return ("contains a character other than letters, digits, "
+		    "'-', '_' and '.'");
+	case DOMAIN_CHECK_NUMERIC:
+		return ("is numeric (an address, not a name)");
+	case DOMAIN_CHECK_FEW_LABELS:
+		return ("has too few labels");
+	}
+	return ("is not a host name");
+}
+
+/*
+ * domain_ascii - validate an ASCII name, lower-case it into out
+ *
+ * out must hold DOMAIN_BUFSZ bytes; it is meaningful only on DOMAIN_OK.
+ * A single label or an all-digit name (an IPv4 address) is a valid name
+ * with no policy of its own: DOMAIN_NOT_PLAIN.
+ */
+static enum domain_status
+domain_ascii(const char *p, size_t len, char *out)
+{
+	/* "." alone is no name: strip the dot here, not in domain_check */
+	if (len > 0 && p[len - 1] == '.')
+		len--;
+	switch (domain_check(p, len, DOMAIN_NAME_UNDERSCORE, 2, out)) {
+	case DOMAIN_CHECK_OK:
+		return (DOMAIN_OK);
+	case DOMAIN_CHECK_NUMERIC:
+	case DOMAIN_CHECK_FEW_LABELS:
 		return (DOMAIN_NOT_PLAIN);
-	return (DOMAIN_OK);
+	default:
+		return (DOMAIN_INVALID);
+	}
 }
 
 /*

@@ -52,6 +52,41 @@ enum domain_status {
  */
 enum domain_status domain_normalize(const char *key, size_t len, char *out);
 
+/*
+ * domain_check - THE host-name syntax of postsmtpsts (config pins, decide,
+ * https, the MX pattern parser all call it)
+ *
+ * p[0..len) need not be NUL-terminated.  A name is labels of 1..63
+ * letters, digits and '-' (RFC 1123 §2.1; '_' too with
+ * DOMAIN_NAME_UNDERSCORE, RFC 8552), no '-' at either end of a label,
+ * joined by single dots, at most DOMAIN_MAX_LEN characters, the last label
+ * not all digits (that is an IPv4 address), at least minlabels labels.
+ * DOMAIN_NAME_DOT allows (and drops) one trailing dot.  If out is not
+ * NULL (DOMAIN_BUFSZ bytes) it receives the name in lower case; it is
+ * meaningful only on DOMAIN_CHECK_OK.  No IDNA: see domain_normalize.
+ */
+#define DOMAIN_NAME_UNDERSCORE	0x1
+#define DOMAIN_NAME_DOT		0x2
+
+enum domain_check {
+	DOMAIN_CHECK_OK = 0,
+	DOMAIN_CHECK_EMPTY,
+	DOMAIN_CHECK_LONG,		/* more than DOMAIN_MAX_LEN */
+	DOMAIN_CHECK_EMPTY_LABEL,
+	DOMAIN_CHECK_LONG_LABEL,	/* more than DOMAIN_MAX_LABEL */
+	DOMAIN_CHECK_HYPHEN,		/* a label starts or ends with '-' */
+	DOMAIN_CHECK_CHAR,		/* a byte that no label may hold */
+	DOMAIN_CHECK_NUMERIC,		/* last label all digits */
+	DOMAIN_CHECK_FEW_LABELS,	/* fewer than minlabels */
+};
+
+enum domain_check domain_check(const char *p, size_t len, unsigned int flags,
+	    int minlabels, char *out);
+
+/* domain_check_why - "is empty", "has an empty label", ... for messages
+ * of the form "NAME <why>" */
+const char *domain_check_why(enum domain_check c);
+
 /* domain_status_name - "ok", "not-plain", "invalid" for logs */
 const char *domain_status_name(enum domain_status st);
 

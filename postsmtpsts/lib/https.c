@@ -52,6 +52,7 @@
 
 #include "lib/buf.h"
 #include "lib/config.h"
+#include "lib/domain.h"
 #include "lib/https.h"
 #include "lib/log.h"
 #include "lib/xmalloc.h"
@@ -567,25 +568,6 @@ https_resolve_entry(struct https_fetch *f, struct buf *b)
 	return (buf_cstr(b) == NULL || b->error ? -1 : 0);
 }
 
-/* https_host_ok - a plausible host name: LDH, dots, underscores */
-static int
-https_host_ok(const char *host)
-{
-	size_t	 i, len = strlen(host);
-
-	if (len == 0 || len > HTTPS_MAX_HOST)
-		return (0);
-	for (i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)host[i];
-
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		    (c >= '0' && c <= '9') || c == '-' || c == '.' ||
-		    c == '_'))
-			return (0);
-	}
-	return (1);
-}
-
 /* https_setup - configure the easy handle of f; -1 with detail set */
 static int
 https_setup(struct https_fetch *f)
@@ -678,7 +660,8 @@ https_fetch(struct https *h, const char *host, const char *const *addrs,
 	buf_init(&f->body, h->max_body);
 	TAILQ_INSERT_TAIL(&h->fetches, f, entry);
 
-	if (!https_host_ok(host)) {
+	if (domain_check(host, strlen(host), DOMAIN_NAME_UNDERSCORE, 1,
+	    NULL) != DOMAIN_CHECK_OK) {
 		f->url = xstrdup("");
 		return (https_fail_early(f, HTTPS_ERR_OTHER,
 		    "invalid host name"));

@@ -10,6 +10,9 @@
  */
 #include "autoconf.h"
 
+#include <sys/socket.h>
+
+#include <arpa/inet.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,7 +24,7 @@
 #include "lib/log.h"
 #include "lib/xmalloc.h"
 
-/* "_25._tcp." + a name */
+/* "_65535._tcp." + a name */
 #define DANE_QNAME_SZ	(DOMAIN_BUFSZ + 16)
 
 struct dane;
@@ -39,6 +42,7 @@ struct dane_hq {
 	int		 tried_name;	/* TLSA at the MX name itself done */
 	char		 canon[DOMAIN_BUFSZ];	/* CNAME-expanded, or "" */
 	int		 done;
+	unsigned char	*rdata[DANE_MAX_TLSA];	/* keep_rdata copies */
 };
 
 struct dane {
@@ -46,6 +50,8 @@ struct dane {
 	dane_cb		*cb;
 	void		*arg;
 	char		 domain[DOMAIN_BUFSZ];
+	struct dane_opts o;
+	int		 insecure_mx;	/* all_hosts behind an insecure MX */
 	struct dns_query *mxq;
 	struct dane_result res;
 	struct dane_host hosts[DANE_MAX_HOSTS];
@@ -202,9 +208,11 @@ dane_finish(struct dane *dn)
 		st[i] = dn->hosts[i].state;
 	if (dn->res.nhosts > 0) {
 		dn->res.state = dane_aggregate(st, dn->res.nhosts);
-		snprintf(dn->detail, sizeof(dn->detail), "%zu MX host%s, "
-		    "DANE state %s", dn->res.nhosts, dn->res.nhosts == 1 ?
-		    "" : "s", dane_state_name(dn->res.state));
+		snprintf(dn->detail, sizeof(dn->detail), "%s%zu MX host%s, "
+		    "DANE state %s", dn->insecure_mx ? "MX records not DNSSEC "
+		    "secure: no DANE (RFC 7672 2.2.1); " : "", dn->res.nhosts,
+		    dn->res.nhosts == 1 ? "" : "s",
+		    dane_state_name(dn->res.state));
 	}
 	dn->res.detail = dn->detail;
 	if (dn->ttl < 0)
@@ -253,17 +261,34 @@ dane_lookup_failed(const struct dns_result *res)
 	return (NULL);
 }
 
-/* dane_tlsa_query - ask for _25._tcp.base */
+/* dane_tlsa_query - ask for _PORT._tcp.base (port 25 unless told) */
 static void
 dane_tlsa_query(struct dane_hq *hq, const char *base)
 {
 	struct dane_host *h = &hq->dn->hosts[hq->idx];
-	char		 q[DANE_QNAME_SZ];
 
 	snprintf(h->base, sizeof(h->base), "%s", base);
-	snprintf(q, sizeof(q), "_25._tcp.%s", base);
-	hq->tq = dns_query(hq->dn->dns, q, DNS_TYPE_TLSA, dane_host_tlsa_cb,
-	    hq);
+	snprintf(h->tlsa_name, sizeof(h->tlsa_name), "_%d._tcp.%s",
+	    hq->dn->o.port, base);
+	hq->tq = dns_query(hq->dn->dns, h->tlsa_name, DNS_TYPE_TLSA,
+	    dane_host_tlsa_cb, hq);
+}
+
+/* dane_keep_addrs - the address literals of an A or AAAA answer */
+static void
+dane_keep_addrs(struct dane_host *h, const struct dns_result *res)
+{
+	size_t	 i, want = res->rrtype == DNS_TYPE_A ? 4 : 16;
+	int	 af = res->rrtype == DNS_TYPE_A ? AF_INET : AF_INET6;
+
+	for (i = 0; i < res->rdata_count; i++) {
+		if (res->rdata_len[i] != want ||
+		    h->naddr_text == DANE_MAX_ADDRS)
+			continue;
+		if (inet_ntop(af, res->rdata[i], h->addr[h->naddr_text],
+		    DANE_ADDR_MAX) != NULL)
+			h->naddr_text++;
+	}
 }
 
 /* dane_name_eq - same DNS name, ignoring case and one trailing dot */
@@ -290,11 +315,14 @@ dane_host_addr_cb(const struct dns_result *res, void *arg)
 	if (res->rrtype == DNS_TYPE_A) {
 		hq->aq = NULL;
 		hq->a_sec = res->security;
+		h->a_security = res->security;
 	} else {
 		hq->aaaaq = NULL;
 		hq->aaaa_sec = res->security;
+		h->aaaa_security = res->security;
 	}
 	if (dane_lookup_failed(res) != NULL) {
+		h->addr_failed = 1;
 		/* bogus: the host's state is unknown; any other error only
 		 * keeps us from knowing whether DNSSEC applies (and Postfix
 		 * cannot reach the host either): no DANE for it */
@@ -309,6 +337,7 @@ dane_host_addr_cb(const struct dns_result *res, void *arg)
 		dane_ttl(dn, DANE_FAILURE_TTL);
 	} else {
 		h->naddrs += res->rdata_count;
+		dane_keep_addrs(h, res);
 		dane_ttl(dn, res->ttl);
 		if (res->canonname != NULL && res->havedata &&
 		    !dane_name_eq(res->canonname, h->name) &&
@@ -330,6 +359,12 @@ dane_host_addr_cb(const struct dns_result *res, void *arg)
 		h->addr_security = DNS_SECURE;
 	else
 		h->addr_security = DNS_INSECURE;
+	if (dn->insecure_mx) {
+		/* all_hosts: listed for the caller, DANE never applies */
+		dane_host_done(hq, DANE_NONE, "MX records not DNSSEC secure "
+		    "(RFC 7672 2.2.1)");
+		return;
+	}
 	if (hq->addr_failed == 1) {
 		/* RFC 7672 §2.2: the host's DANE state is unknown */
 		dane_host_done(hq, DANE_FAILURE, hq->addr_why);
@@ -400,8 +435,16 @@ dane_host_tlsa_cb(const struct dns_result *res, void *arg)
 			continue;
 		if (t.usable)
 			usable++;
-		if (h->ntlsa < DANE_MAX_TLSA)
-			h->tlsa[h->ntlsa++] = t;
+		if (h->ntlsa == DANE_MAX_TLSA)
+			continue;
+		if (dn->o.keep_rdata) {
+			hq->rdata[h->ntlsa] = (unsigned char *)xmemdup0(
+			    res->rdata[i],
+			    res->rdata_len[i]);
+			t.rdata = hq->rdata[h->ntlsa];
+			t.rdata_len = res->rdata_len[i];
+		}
+		h->tlsa[h->ntlsa++] = t;
 	}
 	if (usable == 0)
 		dane_host_done(hq, DANE_NONE, "TLSA records, none usable "
@@ -470,7 +513,9 @@ dane_mx_cb(const struct dns_result *res, void *arg)
 
 	dn->mxq = NULL;
 	dn->res.mx_security = res->security;
+	dn->res.mx_status = res->status;
 	dn->res.mx_rcode = res->rcode;
+	dn->res.nxdomain = res->status == DNS_OK && res->nxdomain;
 	if ((why = dane_lookup_failed(res)) != NULL) {
 		/* A bogus MX RRset: DANE may apply and cannot be known.  Any
 		 * other error (timeout, SERVFAIL) only hides whether DNSSEC
@@ -487,17 +532,21 @@ dane_mx_cb(const struct dns_result *res, void *arg)
 		return;
 	}
 	dane_ttl(dn, res->ttl);
-	if (res->security != DNS_SECURE) {
+	if (res->nxdomain && (res->security == DNS_SECURE ||
+	    dn->o.all_hosts)) {
 		dn->res.state = DANE_NONE;
-		snprintf(dn->detail, sizeof(dn->detail), "MX records not "
-		    "DNSSEC secure: no DANE (RFC 7672 2.2.1)");
+		snprintf(dn->detail, sizeof(dn->detail), "the domain does "
+		    "not exist (%sNXDOMAIN)", res->security == DNS_SECURE ?
+		    "secure " : "");
 		dane_finish(dn);
 		return;
 	}
-	if (res->nxdomain) {
+	if (res->security != DNS_SECURE && dn->o.all_hosts)
+		dn->insecure_mx = 1;
+	else if (res->security != DNS_SECURE) {
 		dn->res.state = DANE_NONE;
-		snprintf(dn->detail, sizeof(dn->detail), "the domain does "
-		    "not exist (secure NXDOMAIN)");
+		snprintf(dn->detail, sizeof(dn->detail), "MX records not "
+		    "DNSSEC secure: no DANE (RFC 7672 2.2.1)");
 		dane_finish(dn);
 		return;
 	}
@@ -547,9 +596,20 @@ dane_mx_cb(const struct dns_result *res, void *arg)
 struct dane *
 dane_start(struct dns *d, const char *domain, dane_cb *cb, void *arg)
 {
+	return (dane_start_opts(d, domain, NULL, cb, arg));
+}
+
+struct dane *
+dane_start_opts(struct dns *d, const char *domain, const struct dane_opts *o,
+    dane_cb *cb, void *arg)
+{
 	struct dane	*dn;
 
 	dn = xcalloc(1, sizeof(*dn));
+	if (o != NULL)
+		dn->o = *o;
+	if (dn->o.port <= 0 || dn->o.port > 65535)
+		dn->o.port = DANE_DEFAULT_PORT;
 	dn->dns = d;
 	dn->cb = cb;
 	dn->arg = arg;
@@ -565,7 +625,7 @@ dane_start(struct dns *d, const char *domain, dane_cb *cb, void *arg)
 void
 dane_cancel(struct dane *dn)
 {
-	size_t	 i;
+	size_t	 i, j;
 
 	if (dn == NULL)
 		return;
@@ -574,6 +634,8 @@ dane_cancel(struct dane *dn)
 		dns_cancel(dn->hq[i].aq);
 		dns_cancel(dn->hq[i].aaaaq);
 		dns_cancel(dn->hq[i].tq);
+		for (j = 0; j < DANE_MAX_TLSA; j++)
+			free(dn->hq[i].rdata[j]);
 	}
 	free(dn);
 }

@@ -38,6 +38,10 @@
  * else every host DANE -> DANE_ALL; some -> DANE_SOME; none -> DANE_NONE.
  * ttl is the smallest TTL of the RRsets the state was derived from.
  *
+ * postsmtpsts-check uses the same walk (dane_start_opts): its SMTP port for
+ * the TLSA name, every host's addresses (also behind an insecure MX RRset:
+ * all_hosts) and the whole TLSA records for the certificate check.
+ *
  * Callback contract as in dns.h and discover.h: dane_start() never returns
  * NULL, the callback runs exactly once from the event loop unless
  * dane_cancel() came first, and the result lives only during the callback.
@@ -57,6 +61,9 @@
 #define DANE_MIN_TTL		60	/* clamp of the result's ttl */
 #define DANE_MAX_TTL		86400
 #define DANE_FAILURE_TTL	60	/* a failure is retried this soon */
+#define DANE_MAX_ADDRS		8	/* address literals kept per host */
+#define DANE_ADDR_MAX		46	/* INET6_ADDRSTRLEN */
+#define DANE_DEFAULT_PORT	25	/* TLSA _25._tcp (RFC 7672 §2.2.3) */
 
 /* The state of a domain or of one host; numbering is on disk (cache). */
 enum dane_state {
@@ -75,14 +82,26 @@ struct dane_tlsa {
 	int		 usable;	/* dane_tlsa_usable() */
 	size_t		 len;		/* data length on the wire */
 	unsigned char	 data[DANE_MAX_DATA];	/* first bytes of it */
+	/* the whole RDATA (usage, selector, mtype, data) when the lookup
+	 * was started with dane_opts.keep_rdata, else NULL; owned by the
+	 * struct dane, valid during the callback only */
+	const unsigned char *rdata;
+	size_t		 rdata_len;
 };
 
 struct dane_host {
 	char		 name[DOMAIN_BUFSZ];	/* MX exchange */
 	uint16_t	 preference;
 	char		 base[DOMAIN_BUFSZ];	/* TLSA base name used */
+	char		 tlsa_name[DOMAIN_BUFSZ + 16];	/* _PORT._tcp.BASE */
 	enum dns_security addr_security;	/* worst of A and AAAA */
-	size_t		 naddrs;
+	enum dns_security a_security;		/* of the A answer */
+	enum dns_security aaaa_security;	/* of the AAAA answer */
+	int		 addr_failed;		/* an A/AAAA lookup failed or
+						 * was bogus (bogus: none kept) */
+	size_t		 naddrs;		/* A and AAAA records seen */
+	size_t		 naddr_text;		/* kept below, A first */
+	char		 addr[DANE_MAX_ADDRS][DANE_ADDR_MAX];
 	enum dns_security tlsa_security;
 	int		 tlsa_looked;		/* a TLSA lookup was answered */
 	size_t		 ntlsa;
@@ -96,7 +115,9 @@ struct dane_result {
 	enum dane_state	 state;
 	const char	*detail;		/* short human text */
 	enum dns_security mx_security;
+	enum dns_status	 mx_status;
 	int		 mx_rcode;
+	int		 nxdomain;		/* the domain does not exist */
 	int		 implicit_mx;		/* no MX: the domain itself */
 	int		 null_mx;		/* RFC 7505 "MX 0 ." */
 	int		 ttl;			/* clamped, seconds */
@@ -109,9 +130,26 @@ typedef void	dane_cb(const struct dane_result *res, void *arg);
 
 struct dane;
 
+/*
+ * What a caller other than the resolver (postsmtpsts-check) wants beyond
+ * the DANE state; zero-initialized means dane_start()'s behaviour.  None
+ * of these changes a host's or the domain's state.
+ */
+struct dane_opts {
+	int		 port;		/* TLSA _PORT._tcp; 0: 25 */
+	int		 all_hosts;	/* list the hosts (and look up their
+					 * addresses) behind an insecure MX
+					 * RRset too: state none, no TLSA */
+	int		 keep_rdata;	/* dane_tlsa.rdata: whole records */
+};
+
 /* dane_start - look up domain (normalized, see domain_normalize) */
 struct dane	*dane_start(struct dns *d, const char *domain, dane_cb *cb,
 		    void *arg);
+
+/* dane_start_opts - the same with o (NULL: defaults) */
+struct dane	*dane_start_opts(struct dns *d, const char *domain,
+		    const struct dane_opts *o, dane_cb *cb, void *arg);
 
 /* dane_cancel - stop every lookup; no callback; NULL is a no-op */
 void		 dane_cancel(struct dane *dn);

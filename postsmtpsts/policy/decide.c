@@ -27,25 +27,16 @@
 #include "lib/sockmap.h"
 #include "policy/sts_policy.h"
 
-/* decide_domain_ok - a plain host name safe to put in a reply */
+/* decide_domain_ok - a plain host name safe to put in a reply
+ * (domain_check: the one host-name syntax) */
 static int
 decide_domain_ok(const char *domain)
 {
-	size_t	 i;
-	char	 c;
-
-	if (domain == NULL || domain[0] == '\0' || domain[0] == '.')
+	if (domain == NULL)
 		return (0);
-	for (i = 0; domain[i] != '\0'; i++) {
-		/* Checked before reading further: at most DOMAIN_MAX_LEN. */
-		if (i >= DOMAIN_MAX_LEN)
-			return (0);
-		c = domain[i];
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		    (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.'))
-			return (0);
-	}
-	return (1);
+	/* strnlen: at most DOMAIN_MAX_LEN + 1 bytes are ever read */
+	return (domain_check(domain, strnlen(domain, DOMAIN_MAX_LEN + 1),
+	    DOMAIN_NAME_UNDERSCORE, 1, NULL) == DOMAIN_CHECK_OK);
 }
 
 /* decide_set - record the outcome in *res */

@@ -23,14 +23,6 @@
 #include "lib/domain.h"
 #include "policy/mxmatch.h"
 
-/* mxmatch_ldh - letter, digit or hyphen (RFC 5321 Ldh-str) */
-static int
-mxmatch_ldh(unsigned char c)
-{
-	return ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-	    (c >= '0' && c <= '9') || c == '-');
-}
-
 /* mxmatch_lower - ASCII tolower, locale-independent */
 static unsigned char
 mxmatch_lower(unsigned char c)
@@ -38,39 +30,12 @@ mxmatch_lower(unsigned char c)
 	return (c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
 }
 
-/* mxmatch_name_check - RFC 5321 Domain within DNS limits, not an IPv4 */
+/* mxmatch_name_check - RFC 5321 Domain (LDH: no '_') within DNS
+ * limits, not an IPv4 address: domain_check */
 static int
 mxmatch_name_check(const char *p, size_t len)
 {
-	size_t	 i, start, llen;
-	int	 alldigit;
-
-	if (len == 0 || len > DOMAIN_MAX_LEN)
-		return (0);
-	start = 0;
-	alldigit = 1;
-	for (i = 0; i <= len; i++) {
-		if (i == len || p[i] == '.') {
-			llen = i - start;
-			/* RFC 1035 §2.3.4: 1..63 bytes; no empty label. */
-			if (llen == 0 || llen > DOMAIN_MAX_LABEL)
-				return (0);
-			/* RFC 5321 §4.1.2: Let-dig at both ends. */
-			if (p[start] == '-' || p[i - 1] == '-')
-				return (0);
-			if (i == len)
-				break;
-			start = i + 1;
-			alldigit = 1;
-			continue;
-		}
-		if (!mxmatch_ldh((unsigned char)p[i]))
-			return (0);
-		if (p[i] < '0' || p[i] > '9')
-			alldigit = 0;
-	}
-	/* No top-level label is all digits: this is an address literal. */
-	return (!alldigit);
+	return (domain_check(p, len, 0, 1, NULL) == DOMAIN_CHECK_OK);
 }
 
 int

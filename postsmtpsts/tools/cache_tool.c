@@ -1,7 +1,7 @@
 /*
  * cache_tool.c - postsmtpsts-cache(8): inspect and maintain the policy cache
  *
- * postsmtpsts-cache [-v] [-c config] [-d cachedir] command
+ * postsmtpsts-cache [-v] [-c config] [-d cachedir] command | -h | -V
  *   (the directory: -d, else cache.path of -c config or of the default
  *   configuration file if it exists, else the built-in default)
  *   list               one line per entry: domain kind mode id expires_at
@@ -49,6 +49,7 @@
 #include "lib/config.h"
 #include "lib/log.h"
 #include "daemon/stats.h"
+#include "tools/tool.h"
 
 #define CACHE_TOOL_DEFAULT_DIR	LOCALSTATEDIR "/lib/postsmtpsts/cache"
 #define CACHE_TOOL_TIME_LEN	32	/* "2024-01-02T03:04:05Z" or a number */
@@ -68,15 +69,22 @@ struct cache_tool_export {
 	size_t		 n;
 };
 
-/* cache_tool_usage - print the synopsis and exit 2 */
+static const struct tool cache_tool = {
+	"postsmtpsts-cache",
+	"usage: postsmtpsts-cache [-v] [-c config] [-d cachedir] command\n"
+	"       postsmtpsts-cache -h | --help | -V | --version\n"
+	"commands: list | show DOMAIN | purge DOMAIN | purge-all |\n"
+	"          export [hash|texthash] | stats\n",
+	"d:",
+	NULL,
+	0,
+};
+
+/* cache_tool_usage - print the synopsis on stderr and exit 2 */
 static void __attribute__((noreturn))
 cache_tool_usage(void)
 {
-	fprintf(stderr, "usage: postsmtpsts-cache [-v] [-c config] "
-	    "[-d cachedir] command\n"
-	    "commands: list | show DOMAIN | purge DOMAIN | purge-all |\n"
-	    "          export [hash|texthash] | stats\n");
-	exit(2);
+	tool_usage(&cache_tool);
 }
 
 /* cache_tool_time - t as ISO 8601 UTC into buf, "-" for 0 */
@@ -356,24 +364,18 @@ main(int argc, char *argv[])
 	struct config	*cf = NULL;
 	const char	*dir = NULL, *conf = NULL, *cmd, *type = "hash";
 	char		 key[CACHE_KEY_MAX + 1], err[1024];
+	struct tool_opts to;
 	int		 ch, readonly, rv = 0, st;
 
 	log_init("postsmtpsts-cache", 1, LOG_MAIL);
-	while ((ch = getopt(argc, argv, "c:d:v")) != -1) {
-		switch (ch) {
-		case 'c':
-			conf = optarg;
-			break;
-		case 'd':
-			dir = optarg;
-			break;
-		case 'v':
-			log_set_verbose(log_get_verbose() + 1);
-			break;
-		default:
+	memset(&to, 0, sizeof(to));
+	while ((ch = tool_getopt(&cache_tool, argc, argv, &to)) != -1) {
+		if (ch != 'd')
 			cache_tool_usage();
-		}
+		dir = optarg;
 	}
+	conf = to.config_file;
+	log_set_verbose(to.verbose);
 	argc -= optind;
 	argv += optind;
 	if (argc < 1)

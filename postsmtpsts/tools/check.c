@@ -7,21 +7,21 @@
  *
  * Runs, on one event base: the MTA-STS discovery of postsmtpsts-query
  * (discover.c: _mta-sts TXT, policy fetch, _smtp._tls TLSRPT TXT) and, in
- * parallel, the domain's MX RRset (RFC 5321 §5.1: no MX, the domain is the
- * implicit MX), then A, AAAA and TLSA _PORT._tcp.HOST (RFC 7672 §2.2-2.3)
- * for every MX host, all with their DNSSEC status (dns.c).  Then, one host
- * after another, check_probe_run() speaks SMTP and STARTTLS to the host's
- * addresses and checks its certificate (PKIX, names, DANE); the verdict
- * rules are check_verdict.c's.  Only the MX hosts of DOMAIN (at most
- * CHECK_MAX_HOSTS of them, in preference order) are contacted, at most
- * CHECK_MAX_ADDRS addresses each, and the first address that accepts the
- * connection is the one checked.
+ * parallel, the daemon's own DANE walk (dane.c, RFC 7672 §2.2: MX RRset,
+ * addresses, TLSA at _PORT._tcp of the CNAME-expanded name first, then of
+ * the MX name), asked to list the hosts behind an insecure MX RRset too
+ * and to keep the whole TLSA records.  Then, one host after another,
+ * check_probe_run() speaks SMTP and STARTTLS to the host's addresses and
+ * checks its certificate (PKIX, names, DANE); the verdict rules are
+ * check_verdict.c's.  Only the MX hosts of DOMAIN (at most DANE_MAX_HOSTS
+ * of them, in preference order) are contacted, at most DANE_MAX_ADDRS
+ * addresses each, and the first address that accepts the connection is
+ * the one checked.
  *
- * DANE applies to a host (RFC 7672 §2.2) when its MX RRset (or, for the
- * implicit MX, the denial of one), its address RRsets and its TLSA RRset
- * are DNSSEC-secure and the TLSA RRset has a usable record (usage 2 or 3,
- * §3.1).  Then DANE decides and MTA-STS is not consulted for that host
- * (RFC 8461 §2).
+ * DANE applies to a host exactly when dane.c says so (its state "all"):
+ * then DANE decides and MTA-STS is not consulted for that host (RFC 8461
+ * §2).  A host whose DANE state is "failure" is reported as a failed
+ * lookup, as the daemon would defer its mail.
  *
  * Exit status: 0 every verdict ok, 1 a warning, 2 a failure or an error
  * (usage, configuration).  --json prints one JSON object; all text that
@@ -30,8 +30,6 @@
  */
 #include "autoconf.h"
 
-#include <arpa/inet.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,7 +40,7 @@
 #include <event2/event.h>
 
 #include "lib/buf.h"
-#include "tools/check_parse.h"
+#include "policy/dane.h"
 #include "tools/check_probe.h"
 #include "tools/check_verdict.h"
 #include "lib/config.h"
@@ -54,45 +52,22 @@
 #include "policy/mxmatch.h"
 #include "policy/sts_policy.h"
 #include "lib/xmalloc.h"
+#include "tools/tool.h"
 
-#define CHECK_EXIT_ERROR	2
-#define CHECK_MAX_HOSTS		16	/* MX hosts checked */
-#define CHECK_MAX_ADDRS		8	/* addresses kept per host */
-#define CHECK_MAX_TLSA		16	/* usable TLSA records per host */
-#define CHECK_MAX_OPTIONS	64	/* --forwarder / --unbound-option */
-#define CHECK_MAX_TIMEOUT	300	/* seconds */
+#define CHECK_EXIT_ERROR	TOOL_EXIT_USAGE
 #define CHECK_DEFAULT_TIMEOUT	10	/* seconds, per step */
 #define CHECK_DEFAULT_WARN_DAYS	14
 #define CHECK_MAX_WARN_DAYS	1000000
-#define CHECK_ERR_MAX		4096
-#define CHECK_ESC_MAX		(LOG_ESCAPE_MAX * 4 + 4)
 #define CHECK_JSON_MAX		(4 * 1024 * 1024)
 #define CHECK_NOTE_MAX		256
-#define CHECK_TLSA_NAME_MAX	(DOMAIN_BUFSZ + 16)	/* _65535._tcp. */
-
-struct check;
 
 struct check_host {
-	struct check	*ck;
-	char		 name[DOMAIN_BUFSZ];
-	unsigned	 pref;
-	/* A and AAAA */
-	int		 a_done, aaaa_done;
-	enum dns_security a_sec, aaaa_sec;
-	int		 addr_failed;	/* a lookup failed or was bogus
-					 * (bogus addresses are not used) */
-	char		*addrs[CHECK_MAX_ADDRS];
-	size_t		 naddrs;
-	/* TLSA _PORT._tcp.NAME */
-	char		 tlsa_name[CHECK_TLSA_NAME_MAX];
-	int		 tlsa_done;
-	enum dns_status	 tlsa_status;
-	int		 tlsa_rcode;
-	enum dns_security tlsa_sec;
-	size_t		 ntlsa;		/* records in the answer */
+	struct dane_host d;	/* the DANE walk's facts (dane.c) */
+	const char	*addrs[DANE_MAX_ADDRS];	/* into d.addr */
 	size_t		 nusable;
-	unsigned char	*tlsa[CHECK_MAX_TLSA];	/* usable ones */
-	size_t		 tlsa_len[CHECK_MAX_TLSA];
+	const unsigned char *tlsa[DANE_MAX_TLSA];	/* usable records */
+	size_t		 tlsa_len[DANE_MAX_TLSA];
+	unsigned char	*tlsa_copy[DANE_MAX_TLSA];	/* owned */
 	char		 dane_note[CHECK_NOTE_MAX];
 	/* the results */
 	int		 probed;
@@ -109,9 +84,8 @@ struct check {
 	struct dns	*dns;
 	const char	*domain;
 	int		 port;
-	int		 pending;	/* DNS queries in flight */
 	int		 discover_done;
-	/* the MX RRset */
+	/* the DANE walk: MX RRset and hosts (copied out of the callback) */
 	int		 mx_done;
 	enum dns_status	 mx_status;
 	int		 mx_rcode;
@@ -119,9 +93,9 @@ struct check {
 	int		 implicit_mx;	/* no MX RRset: the domain */
 	int		 null_mx;	/* RFC 7505 */
 	int		 mx_failed;
-	size_t		 mx_total;	/* MX records, before the cap */
+	enum dane_state	 dane_state;	/* the domain's, as the daemon sees it */
 	char		 mx_note[CHECK_NOTE_MAX];
-	struct check_host hosts[CHECK_MAX_HOSTS];
+	struct check_host hosts[DANE_MAX_HOSTS];
 	size_t		 nhosts;
 	/* MTA-STS discovery (copied out of the callback) */
 	enum discover_outcome sts_outcome;
@@ -140,75 +114,44 @@ struct check {
 	enum check_verdict_level verdict;
 };
 
+/* postsmtpsts-check's own options (tool.h has the shared ones) */
+struct check_own {
+	int		 port;
+	long		 warn_days;
+	const char	*helo;		/* --helo, or NULL */
+};
+
 enum {
-	CHECK_OPT_JSON = 256,
-	CHECK_OPT_TRUST_ANCHOR,
-	CHECK_OPT_ROOT_HINTS,
-	CHECK_OPT_FORWARDER,
-	CHECK_OPT_RESOLV_CONF,
-	CHECK_OPT_UNBOUND_CONFIG,
-	CHECK_OPT_UNBOUND_OPTION,
-	CHECK_OPT_CA_FILE,
-	CHECK_OPT_PROXY,
-	CHECK_OPT_DNS_TIMEOUT,
-	CHECK_OPT_TIMEOUT,
-	CHECK_OPT_PORT,
+	CHECK_OPT_PORT = TOOL_OPT_OWN,
 	CHECK_OPT_WARN_DAYS,
 	CHECK_OPT_HELO,
 };
 
 static const struct option check_longopts[] = {
-	{ "config", required_argument, NULL, 'c' },
-	{ "verbose", no_argument, NULL, 'v' },
-	{ "help", no_argument, NULL, 'h' },
-	{ "json", no_argument, NULL, CHECK_OPT_JSON },
-	{ "trust-anchor", required_argument, NULL, CHECK_OPT_TRUST_ANCHOR },
-	{ "root-hints", required_argument, NULL, CHECK_OPT_ROOT_HINTS },
-	{ "forwarder", required_argument, NULL, CHECK_OPT_FORWARDER },
-	{ "resolv-conf", no_argument, NULL, CHECK_OPT_RESOLV_CONF },
-	{ "unbound-config", required_argument, NULL, CHECK_OPT_UNBOUND_CONFIG },
-	{ "unbound-option", required_argument, NULL, CHECK_OPT_UNBOUND_OPTION },
-	{ "ca-file", required_argument, NULL, CHECK_OPT_CA_FILE },
-	{ "proxy", required_argument, NULL, CHECK_OPT_PROXY },
-	{ "dns-timeout", required_argument, NULL, CHECK_OPT_DNS_TIMEOUT },
-	{ "timeout", required_argument, NULL, CHECK_OPT_TIMEOUT },
 	{ "port", required_argument, NULL, CHECK_OPT_PORT },
 	{ "warn-days", required_argument, NULL, CHECK_OPT_WARN_DAYS },
 	{ "helo", required_argument, NULL, CHECK_OPT_HELO },
 	{ NULL, 0, NULL, 0 },
 };
 
-/* check_usage - print the synopsis and exit with the error status */
-static void __attribute__((noreturn))
-check_usage(void)
-{
-	fprintf(stderr,
-	    "usage: postsmtpsts-check [-v] [-c config] [--json] [--port N] "
-	    "[--timeout s]\n"
-	    "\t[--dns-timeout s] [--warn-days N] [--helo name] "
-	    "[--ca-file file]\n"
-	    "\t[--trust-anchor file] [--root-hints file] [--forwarder addr]\n"
-	    "\t[--resolv-conf] [--unbound-config file] "
-	    "[--unbound-option 'name: value']\n"
-	    "\t[--proxy url] DOMAIN\n");
-	exit(CHECK_EXIT_ERROR);
-}
-
-/* check_number - parse a decimal option in lo..hi or exit */
-static long
-check_number(const char *s, const char *what, long lo, long hi)
-{
-	char	*end;
-	long	 v;
-
-	v = strtol(s, &end, 10);
-	if (*s == '\0' || *end != '\0' || v < lo || v > hi) {
-		fprintf(stderr, "postsmtpsts-check: %s: not a number in "
-		    "%ld..%ld: %s\n", what, lo, hi, s);
-		exit(CHECK_EXIT_ERROR);
-	}
-	return (v);
-}
+static const struct tool check_tool = {
+	"postsmtpsts-check",
+	"usage: postsmtpsts-check [-v] [-c config] [--json] [--port N] "
+	"[--timeout s]\n"
+	"\t[--dns-timeout s] [--warn-days N] [--helo name] "
+	"[--ca-file file]\n"
+	"\t[--trust-anchor file] [--root-hints file] [--forwarder addr]\n"
+	"\t[--resolv-conf] [--unbound-config file] "
+	"[--unbound-option 'name: value']\n"
+	"\t[--proxy url] DOMAIN\n"
+	"       postsmtpsts-check -h | --help | -V | --version\n"
+	"  --timeout s   each step: a DNS query, a connection, an SMTP reply, "
+	"the TLS\n"
+	"                handshake (default 10)\n",
+	"",
+	check_longopts,
+	TOOL_WITH_RESOLVER,
+};
 
 /* check_dup - copy of a possibly NULL string */
 static char *
@@ -217,11 +160,11 @@ check_dup(const char *s)
 	return (s != NULL ? xstrdup(s) : NULL);
 }
 
-/* check_maybe_done - stop the loop when discovery and DNS are done */
+/* check_maybe_done - stop the loop when discovery and DANE are done */
 static void
 check_maybe_done(struct check *ck)
 {
-	if (ck->discover_done && ck->mx_done && ck->pending == 0)
+	if (ck->discover_done && ck->mx_done)
 		event_base_loopbreak(ck->base);
 }
 
@@ -248,230 +191,72 @@ check_discovered(const struct discover_result *r, void *arg)
 	check_maybe_done(ck);
 }
 
-/* check_addr_cb - A or AAAA answer of one host */
+/* check_host_keep - copy one host of the DANE walk, with its usable
+ * TLSA records, and say whether DANE applies to it */
 static void
-check_addr_cb(const struct dns_result *res, void *arg)
+check_host_keep(struct check_host *h, const struct dane_host *d)
 {
-	struct check_host *h = arg;
-	char	 text[INET6_ADDRSTRLEN];
-	size_t	 i, want;
-	int	 af;
-
-	h->ck->pending--;
-	if (res->rrtype == DNS_TYPE_A) {
-		h->a_done = 1;
-		h->a_sec = res->security;
-		af = AF_INET;
-		want = 4;
-	} else {
-		h->aaaa_done = 1;
-		h->aaaa_sec = res->security;
-		af = AF_INET6;
-		want = 16;
-	}
-	if (res->status != DNS_OK || res->security == DNS_BOGUS ||
-	    (res->rcode != DNS_RCODE_NOERROR &&
-	    res->rcode != DNS_RCODE_NXDOMAIN))
-		h->addr_failed = 1;
-	else if (res->rcode == DNS_RCODE_NOERROR)
-		for (i = 0; i < res->rdata_count; i++) {
-			if (res->rdata_len[i] != want ||
-			    h->naddrs == CHECK_MAX_ADDRS)
-				continue;
-			if (inet_ntop(af, res->rdata[i], text,
-			    sizeof(text)) != NULL)
-				h->addrs[h->naddrs++] = xstrdup(text);
-		}
-	check_maybe_done(h->ck);
-}
-
-/* check_tlsa_cb - TLSA answer of one host: keep the usable records */
-static void
-check_tlsa_cb(const struct dns_result *res, void *arg)
-{
-	struct check_host *h = arg;
-	unsigned usage, selector, mtype;
+	const struct dane_tlsa *t;
 	size_t	 i;
 
-	h->ck->pending--;
-	h->tlsa_done = 1;
-	h->tlsa_status = res->status;
-	h->tlsa_rcode = res->rcode;
-	h->tlsa_sec = res->security;
-	if (res->status == DNS_OK && res->rcode == DNS_RCODE_NOERROR &&
-	    res->security == DNS_SECURE) {
-		h->ntlsa = res->rdata_count;
-		for (i = 0; i < res->rdata_count; i++) {
-			if (check_parse_tlsa(res->rdata[i], res->rdata_len[i],
-			    &usage, &selector, &mtype) !=
-			    CHECK_PARSE_TLSA_USABLE ||
-			    h->nusable == CHECK_MAX_TLSA)
-				continue;
-			h->tlsa_len[h->nusable] = res->rdata_len[i];
-			h->tlsa[h->nusable++] = (unsigned char *)xmemdup0(
-			    res->rdata[i], res->rdata_len[i]);
-		}
+	h->d = *d;
+	for (i = 0; i < h->d.naddr_text; i++)
+		h->addrs[i] = h->d.addr[i];
+	for (i = 0; i < h->d.ntlsa; i++) {
+		t = &h->d.tlsa[i];
+		h->d.tlsa[i].rdata = NULL;	/* the walk's copy goes */
+		if (!t->usable || d->tlsa[i].rdata == NULL)
+			continue;
+		h->tlsa_copy[h->nusable] = (unsigned char *)xmemdup0(
+		    d->tlsa[i].rdata, d->tlsa[i].rdata_len);
+		h->tlsa[h->nusable] = h->tlsa_copy[h->nusable];
+		h->tlsa_len[h->nusable++] = d->tlsa[i].rdata_len;
 	}
-	check_maybe_done(h->ck);
+	if (d->state == DANE_FAILURE)
+		h->dane = CHECK_VERDICT_DANE_LOOKUP_FAILED;
+	if (d->state == DANE_ALL)
+		snprintf(h->dane_note, sizeof(h->dane_note), "%zu usable of "
+		    "%zu TLSA record%s", h->nusable, d->ntlsa,
+		    d->ntlsa == 1 ? "" : "s");
+	else
+		snprintf(h->dane_note, sizeof(h->dane_note), "%s", d->why);
 }
 
-/* check_host_add - a host to check, and its DNS queries */
+/* check_dane_done - the DANE walk (dane.c, the daemon's): MX hosts by
+ * preference, their addresses, TLSA at the CNAME-expanded name first */
 static void
-check_host_add(struct check *ck, const char *name, unsigned pref)
-{
-	struct check_host *h;
-	size_t	 i;
-	int	 n;
-
-	for (i = 0; i < ck->nhosts; i++)
-		if (strcmp(ck->hosts[i].name, name) == 0)
-			return;
-	if (ck->nhosts == CHECK_MAX_HOSTS)
-		return;
-	h = &ck->hosts[ck->nhosts++];
-	h->ck = ck;
-	h->pref = pref;
-	snprintf(h->name, sizeof(h->name), "%s", name);
-	n = snprintf(h->tlsa_name, sizeof(h->tlsa_name), "_%d._tcp.%s",
-	    ck->port, name);
-	if (n < 0 || (size_t)n >= sizeof(h->tlsa_name))
-		panic("TLSA name does not fit");
-	ck->pending += 3;
-	(void)dns_query(ck->dns, name, DNS_TYPE_A, check_addr_cb, h);
-	(void)dns_query(ck->dns, name, DNS_TYPE_AAAA, check_addr_cb, h);
-	(void)dns_query(ck->dns, h->tlsa_name, DNS_TYPE_TLSA, check_tlsa_cb,
-	    h);
-}
-
-/* check_mx_cb - the MX RRset: the hosts, by preference (RFC 5321 §5.1) */
-static void
-check_mx_cb(const struct dns_result *res, void *arg)
+check_dane_done(const struct dane_result *res, void *arg)
 {
 	struct check	*ck = arg;
-	char		 name[DOMAIN_BUFSZ];
-	unsigned	 pref, best;
-	unsigned	*prefs;
-	char		(*names)[DOMAIN_BUFSZ];
-	size_t		 i, j, n = 0, bad = 0;
-	unsigned char	*used;
+	size_t		 i;
 
 	ck->mx_done = 1;
-	ck->mx_status = res->status;
-	ck->mx_rcode = res->rcode;
-	ck->mx_sec = res->security;
-	if (res->status != DNS_OK) {
-		ck->mx_failed = 1;
-		snprintf(ck->mx_note, sizeof(ck->mx_note), "MX lookup: %s",
-		    res->error != NULL ? res->error :
-		    dns_status_name(res->status));
-	} else if (res->security == DNS_BOGUS) {
-		ck->mx_failed = 1;
-		snprintf(ck->mx_note, sizeof(ck->mx_note), "MX lookup: "
-		    "DNSSEC bogus");
-	} else if (res->rcode == DNS_RCODE_NXDOMAIN) {
-		ck->mx_failed = 1;
+	ck->mx_status = res->mx_status;
+	ck->mx_rcode = res->mx_rcode;
+	ck->mx_sec = res->mx_security;
+	ck->implicit_mx = res->implicit_mx;
+	ck->null_mx = res->null_mx;
+	ck->dane_state = res->state;
+	ck->mx_failed = res->mx_status != DNS_OK ||
+	    res->mx_security == DNS_BOGUS || res->nxdomain ||
+	    res->mx_rcode != DNS_RCODE_NOERROR;
+	if (res->nxdomain)
 		snprintf(ck->mx_note, sizeof(ck->mx_note), "the domain does "
 		    "not exist (NXDOMAIN)");
-	} else if (res->rcode != DNS_RCODE_NOERROR) {
-		ck->mx_failed = 1;
-		snprintf(ck->mx_note, sizeof(ck->mx_note), "MX lookup: rcode "
-		    "%d", res->rcode);
-	} else if (res->rdata_count == 0) {
-		ck->implicit_mx = 1;
+	else if (res->implicit_mx)
 		snprintf(ck->mx_note, sizeof(ck->mx_note), "no MX records: "
-		    "the domain is its own MX (RFC 5321 section 5.1)");
-		check_host_add(ck, ck->domain, 0);
-	} else {
-		ck->mx_total = res->rdata_count;
-		prefs = xcalloc(res->rdata_count, sizeof(*prefs));
-		names = xcalloc(res->rdata_count, sizeof(*names));
-		used = xcalloc(res->rdata_count, 1);
-		for (i = 0; i < res->rdata_count; i++) {
-			if (check_parse_mx(res->rdata[i], res->rdata_len[i],
-			    &pref, name) == -1) {
-				bad++;
-				continue;
-			}
-			if (name[0] == '\0') {
-				ck->null_mx = 1;
-				continue;
-			}
-			prefs[n] = pref;
-			memcpy(names[n], name, sizeof(name));
-			n++;
-		}
-		/* selection by preference, stable for equal ones */
-		for (i = 0; i < n; i++) {
-			best = 0;
-			for (j = 0; j < n; j++)
-				if (!used[j] && (best == 0 ||
-				    prefs[j] < prefs[best - 1]))
-					best = (unsigned)j + 1;
-			used[best - 1] = 1;
-			check_host_add(ck, names[best - 1], prefs[best - 1]);
-		}
-		if (ck->null_mx && n == 0)
-			snprintf(ck->mx_note, sizeof(ck->mx_note), "null MX "
-			    "(RFC 7505): the domain accepts no mail");
-		else if (bad > 0)
-			snprintf(ck->mx_note, sizeof(ck->mx_note), "%zu "
-			    "malformed MX record%s ignored", bad,
-			    bad == 1 ? "" : "s");
-		else if (n > CHECK_MAX_HOSTS)
-			snprintf(ck->mx_note, sizeof(ck->mx_note), "only the "
-			    "first %d MX hosts are checked", CHECK_MAX_HOSTS);
-		free(prefs);
-		free(names);
-		free(used);
-	}
+		    "the domain is its own MX (RFC 5321 section 5.1); %s",
+		    res->detail);
+	else if (res->nmx > res->nhosts && res->nhosts == DANE_MAX_HOSTS)
+		snprintf(ck->mx_note, sizeof(ck->mx_note), "only the first "
+		    "%d MX hosts are checked; %s", DANE_MAX_HOSTS,
+		    res->detail);
+	else
+		snprintf(ck->mx_note, sizeof(ck->mx_note), "%s", res->detail);
+	for (i = 0; i < res->nhosts && i < DANE_MAX_HOSTS; i++)
+		check_host_keep(&ck->hosts[i], &res->hosts[i]);
+	ck->nhosts = i;
 	check_maybe_done(ck);
-}
-
-/* check_host_dane - does DANE apply to h (RFC 7672 §2.2)? Sets h->dane
- * to NA or LOOKUP_FAILED and the note; returns 1 when it applies */
-static int
-check_host_dane(const struct check *ck, struct check_host *h)
-{
-	if (ck->mx_sec != DNS_SECURE) {
-		snprintf(h->dane_note, sizeof(h->dane_note), "%s is not "
-		    "DNSSEC-secure", ck->implicit_mx ? "the MX denial" :
-		    "the MX RRset");
-		return (0);
-	}
-	if (h->a_sec != DNS_SECURE || h->aaaa_sec != DNS_SECURE) {
-		snprintf(h->dane_note, sizeof(h->dane_note), "the address "
-		    "records are not DNSSEC-secure");
-		return (0);
-	}
-	if (h->tlsa_status != DNS_OK || h->tlsa_sec == DNS_BOGUS ||
-	    (h->tlsa_rcode != DNS_RCODE_NOERROR &&
-	    h->tlsa_rcode != DNS_RCODE_NXDOMAIN)) {
-		h->dane = CHECK_VERDICT_DANE_LOOKUP_FAILED;
-		snprintf(h->dane_note, sizeof(h->dane_note), "TLSA lookup "
-		    "failed: %s", h->tlsa_status != DNS_OK ?
-		    dns_status_name(h->tlsa_status) :
-		    h->tlsa_sec == DNS_BOGUS ? "DNSSEC bogus" : "SERVFAIL");
-		return (0);
-	}
-	if (h->tlsa_sec != DNS_SECURE) {
-		snprintf(h->dane_note, sizeof(h->dane_note), "the TLSA "
-		    "answer is not DNSSEC-secure");
-		return (0);
-	}
-	if (h->ntlsa == 0) {
-		snprintf(h->dane_note, sizeof(h->dane_note), "no TLSA "
-		    "records");
-		return (0);
-	}
-	if (h->nusable == 0) {
-		snprintf(h->dane_note, sizeof(h->dane_note), "%zu TLSA "
-		    "record%s, none usable (RFC 7672 section 3.1.3)",
-		    h->ntlsa, h->ntlsa == 1 ? "" : "s");
-		return (0);
-	}
-	snprintf(h->dane_note, sizeof(h->dane_note), "%zu usable of %zu "
-	    "TLSA record%s", h->nusable, h->ntlsa, h->ntlsa == 1 ? "" : "s");
-	return (1);
 }
 
 /* check_run_hosts - probe every host and give its verdict */
@@ -487,11 +272,11 @@ check_run_hosts(struct check *ck, struct check_probe_tls *tls,
 
 	for (i = 0; i < ck->nhosts; i++) {
 		h = &ck->hosts[i];
-		dane = check_host_dane(ck, h);
+		dane = h->d.state == DANE_ALL && h->nusable > 0;
 		h->mx_match = 0;
 		if (ck->policy != NULL)
 			for (j = 0; j < ck->policy->nmx; j++)
-				if (mxmatch(ck->policy->mx[j], h->name))
+				if (mxmatch(ck->policy->mx[j], h->d.name))
 					h->mx_match = 1;
 		if (dane)
 			h->require = CHECK_VERDICT_REQ_DANE;
@@ -505,19 +290,19 @@ check_run_hosts(struct check *ck, struct check_probe_tls *tls,
 			h->require = CHECK_VERDICT_REQ_NONE;
 
 		memset(&o, 0, sizeof(o));
-		o.host = h->name;
-		o.addrs = (const char *const *)h->addrs;
-		o.naddrs = h->naddrs;	/* bogus answers added none */
+		o.host = h->d.name;
+		o.addrs = h->addrs;
+		o.naddrs = h->d.naddr_text;	/* bogus answers added none */
 		o.port = ck->port;
 		o.timeout_ms = timeout_ms;
 		o.helo = helo;
 		if (dane) {
-			o.tlsa = (const unsigned char *const *)h->tlsa;
+			o.tlsa = h->tlsa;
 			o.tlsa_len = h->tlsa_len;
 			o.ntlsa = h->nusable;
 		}
 		o.now = time(NULL);
-		log_debug(1, "probing host=%s addrs=%zu port=%d", h->name,
+		log_debug(1, "probing host=%s addrs=%zu port=%d", h->d.name,
 		    o.naddrs, o.port);
 		(void)check_probe_run(tls, &o, &h->probe);
 		h->probed = 1;
@@ -540,13 +325,13 @@ check_run_hosts(struct check *ck, struct check_probe_tls *tls,
 		vh.dane_ee_only = h->probe.dane_ee_only;
 		vh.expiry_days = h->probe.expiry_days;
 		vh.warn_days = warn_days;
-		if (h->naddrs == 0 && h->addr_failed)
+		if (h->d.naddr_text == 0 && h->d.addr_failed)
 			vh.error = "address lookup failed or DNSSEC-bogus";
 		else if (h->probe.error[0] != '\0')
 			vh.error = h->probe.error;
 		h->verdict = check_verdict_host(&vh, h->reason,
 		    sizeof(h->reason));
-		log_debug(1, "host=%s require=%s verdict=%s", h->name,
+		log_debug(1, "host=%s require=%s verdict=%s", h->d.name,
 		    check_verdict_require_name(h->require),
 		    check_verdict_name(h->verdict));
 	}
@@ -568,16 +353,14 @@ check_time(time_t t, char *buf, size_t bufsz)
 static const char *
 check_esc(char *out, const char *s)
 {
-	if (s == NULL)
-		s = "";
-	return (log_escape(out, CHECK_ESC_MAX, s, strlen(s)));
+	return (tool_esc(out, s, s != NULL ? strlen(s) : 0));
 }
 
 /* check_print_sts - the MTA-STS and TLSRPT lines */
 static void
 check_print_sts(const struct check *ck)
 {
-	char	 esc[CHECK_ESC_MAX];
+	char	 esc[TOOL_ESC_MAX];
 	size_t	 i;
 
 	printf("MTA-STS: %s", discover_outcome_name(ck->sts_outcome));
@@ -606,7 +389,7 @@ check_print_text(const struct check *ck)
 {
 	const struct check_host *h;
 	const struct check_probe_result *p;
-	char	 esc[CHECK_ESC_MAX], t1[32];
+	char	 esc[TOOL_ESC_MAX], t1[32];
 	size_t	 i, j;
 
 	printf("domain: %s\n", ck->domain);
@@ -615,21 +398,26 @@ check_print_text(const struct check *ck)
 		printf(", %s", ck->mx_note);
 	printf("\n");
 	for (i = 0; i < ck->nhosts; i++)
-		printf("  %u %s\n", ck->hosts[i].pref, ck->hosts[i].name);
+		printf("  %u %s\n", (unsigned)ck->hosts[i].d.preference,
+		    ck->hosts[i].d.name);
 	check_print_sts(ck);
 	for (i = 0; i < ck->nhosts; i++) {
 		h = &ck->hosts[i];
 		p = &h->probe;
-		printf("host %s\n", h->name);
+		printf("host %s\n", h->d.name);
 		printf("  addresses:");
-		for (j = 0; j < h->naddrs; j++)
-			printf(" %s", h->addrs[j]);
+		for (j = 0; j < h->d.naddr_text; j++)
+			printf(" %s", h->d.addr[j]);
 		printf("%s (A DNSSEC %s, AAAA DNSSEC %s)\n",
-		    h->naddrs == 0 ? " none" : "",
-		    dns_security_name(h->a_sec),
-		    dns_security_name(h->aaaa_sec));
-		printf("  TLSA %s: DNSSEC %s, %s\n", h->tlsa_name,
-		    dns_security_name(h->tlsa_sec), h->dane_note);
+		    h->d.naddr_text == 0 ? " none" : "",
+		    dns_security_name(h->d.a_security),
+		    dns_security_name(h->d.aaaa_security));
+		if (h->d.tlsa_looked)
+			printf("  TLSA %s: DNSSEC %s, %s\n", h->d.tlsa_name,
+			    dns_security_name(h->d.tlsa_security),
+			    h->dane_note);
+		else
+			printf("  TLSA: not looked up, %s\n", h->dane_note);
 		printf("  requirement: %s\n",
 		    check_verdict_require_name(h->require));
 		if (ck->policy != NULL)
@@ -699,27 +487,28 @@ check_json_host(struct buf *b, const struct check *ck,
 
 	buf_append_char(b, '{');
 	buf_json_key(b, "host");
-	buf_json_cstr(b, h->name);
+	buf_json_cstr(b, h->d.name);
 	buf_json_key(b, "preference");
-	buf_appendf(b, "%u", h->pref);
+	buf_appendf(b, "%u", (unsigned)h->d.preference);
 	buf_json_key(b, "addresses");
 	buf_append_char(b, '[');
-	for (j = 0; j < h->naddrs; j++) {
+	for (j = 0; j < h->d.naddr_text; j++) {
 		if (j > 0)
 			buf_append_char(b, ',');
-		buf_json_cstr(b, h->addrs[j]);
+		buf_json_cstr(b, h->d.addr[j]);
 	}
 	buf_append_char(b, ']');
 	buf_json_key(b, "a_dnssec");
-	buf_json_cstr(b, dns_security_name(h->a_sec));
+	buf_json_cstr(b, dns_security_name(h->d.a_security));
 	buf_json_key(b, "aaaa_dnssec");
-	buf_json_cstr(b, dns_security_name(h->aaaa_sec));
+	buf_json_cstr(b, dns_security_name(h->d.aaaa_security));
 	buf_json_key(b, "tlsa_name");
-	buf_json_cstr(b, h->tlsa_name);
+	buf_json_cstr(b, h->d.tlsa_looked ? h->d.tlsa_name : NULL);
 	buf_json_key(b, "tlsa_dnssec");
-	buf_json_cstr(b, dns_security_name(h->tlsa_sec));
+	buf_json_cstr(b, h->d.tlsa_looked ?
+	    dns_security_name(h->d.tlsa_security) : NULL);
 	buf_json_key(b, "tlsa_records");
-	buf_appendf(b, "%zu", h->ntlsa);
+	buf_appendf(b, "%zu", h->d.ntlsa);
 	buf_json_key(b, "tlsa_usable");
 	buf_appendf(b, "%zu", h->nusable);
 	buf_json_key(b, "requirement");
@@ -817,6 +606,8 @@ check_print_json(const struct check *ck)
 	buf_json_key(&b, "note");
 	buf_json_cstr(&b, ck->mx_note[0] != '\0' ? ck->mx_note : NULL);
 	buf_append_char(&b, '}');
+	buf_json_key(&b, "dane_state");	/* dane.c's, as the daemon's */
+	buf_json_cstr(&b, dane_state_name(ck->dane_state));
 
 	buf_json_key(&b, "sts");
 	buf_append_char(&b, '{');
@@ -881,34 +672,23 @@ check_print_json(const struct check *ck)
 	buf_json_key(&b, "exit");
 	buf_appendf(&b, "%d", (int)ck->verdict);
 	buf_append_char(&b, '}');
-	if (b.error || buf_cstr(&b) == NULL)
-		fprintf(stderr, "postsmtpsts-check: JSON output too large\n");
-	else
-		printf("%s\n", b.data);
-	buf_free(&b);
+	(void)tool_json_print(&check_tool, &b);
 }
 
-/* check_helo_default - this host's name if it looks like a domain */
+/* check_helo_default - this host's name if it is a host name of two
+ * labels or more (domain_check), else a name that says what we are */
 static void
 check_helo_default(char *out, size_t outsz)
 {
-	char	 name[DOMAIN_BUFSZ];
-	size_t	 i;
-	int	 ok = 1;
+	char	 name[DOMAIN_BUFSZ], canon[DOMAIN_BUFSZ];
 
 	if (gethostname(name, sizeof(name)) == -1)
-		ok = 0;
+		name[0] = '\0';
 	name[sizeof(name) - 1] = '\0';
-	for (i = 0; ok && name[i] != '\0'; i++)
-		if (!((name[i] >= 'a' && name[i] <= 'z') ||
-		    (name[i] >= 'A' && name[i] <= 'Z') ||
-		    (name[i] >= '0' && name[i] <= '9') || name[i] == '-' ||
-		    name[i] == '.'))
-			ok = 0;
-	if (!ok || strchr(name, '.') == NULL)
-		snprintf(out, outsz, "postsmtpsts-check.invalid");
+	if (domain_check(name, strlen(name), 0, 2, canon) == DOMAIN_CHECK_OK)
+		snprintf(out, outsz, "%s", canon);
 	else
-		snprintf(out, outsz, "%s", name);
+		snprintf(out, outsz, "postsmtpsts-check.invalid");
 }
 
 /* check_free - the copies kept in ck */
@@ -917,12 +697,9 @@ check_free(struct check *ck)
 {
 	size_t	 i, j;
 
-	for (i = 0; i < ck->nhosts; i++) {
-		for (j = 0; j < ck->hosts[i].naddrs; j++)
-			free(ck->hosts[i].addrs[j]);
+	for (i = 0; i < ck->nhosts; i++)
 		for (j = 0; j < ck->hosts[i].nusable; j++)
-			free(ck->hosts[i].tlsa[j]);
-	}
+			free(ck->hosts[i].tlsa_copy[j]);
 	free(ck->sts_detail);
 	free(ck->sts_id);
 	free(ck->policy);
@@ -931,163 +708,141 @@ check_free(struct check *ck)
 	free(ck->tlsrpt_note);
 }
 
+/* check_options - the command line; returns the first operand's index */
+static int
+check_options(int argc, char *argv[], struct tool_opts *to,
+    struct check_own *own, char *helo, size_t helosz)
+{
+	int	 ch;
+
+	memset(to, 0, sizeof(*to));
+	memset(own, 0, sizeof(*own));
+	own->port = 25;
+	own->warn_days = CHECK_DEFAULT_WARN_DAYS;
+	while ((ch = tool_getopt(&check_tool, argc, argv, to)) != -1) {
+		switch (ch) {
+		case CHECK_OPT_PORT:
+			own->port = (int)tool_number(&check_tool, optarg,
+			    "--port", 1, 65535);
+			break;
+		case CHECK_OPT_WARN_DAYS:
+			own->warn_days = tool_number(&check_tool, optarg,
+			    "--warn-days", 0, CHECK_MAX_WARN_DAYS);
+			break;
+		case CHECK_OPT_HELO:
+			own->helo = optarg;
+			break;
+		default:
+			tool_usage(&check_tool);
+		}
+	}
+	if (to->timeout == 0)
+		to->timeout = CHECK_DEFAULT_TIMEOUT;
+	log_set_verbose(to->verbose);
+	if (own->helo == NULL)
+		check_helo_default(helo, helosz);
+	else if (domain_normalize(own->helo, strlen(own->helo), helo) !=
+	    DOMAIN_OK) {
+		fprintf(stderr, "postsmtpsts-check: --helo: not a host name\n");
+		exit(CHECK_EXIT_ERROR);
+	}
+	return (optind);
+}
+
+/* check_lookups - the MTA-STS discovery and the DANE walk, in parallel;
+ * 0 when both are done, -1 after an error message */
+static int
+check_lookups(struct check *ck, const struct config_dns *dcf,
+    const struct config_https *hcf, int dns_timeout, struct https **https)
+{
+	struct dane_opts dopt;
+	struct discover	*dv;
+	struct dane	*dn;
+	char		 err[TOOL_ERR_MAX];
+
+	if ((ck->base = event_base_new()) == NULL)
+		fatalx("cannot create an event base");
+	if ((ck->dns = dns_new(ck->base, dcf, err, sizeof(err))) == NULL) {
+		fprintf(stderr, "postsmtpsts-check: dns: %s\n", err);
+		return (-1);
+	}
+	dns_set_timeout(ck->dns, dns_timeout * 1000);
+	if ((*https = https_new(ck->base, hcf, err, sizeof(err))) == NULL) {
+		fprintf(stderr, "postsmtpsts-check: https: %s\n", err);
+		return (-1);
+	}
+	dv = discover_start(ck->dns, *https, ck->domain, NULL,
+	    check_discovered, ck);
+	memset(&dopt, 0, sizeof(dopt));
+	dopt.port = ck->port;
+	dopt.all_hosts = 1;
+	dopt.keep_rdata = 1;
+	dn = dane_start_opts(ck->dns, ck->domain, &dopt, check_dane_done, ck);
+	event_base_dispatch(ck->base);
+	if (!ck->discover_done || !ck->mx_done) {
+		fprintf(stderr, "postsmtpsts-check: event loop ended early\n");
+		if (!ck->discover_done)
+			discover_cancel(dv);
+		if (!ck->mx_done)
+			dane_cancel(dn);
+		return (-1);
+	}
+	return (0);
+}
+
+/* check_verdicts - the domain's verdict and the overall one */
+static void
+check_verdicts(struct check *ck)
+{
+	struct check_verdict_domain vd;
+	size_t	 i;
+
+	memset(&vd, 0, sizeof(vd));
+	vd.mx_failed = ck->mx_failed;
+	vd.nhosts = ck->nhosts;
+	vd.sts_failed = ck->sts_outcome == DISCOVER_FAILURE &&
+	    ck->sts_failure != DISCOVER_FAIL_TXT_INVALID;
+	ck->domain_verdict = check_verdict_domain(&vd, ck->domain_reason,
+	    sizeof(ck->domain_reason));
+	ck->verdict = ck->domain_verdict;
+	for (i = 0; i < ck->nhosts; i++)
+		if (ck->hosts[i].verdict > ck->verdict)
+			ck->verdict = ck->hosts[i].verdict;
+}
+
 int
 main(int argc, char *argv[])
 {
 	struct check		 ck;
-	struct check_verdict_domain vd;
+	struct check_own	 own;
+	struct tool_opts	 to;
 	struct config_dns	 dcf;
 	struct config_https	 hcf;
 	struct config		*cf = NULL;
 	struct check_probe_tls	*tls = NULL;
 	struct https		*https = NULL;
-	struct discover		*dv;
-	char			 err[CHECK_ERR_MAX], domain[DOMAIN_BUFSZ];
-	char			 esc[CHECK_ESC_MAX], helo[DOMAIN_BUFSZ];
-	char			*fwd[CHECK_MAX_OPTIONS + 1];
-	char			*ubopt[CHECK_MAX_OPTIONS + 1];
-	char			**allopt = NULL, **v;
-	const char		*config_file = NULL, *trust_anchor = NULL;
-	const char		*root_hints = NULL, *unbound_config = NULL;
-	const char		*ca_file = NULL, *proxy = NULL;
-	const char		*helo_opt = NULL;
-	size_t			 nfwd = 0, nubopt = 0, n = 0, i;
+	char			 err[TOOL_ERR_MAX], domain[DOMAIN_BUFSZ];
+	char			 esc[TOOL_ESC_MAX], helo[DOMAIN_BUFSZ];
+	char			**ubopt = NULL;
 	enum domain_status	 ds;
-	long			 warn_days = CHECK_DEFAULT_WARN_DAYS;
-	int			 ch, verbose = 0, json = 0, resolv_conf = 0;
-	int			 timeout = CHECK_DEFAULT_TIMEOUT;
-	int			 dns_timeout = 0;
-	int			 port = 25, rc = CHECK_EXIT_ERROR;
+	int			 i, rc = CHECK_EXIT_ERROR;
 
 	memset(&ck, 0, sizeof(ck));
 	log_init("postsmtpsts-check", 1, 0);
 	/* a server that hangs up mid-write is an error to report, not a
 	 * reason to die */
 	signal(SIGPIPE, SIG_IGN);
-	while ((ch = getopt_long(argc, argv, "c:hv", check_longopts,
-	    NULL)) != -1) {
-		switch (ch) {
-		case 'c':
-			config_file = optarg;
-			break;
-		case 'v':
-			verbose++;
-			break;
-		case CHECK_OPT_JSON:
-			json = 1;
-			break;
-		case CHECK_OPT_TRUST_ANCHOR:
-			trust_anchor = optarg;
-			break;
-		case CHECK_OPT_ROOT_HINTS:
-			root_hints = optarg;
-			break;
-		case CHECK_OPT_FORWARDER:
-			if (nfwd == CHECK_MAX_OPTIONS)
-				check_usage();
-			fwd[nfwd++] = optarg;
-			break;
-		case CHECK_OPT_RESOLV_CONF:
-			resolv_conf = 1;
-			break;
-		case CHECK_OPT_UNBOUND_CONFIG:
-			unbound_config = optarg;
-			break;
-		case CHECK_OPT_UNBOUND_OPTION:
-			if (nubopt == CHECK_MAX_OPTIONS)
-				check_usage();
-			ubopt[nubopt++] = optarg;
-			break;
-		case CHECK_OPT_CA_FILE:
-			ca_file = optarg;
-			break;
-		case CHECK_OPT_PROXY:
-			proxy = optarg;
-			break;
-		case CHECK_OPT_DNS_TIMEOUT:
-			dns_timeout = (int)check_number(optarg,
-			    "--dns-timeout", 1, CHECK_MAX_TIMEOUT);
-			break;
-		case CHECK_OPT_TIMEOUT:
-			timeout = (int)check_number(optarg, "--timeout", 1,
-			    CHECK_MAX_TIMEOUT);
-			break;
-		case CHECK_OPT_PORT:
-			port = (int)check_number(optarg, "--port", 1, 65535);
-			break;
-		case CHECK_OPT_WARN_DAYS:
-			warn_days = check_number(optarg, "--warn-days", 0,
-			    CHECK_MAX_WARN_DAYS);
-			break;
-		case CHECK_OPT_HELO:
-			helo_opt = optarg;
-			break;
-		default:
-			check_usage();
-		}
-	}
-	argc -= optind;
-	argv += optind;
-	if (argc != 1)
-		check_usage();
-	log_set_verbose(verbose);
-	if (helo_opt != NULL) {
-		if (domain_normalize(helo_opt, strlen(helo_opt), helo) !=
-		    DOMAIN_OK) {
-			fprintf(stderr, "postsmtpsts-check: --helo: not a "
-			    "host name\n");
-			return (CHECK_EXIT_ERROR);
-		}
-	} else
-		check_helo_default(helo, sizeof(helo));
-
-	if (config_file != NULL &&
-	    (cf = config_load(config_file, err, sizeof(err))) == NULL) {
-		fprintf(stderr, "%s", err);
+	i = check_options(argc, argv, &to, &own, helo, sizeof(helo));
+	if (argc - i != 1)
+		tool_usage(&check_tool);
+	if (tool_settings(&check_tool, &to, &cf, &dcf, &hcf, &ubopt) == -1)
 		return (CHECK_EXIT_ERROR);
-	}
-	/* the file's settings (else the daemon's defaults), then the
-	 * command line's, as postsmtpsts-query does */
-	memset(&dcf, 0, sizeof(dcf));
-	memset(&hcf, 0, sizeof(hcf));
-	if (cf != NULL) {
-		dcf = cf->dns;
-		hcf = cf->https;
-	} else if (access(CONFIG_DEFAULT_TRUST_ANCHOR, R_OK) == 0)
-		dcf.trust_anchor_file = CONFIG_DEFAULT_TRUST_ANCHOR;
-	if (trust_anchor != NULL)
-		dcf.trust_anchor_file = trust_anchor[0] != '\0' ?
-		    (char *)trust_anchor : NULL;
-	if (root_hints != NULL)
-		dcf.root_hints = (char *)root_hints;
-	if (unbound_config != NULL)
-		dcf.unbound_config = (char *)unbound_config;
-	if (resolv_conf)
-		dcf.use_resolv_conf = 1;
-	if (nfwd > 0) {
-		fwd[nfwd] = NULL;
-		dcf.forwarders = fwd;
-	}
-	for (v = dcf.unbound_options; v != NULL && *v != NULL; v++)
-		n++;
-	allopt = xcalloc(n + nubopt + 1, sizeof(*allopt));
-	for (i = 0; i < n; i++)
-		allopt[i] = dcf.unbound_options[i];
-	for (i = 0; i < nubopt; i++)
-		allopt[n + i] = ubopt[i];
-	dcf.unbound_options = allopt;
-	if (ca_file != NULL)
-		hcf.ca_file = (char *)ca_file;
-	if (proxy != NULL)
-		hcf.proxy = (char *)proxy;
-	hcf.connect_timeout = timeout;
-	hcf.timeout = timeout;
-
-	ds = domain_normalize(argv[0], strlen(argv[0]), domain);
-	if (ds != DOMAIN_OK) {
+	hcf.connect_timeout = hcf.timeout = to.timeout;
+	if ((ds = domain_normalize(argv[i], strlen(argv[i]), domain)) !=
+	    DOMAIN_OK) {
 		fprintf(stderr, "postsmtpsts-check: %s: %s: not a mail "
-		    "domain\n", log_escape(esc, sizeof(esc), argv[0],
-		    strlen(argv[0])), domain_status_name(ds));
+		    "domain\n", tool_esc(esc, argv[i], strlen(argv[i])),
+		    domain_status_name(ds));
 		goto out;
 	}
 	if ((tls = check_probe_tls_new(hcf.ca_file, err, sizeof(err))) ==
@@ -1095,43 +850,14 @@ main(int argc, char *argv[])
 		fprintf(stderr, "postsmtpsts-check: %s\n", err);
 		goto out;
 	}
-	if ((ck.base = event_base_new()) == NULL)
-		fatalx("cannot create an event base");
-	if ((ck.dns = dns_new(ck.base, &dcf, err, sizeof(err))) == NULL) {
-		fprintf(stderr, "postsmtpsts-check: dns: %s\n", err);
-		goto out;
-	}
-	dns_set_timeout(ck.dns, (dns_timeout > 0 ? dns_timeout : timeout) *
-	    1000);
-	if ((https = https_new(ck.base, &hcf, err, sizeof(err))) == NULL) {
-		fprintf(stderr, "postsmtpsts-check: https: %s\n", err);
-		goto out;
-	}
 	ck.domain = domain;
-	ck.port = port;
-	dv = discover_start(ck.dns, https, domain, NULL, check_discovered,
-	    &ck);
-	(void)dns_query(ck.dns, domain, DNS_TYPE_MX, check_mx_cb, &ck);
-	event_base_dispatch(ck.base);
-	if (!ck.discover_done) {
-		fprintf(stderr, "postsmtpsts-check: event loop ended early\n");
-		discover_cancel(dv);
+	ck.port = own.port;
+	if (check_lookups(&ck, &dcf, &hcf, to.dns_timeout > 0 ?
+	    to.dns_timeout : to.timeout, &https) == -1)
 		goto out;
-	}
-
-	check_run_hosts(&ck, tls, timeout * 1000, warn_days, helo);
-	memset(&vd, 0, sizeof(vd));
-	vd.mx_failed = ck.mx_failed;
-	vd.nhosts = ck.nhosts;
-	vd.sts_failed = ck.sts_outcome == DISCOVER_FAILURE &&
-	    ck.sts_failure != DISCOVER_FAIL_TXT_INVALID;
-	ck.domain_verdict = check_verdict_domain(&vd, ck.domain_reason,
-	    sizeof(ck.domain_reason));
-	ck.verdict = ck.domain_verdict;
-	for (i = 0; i < ck.nhosts; i++)
-		if (ck.hosts[i].verdict > ck.verdict)
-			ck.verdict = ck.hosts[i].verdict;
-	if (json)
+	check_run_hosts(&ck, tls, to.timeout * 1000, own.warn_days, helo);
+	check_verdicts(&ck);
+	if (to.json)
 		check_print_json(&ck);
 	else
 		check_print_text(&ck);
@@ -1143,7 +869,7 @@ out:
 		event_base_free(ck.base);
 	check_probe_tls_free(tls);
 	check_free(&ck);
-	free(allopt);
+	free(ubopt);
 	config_free(cf);
 	return (rc);
 }

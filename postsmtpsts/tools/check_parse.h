@@ -1,7 +1,9 @@
 /*
- * check_parse.h - pure parsers for postsmtpsts-check: SMTP replies (RFC
- * 5321 §4.2), EHLO keywords (RFC 3207 STARTTLS), MX and TLSA RDATA
- * (RFC 1035 §3.3.9, RFC 6698 §2.1) and RFC 7672 TLSA usability
+ * check_parse.h - pure parser for postsmtpsts-check: SMTP replies (RFC
+ * 5321 §4.2) and EHLO keywords (RFC 3207 STARTTLS)
+ *
+ * MX and TLSA RDATA and TLSA usability are dane.c's (dane_mx_parse,
+ * dane_tlsa_parse): the checker walks MX hosts with the daemon's code.
  *
  * No allocation, no I/O: every function reads (p, len) and writes only
  * into its out-parameters, so the whole module is unit-tested with byte
@@ -11,8 +13,6 @@
 #define CHECK_PARSE_H
 
 #include <stddef.h>
-
-#include "lib/domain.h"
 
 /*
  * Limits.  RFC 5321 §4.5.3.1.5 allows 512 octets per reply line with the
@@ -57,39 +57,5 @@ struct check_parse_reply {
  */
 enum check_parse_status check_parse_reply(const char *p, size_t len,
 	    struct check_parse_reply *r);
-
-/*
- * check_parse_mx - MX RDATA (RFC 1035 §3.3.9): 16-bit preference and an
- * uncompressed wire-format name, as libunbound hands it over
- *
- * Writes the name in lower-case presentation form without the trailing
- * dot to name (DOMAIN_BUFSZ bytes) and the preference to *pref.  "" is
- * the root: the RFC 7505 null MX.  Returns 0, or -1 when the RDATA is
- * malformed or a label holds a byte that is not a letter, digit, '-' or
- * '_' (no host name could have it; printing it would need escaping).
- */
-int	check_parse_mx(const unsigned char *p, size_t len, unsigned *pref,
-	    char *name);
-
-/* RFC 7672 §3.1: which TLSA records an SMTP client may use */
-enum check_parse_tlsa {
-	CHECK_PARSE_TLSA_USABLE = 0,	/* DANE-TA(2) or DANE-EE(3), selector
-					 * 0/1, matching type 0/1/2 */
-	CHECK_PARSE_TLSA_UNUSABLE,	/* PKIX-TA(0)/PKIX-EE(1) or an
-					 * unknown parameter (§3.1.3) */
-	CHECK_PARSE_TLSA_MALFORMED,	/* shorter than 4 bytes, or a digest
-					 * of the wrong length */
-};
-
-/*
- * check_parse_tlsa - classify one TLSA RDATA (RFC 6698 §2.1: usage,
- * selector, matching type, association data) and write its first three
- * fields to *usage, *selector, *mtype (when at least 3 bytes).
- */
-enum check_parse_tlsa check_parse_tlsa(const unsigned char *p, size_t len,
-	    unsigned *usage, unsigned *selector, unsigned *mtype);
-
-/* check_parse_tlsa_name - "usable", "unusable", "malformed" */
-const char *check_parse_tlsa_name(enum check_parse_tlsa t);
 
 #endif

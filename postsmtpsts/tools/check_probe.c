@@ -42,8 +42,10 @@
 #include <gnutls/x509.h>
 #include <gnutls/dane.h>
 
+#include "lib/domain.h"
 #include "tools/check_parse.h"
 #include "tools/check_probe.h"
+#include "tools/tool.h"
 #include "lib/xmalloc.h"
 
 #define CHECK_PROBE_QUIT_MS	2000	/* at most, for the QUIT reply */
@@ -111,40 +113,6 @@ check_probe_tls_free(struct check_probe_tls *t)
 	free(t);
 }
 
-/* check_probe_now_ms - monotonic milliseconds */
-static long long
-check_probe_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ((long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
-}
-
-/* check_probe_wait - poll fd for events until deadline: 1 ready, 0 timed
- * out, -1 error */
-static int
-check_probe_wait(int fd, short events, long long deadline)
-{
-	struct pollfd pfd;
-	long long left;
-	int	 n;
-
-	for (;;) {
-		left = deadline - check_probe_now_ms();
-		if (left <= 0)
-			return (0);
-		pfd.fd = fd;
-		pfd.events = events;
-		pfd.revents = 0;
-		n = poll(&pfd, 1, left > 60000 ? 60000 : (int)left);
-		if (n > 0)
-			return (1);
-		if (n < 0 && errno != EINTR)
-			return (-1);
-	}
-}
-
 /* check_probe_connect - a TCP connection to addr:port within timeout_ms;
  * the socket, or -1 with the reason in err */
 static int
@@ -179,7 +147,7 @@ check_probe_connect(const char *addr, int port, int timeout_ms, char *err,
 		    strerror(errno));
 		goto fail;
 	}
-	ret = check_probe_wait(fd, POLLOUT, check_probe_now_ms() + timeout_ms);
+	ret = tool_wait(fd, POLLOUT, tool_now_ms() + timeout_ms);
 	if (ret == 0) {
 		snprintf(err, errsz, "connect %s port %d: timed out after "
 		    "%d ms", addr, port, timeout_ms);
@@ -222,7 +190,7 @@ check_probe_write(struct check_probe_conn *c, const char *p, size_t len,
 				return (-1);
 		}
 		if (n == -2) {
-			if (check_probe_wait(c->fd, POLLOUT, deadline) <= 0)
+			if (tool_wait(c->fd, POLLOUT, deadline) <= 0)
 				return (-1);
 			continue;
 		}
@@ -284,7 +252,7 @@ check_probe_reply(struct check_probe_conn *c, struct check_parse_reply *r,
 			return (-1);
 		}
 		if (n == -2) {
-			w = check_probe_wait(c->fd, POLLIN, deadline);
+			w = tool_wait(c->fd, POLLIN, deadline);
 			if (w == 0) {
 				snprintf(err, errsz, "%s: no reply within the "
 				    "timeout", what);
@@ -323,12 +291,12 @@ check_probe_command(struct check_probe_conn *c, const char *line,
 		snprintf(err, errsz, "command too long");
 		return (-1);
 	}
-	if (check_probe_write(c, buf, (size_t)n, check_probe_now_ms() +
+	if (check_probe_write(c, buf, (size_t)n, tool_now_ms() +
 	    timeout_ms) == -1) {
 		snprintf(err, errsz, "%s: cannot send", line);
 		return (-1);
 	}
-	return (check_probe_reply(c, r, check_probe_now_ms() + timeout_ms,
+	return (check_probe_reply(c, r, tool_now_ms() + timeout_ms,
 	    line, err, errsz));
 }
 
@@ -369,7 +337,7 @@ static int
 check_probe_handshake(struct check_probe_tls *t, struct check_probe_conn *c,
     const char *host, int timeout_ms, char *err, size_t errsz)
 {
-	long long deadline = check_probe_now_ms() + timeout_ms;
+	long long deadline = tool_now_ms() + timeout_ms;
 	int	 ret, w;
 
 	/* GNUTLS_NO_SIGNAL: send with MSG_NOSIGNAL, no SIGPIPE */
@@ -398,7 +366,7 @@ check_probe_handshake(struct check_probe_tls *t, struct check_probe_conn *c,
 			    gnutls_strerror(ret));
 			return (-1);
 		}
-		w = check_probe_wait(c->fd,
+		w = tool_wait(c->fd,
 		    gnutls_record_get_direction(c->session) ? POLLOUT : POLLIN,
 		    deadline);
 		if (w <= 0) {
@@ -577,7 +545,7 @@ check_probe_run(struct check_probe_tls *t, const struct check_probe_opts *o,
 	struct check_probe_conn *c;
 	struct check_parse_reply r;
 	char	 cmd[CHECK_PROBE_CMD_MAX];
-	long long started = check_probe_now_ms();
+	long long started = tool_now_ms();
 	size_t	 i;
 	int	 rc = -1;
 
@@ -597,7 +565,7 @@ check_probe_run(struct check_probe_tls *t, const struct check_probe_opts *o,
 	res->error[0] = '\0';
 
 	/* RFC 5321 §3.1: the greeting, then EHLO */
-	if (check_probe_reply(c, &r, check_probe_now_ms() + o->timeout_ms,
+	if (check_probe_reply(c, &r, tool_now_ms() + o->timeout_ms,
 	    "greeting", res->error, sizeof(res->error)) == -1)
 		goto out;
 	check_probe_copy(res->greeting, sizeof(res->greeting),
@@ -655,6 +623,6 @@ out:
 	if (c->fd != -1)
 		close(c->fd);
 	free(c);
-	res->elapsed_ms = (long)(check_probe_now_ms() - started);
+	res->elapsed_ms = (long)(tool_now_ms() - started);
 	return (rc);
 }

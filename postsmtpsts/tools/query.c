@@ -2,6 +2,7 @@
  * query.c - postsmtpsts-query: DANE and MTA-STS discovery for one domain
  *
  *	postsmtpsts-query [-v] [-c config] [--json] [options] DOMAIN
+ *	postsmtpsts-query --socketmap ADDRESS DOMAIN [MAPNAME]
  *
  * The same pipeline the resolver process runs (dane.c on dns.c, then
  * discover.c on dns.c and https.c, then decide.c), once, on an event base
@@ -13,15 +14,23 @@
  * result, the TLSRPT record), then the exact Postfix answer.  --json prints
  * the same facts as one JSON object for scripts.
  *
- * Exit status: 0 a policy was found, 1 the domain has none, 2 an error
- * (discovery failed, bad usage or configuration).
+ * Exit status: 0 a policy was found (or the domain is pinned), 1 the
+ * domain has none, 2 an error (discovery failed or did not finish within
+ * --timeout, bad usage or configuration).
  *
  * Settings come from -c FILE (config_load) or, without it, the daemon's
- * defaults.  The command-line options --trust-anchor, --root-hints,
- * --forwarder, --resolv-conf, --unbound-config, --unbound-option,
- * --ca-file, --proxy, the timeouts, --testing and --tlsrpt override them:
- * operators use them to test a resolver or CA set-up before putting it in
- * the file.
+ * defaults; with -c, a pinned domain ("domain" section) gets the pin's
+ * answer, as from the daemon (both start decide()'s input with
+ * pins_decide_input).  The command-line options (tool.c: --trust-anchor,
+ * --root-hints, --forwarder, --resolv-conf, --unbound-config,
+ * --unbound-option, --ca-file, --proxy; here --testing, --tlsrpt) override
+ * the file: operators use them to test a resolver or CA set-up before
+ * putting it in the file.  --timeout bounds the whole discovery (DNS and
+ * HTTPS together); --dns-timeout and --https-timeout (--connect-timeout)
+ * bound single DNS queries and HTTPS fetches and default to --timeout.
+ *
+ * --socketmap asks a running daemon instead (query_sm.c): the reply it
+ * gives Postfix, printed as "reply: ...".
  *
  * RFC 8461 §3 (discovery), §5 (what the answer means), RFC 8460 §3
  * (TLSRPT record).  All text that came from the network is escaped before
@@ -29,7 +38,6 @@
  */
 #include "autoconf.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,46 +58,30 @@
 #include "lib/sockmap.h"
 #include "policy/sts_policy.h"
 #include "lib/xmalloc.h"
+#include "tools/query_decide.h"
+#include "tools/query_sm.h"
+#include "tools/tool.h"
 
 #define QUERY_EXIT_POLICY	0
 #define QUERY_EXIT_NONE		1
-#define QUERY_EXIT_ERROR	2
-#define QUERY_MAX_OPTIONS	64	/* --unbound-option / --forwarder */
-#define QUERY_ERR_MAX		4096
+#define QUERY_EXIT_ERROR	TOOL_EXIT_USAGE
 #define QUERY_ANSWER_MAX	100000	/* SOCKMAP reply limit */
-#define QUERY_ESC_MAX		(LOG_ESCAPE_MAX * 4 + 4)
-#define QUERY_MAX_TIMEOUT	300	/* seconds */
-
-/* what the command line says; NULL/-1: keep the configuration's */
-struct query_overrides {
-	const char	*trust_anchor;
-	const char	*root_hints;
-	const char	*unbound_config;
-	const char	*ca_file;
-	const char	*proxy;
-	const char	*map;
-	int		 resolv_conf;
-	int		 connect_timeout;
-	int		 timeout;
-	int		 testing;	/* -1, or enum decide_testing */
-	int		 tlsrpt;	/* -1, 0 or 1 */
-	char		*fwd[QUERY_MAX_OPTIONS + 1];
-	size_t		 nfwd;
-	char		*ubopt[QUERY_MAX_OPTIONS + 1];
-	size_t		 nubopt;
-};
+#define QUERY_ESC_MAX		TOOL_ESC_MAX
+#define QUERY_DEFAULT_TIMEOUT	10	/* seconds, the whole discovery */
 
 struct query {
 	int		 json;
 	int		 exit_code;
 	int		 done;
 	struct event_base *base;
+	const struct config *cf;	/* pins; NULL without -c */
 	struct decide_options dopt;
 	int		 dane_on;	/* the map has dane = yes */
 	struct dns	*dns;
 	struct https	*https;
 	const char	*domain;
 	const char	*known_id;
+	struct dane	*dn;
 	struct discover	*dv;
 	/* the DANE result, copied: discovery runs after it */
 	int		 dane_done;
@@ -98,147 +90,69 @@ struct query {
 	char		 ddetail[256];
 };
 
+/* postsmtpsts-query's own options (tool.h has the shared ones) */
+struct query_own {
+	const char	*map;
+	const char	*known_id;
+	const char	*socketmap;	/* --socketmap ADDRESS */
+	int		 https_timeout;
+	int		 connect_timeout;
+	int		 testing;	/* -1, or enum decide_testing */
+	int		 tlsrpt;	/* -1, 0 or 1 */
+};
+
 enum {
-	QUERY_OPT_JSON = 256,
-	QUERY_OPT_TRUST_ANCHOR,
-	QUERY_OPT_ROOT_HINTS,
-	QUERY_OPT_FORWARDER,
-	QUERY_OPT_RESOLV_CONF,
-	QUERY_OPT_UNBOUND_CONFIG,
-	QUERY_OPT_UNBOUND_OPTION,
-	QUERY_OPT_CA_FILE,
-	QUERY_OPT_PROXY,
-	QUERY_OPT_DNS_TIMEOUT,
-	QUERY_OPT_CONNECT_TIMEOUT,
-	QUERY_OPT_TIMEOUT,
+	QUERY_OPT_CONNECT_TIMEOUT = TOOL_OPT_OWN,
+	QUERY_OPT_HTTPS_TIMEOUT,
 	QUERY_OPT_KNOWN_ID,
 	QUERY_OPT_TESTING,
 	QUERY_OPT_TLSRPT,
 	QUERY_OPT_MAP,
+	QUERY_OPT_SOCKETMAP,
 };
 
 static const struct option query_longopts[] = {
-	{ "config", required_argument, NULL, 'c' },
-	{ "verbose", no_argument, NULL, 'v' },
-	{ "help", no_argument, NULL, 'h' },
-	{ "json", no_argument, NULL, QUERY_OPT_JSON },
-	{ "trust-anchor", required_argument, NULL, QUERY_OPT_TRUST_ANCHOR },
-	{ "root-hints", required_argument, NULL, QUERY_OPT_ROOT_HINTS },
-	{ "forwarder", required_argument, NULL, QUERY_OPT_FORWARDER },
-	{ "resolv-conf", no_argument, NULL, QUERY_OPT_RESOLV_CONF },
-	{ "unbound-config", required_argument, NULL, QUERY_OPT_UNBOUND_CONFIG },
-	{ "unbound-option", required_argument, NULL, QUERY_OPT_UNBOUND_OPTION },
-	{ "ca-file", required_argument, NULL, QUERY_OPT_CA_FILE },
-	{ "proxy", required_argument, NULL, QUERY_OPT_PROXY },
-	{ "dns-timeout", required_argument, NULL, QUERY_OPT_DNS_TIMEOUT },
 	{ "connect-timeout", required_argument, NULL,
 	    QUERY_OPT_CONNECT_TIMEOUT },
-	{ "timeout", required_argument, NULL, QUERY_OPT_TIMEOUT },
+	{ "https-timeout", required_argument, NULL, QUERY_OPT_HTTPS_TIMEOUT },
 	{ "known-id", required_argument, NULL, QUERY_OPT_KNOWN_ID },
 	{ "testing", required_argument, NULL, QUERY_OPT_TESTING },
 	{ "tlsrpt", no_argument, NULL, QUERY_OPT_TLSRPT },
 	{ "map", required_argument, NULL, QUERY_OPT_MAP },
+	{ "socketmap", required_argument, NULL, QUERY_OPT_SOCKETMAP },
 	{ NULL, 0, NULL, 0 },
 };
 
-/* query_usage - print the synopsis and exit with the error status */
-static void __attribute__((noreturn))
-query_usage(void)
-{
-	fprintf(stderr,
-	    "usage: postsmtpsts-query [-v] [-c config] [--map name] [--json] "
-	    "[--known-id ID]\n"
-	    "\t[--trust-anchor file] [--root-hints file] [--forwarder addr]\n"
-	    "\t[--resolv-conf] [--unbound-config file] "
-	    "[--unbound-option 'name: value']\n"
-	    "\t[--ca-file file] [--proxy url] [--dns-timeout s] "
-	    "[--connect-timeout s]\n"
-	    "\t[--timeout s] [--testing notfound|may] [--tlsrpt] DOMAIN\n");
-	exit(QUERY_EXIT_ERROR);
-}
-
-/* query_seconds - parse a timeout option, 1..QUERY_MAX_TIMEOUT */
-static int
-query_seconds(const char *s, const char *what)
-{
-	char	*end;
-	long	 v;
-
-	v = strtol(s, &end, 10);
-	if (*s == '\0' || *end != '\0' || v < 1 || v > QUERY_MAX_TIMEOUT) {
-		fprintf(stderr, "postsmtpsts-query: %s: not a number of "
-		    "seconds in 1..%d: %s\n", what, QUERY_MAX_TIMEOUT, s);
-		exit(QUERY_EXIT_ERROR);
-	}
-	return ((int)v);
-}
+static const struct tool query_tool = {
+	"postsmtpsts-query",
+	"usage: postsmtpsts-query [-v] [-c config] [--map name] [--json] "
+	"[--known-id ID]\n"
+	"\t[--trust-anchor file] [--root-hints file] [--forwarder addr]\n"
+	"\t[--resolv-conf] [--unbound-config file] "
+	"[--unbound-option 'name: value']\n"
+	"\t[--ca-file file] [--proxy url] [--timeout s] [--dns-timeout s]\n"
+	"\t[--https-timeout s] [--connect-timeout s] "
+	"[--testing notfound|may] [--tlsrpt]\n"
+	"\tDOMAIN\n"
+	"       postsmtpsts-query [--timeout s] --socketmap ADDRESS DOMAIN "
+	"[MAPNAME]\n"
+	"       postsmtpsts-query -h | --help | -V | --version\n"
+	"  --timeout s      bound the whole discovery, DNS and HTTPS "
+	"(default 10)\n"
+	"  --socketmap A    ask the daemon listening at A (unix:/path or "
+	"inet:host:port)\n"
+	"                   what it answers Postfix for DOMAIN (map "
+	"MAPNAME, default postfix)\n",
+	"",
+	query_longopts,
+	TOOL_WITH_RESOLVER,
+};
 
 /* query_esc - untrusted text p[0..len) made printable (log_escape) */
 static const char *
 query_esc(char *out, const char *p, size_t len)
 {
-	return (log_escape(out, QUERY_ESC_MAX, p, len));
-}
-
-/* query_answer - the Postfix answer for the DANE and discovery results,
- * via decide */
-static int
-query_answer(const struct query *qy, const struct discover_result *r,
-    struct buf *out)
-{
-	struct decide_input	 in;
-	struct decide_result	 dres;
-	struct buf		 data;
-
-	memset(&in, 0, sizeof(in));
-	in.domain = r->domain;
-	in.dane = DECIDE_DANE_NONE;
-	if (qy->dane_on && qy->dane_done)
-		in.dane = facts_decide_dane(qy->dres.state);
-	switch (r->outcome) {
-	case DISCOVER_POLICY:
-		in.sts = DECIDE_STS_POLICY;
-		in.policy = r->policy;
-		break;
-	case DISCOVER_NO_POLICY:
-	case DISCOVER_UNCHANGED:	/* no cache here: nothing to apply */
-		in.sts = DECIDE_STS_NONE;
-		break;
-	case DISCOVER_FAILURE:
-		in.sts = DECIDE_STS_FAILED;
-		switch (r->failure) {
-		case DISCOVER_FAIL_TXT_INVALID:
-			/* RFC 8461 §3.1: as if there were no record */
-			in.sts = DECIDE_STS_NONE;
-			break;
-		case DISCOVER_FAIL_POLICY_INVALID:
-			in.sts_error = DECIDE_STS_ERR_INVALID;
-			break;
-		case DISCOVER_FAIL_WEBPKI:
-			in.sts_error = DECIDE_STS_ERR_WEBPKI;
-			break;
-		default:
-			in.sts_error = DECIDE_STS_ERR_FETCH;
-			break;
-		}
-		break;
-	}
-	buf_init(&data, QUERY_ANSWER_MAX);
-	buf_reset(out);
-	if (decide(&in, &qy->dopt, &data, &dres) == -1) {
-		buf_free(&data);
-		buf_append_str(out, "TEMP internal error in decide()");
-		return (-1);
-	}
-	if (dres.status == SOCKMAP_NOTFOUND)
-		buf_append_str(out, "NOTFOUND");
-	else {
-		buf_append_str(out, sockmap_status_name(dres.status));
-		buf_append_char(out, ' ');
-		buf_append(out, data.data, data.len);
-	}
-	buf_free(&data);
-	return (buf_cstr(out) == NULL ? -1 : 0);
+	return (tool_esc(out, p, len));
 }
 
 /* query_tlsa_hex - the first bytes of a TLSA record's data, in hex */
@@ -285,8 +199,8 @@ query_print_dane(const struct query *qy)
 		    dns_security_name(h->addr_security), h->naddrs,
 		    h->naddrs == 1 ? "" : "es");
 		if (h->tlsa_looked)
-			printf(", TLSA _25._tcp.%s: DNSSEC %s, %zu record%s",
-			    h->base, dns_security_name(h->tlsa_security),
+			printf(", TLSA %s: DNSSEC %s, %zu record%s",
+			    h->tlsa_name, dns_security_name(h->tlsa_security),
 			    h->ntlsa, h->ntlsa == 1 ? "" : "s");
 		printf("\n");
 		for (k = 0; k < h->ntlsa; k++) {
@@ -346,12 +260,7 @@ query_json_dane(struct buf *b, const struct query *qy)
 		buf_json_key(b, "addresses");
 		buf_appendf(b, "%zu", h->naddrs);
 		buf_json_key(b, "tlsa_name");
-		if (h->tlsa_looked) {
-			buf_append_str(b, "\"_25._tcp.");
-			buf_append_str(b, h->base);
-			buf_append_char(b, '"');
-		} else
-			buf_append_str(b, "null");
+		buf_json_cstr(b, h->tlsa_looked ? h->tlsa_name : NULL);
 		buf_json_key(b, "tlsa_dnssec");
 		buf_json_cstr(b, h->tlsa_looked ?
 		    dns_security_name(h->tlsa_security) : NULL);
@@ -383,7 +292,7 @@ query_json_dane(struct buf *b, const struct query *qy)
 /* query_print_text - the human-readable report */
 static void
 query_print_text(const struct query *qy, const struct discover_result *r,
-    const char *answer)
+    int pinned, const char *answer)
 {
 	char		 esc[QUERY_ESC_MAX], rc[16];
 	const char	*line, *nl;
@@ -456,13 +365,15 @@ query_print_text(const struct query *qy, const struct discover_result *r,
 		    discover_tlsrpt_result_type(r->failure));
 	printf("\n");
 	printf("detail: %s\n", query_esc(esc, r->detail, strlen(r->detail)));
+	if (pinned)
+		printf("pinned: the configuration's domain section decides\n");
 	printf("answer: %s\n", answer);
 }
 
 /* query_print_json - the same facts as one JSON object */
 static void
 query_print_json(const struct query *qy, const struct discover_result *r,
-    const char *answer)
+    int pinned, const char *answer)
 {
 	struct buf	 b;
 	char		 rc[16];
@@ -589,30 +500,38 @@ query_print_json(const struct query *qy, const struct discover_result *r,
 	buf_json_key(&b, "dnssec");
 	buf_json_cstr(&b, dns_security_name(r->tlsrpt_security));
 	buf_append_char(&b, '}');
+	buf_json_key(&b, "pinned");
+	buf_append_str(&b, pinned ? "true" : "false");
 	buf_json_key(&b, "answer");
 	buf_json_cstr(&b, answer);
 	buf_append_char(&b, '}');
-	if (b.error || buf_cstr(&b) == NULL)
-		fprintf(stderr, "postsmtpsts-query: JSON output too large\n");
-	else
-		printf("%s\n", b.data);
-	buf_free(&b);
+	(void)tool_json_print(&query_tool, &b);
 }
 
-/* query_done - the discovery reported: print, set the exit status */
+/* query_done - the discovery reported: decide, print, set the exit
+ * status */
 static void
 query_done(const struct discover_result *r, void *arg)
 {
 	struct query	*qy = arg;
+	struct decide_result res;
 	struct buf	 answer;
+	enum decide_dane dane = DECIDE_DANE_NONE;
 	int		 bad;
 
+	qy->dv = NULL;
+	if (qy->dane_on && qy->dane_done)
+		dane = facts_decide_dane(qy->dres.state);
 	buf_init(&answer, QUERY_ANSWER_MAX);
-	bad = query_answer(qy, r, &answer) == -1;
+	memset(&res, 0, sizeof(res));
+	bad = query_decide(qy->cf, qy->domain, dane, r, &qy->dopt, &answer,
+	    &res) == -1;
 	if (qy->json)
-		query_print_json(qy, r, answer.data);
+		query_print_json(qy, r, res.source == DECIDE_SOURCE_PIN,
+		    answer.data);
 	else
-		query_print_text(qy, r, answer.data);
+		query_print_text(qy, r, res.source == DECIDE_SOURCE_PIN,
+		    answer.data);
 	buf_free(&answer);
 
 	switch (r->outcome) {
@@ -633,6 +552,8 @@ query_done(const struct discover_result *r, void *arg)
 		qy->exit_code = QUERY_EXIT_POLICY;
 	if (qy->dane_on && qy->dres.state == DANE_FAILURE)
 		qy->exit_code = QUERY_EXIT_ERROR;
+	if (res.source == DECIDE_SOURCE_PIN)
+		qy->exit_code = QUERY_EXIT_POLICY;
 	if (bad)
 		qy->exit_code = QUERY_EXIT_ERROR;
 	qy->done = 1;
@@ -655,251 +576,217 @@ query_dane_done(const struct dane_result *res, void *arg)
 	qy->dres.detail = qy->ddetail;
 	qy->dres.domain = qy->domain;
 	qy->dane_done = 1;
+	qy->dn = NULL;
 	qy->dv = discover_start(qy->dns, qy->https, qy->domain, qy->known_id,
 	    query_done, qy);
 }
 
+/* query_options - the command line: shared options into *to, the
+ * tool's own into *own; returns the index of the first operand */
+static int
+query_options(int argc, char *argv[], struct query *qy,
+    struct tool_opts *to, struct query_own *own)
+{
+	int	 ch;
+
+	memset(to, 0, sizeof(*to));
+	memset(own, 0, sizeof(*own));
+	own->testing = -1;
+	own->tlsrpt = -1;
+	while ((ch = tool_getopt(&query_tool, argc, argv, to)) != -1) {
+		switch (ch) {
+		case QUERY_OPT_CONNECT_TIMEOUT:
+			own->connect_timeout = (int)tool_number(&query_tool,
+			    optarg, "--connect-timeout", 1, TOOL_MAX_TIMEOUT);
+			break;
+		case QUERY_OPT_HTTPS_TIMEOUT:
+			own->https_timeout = (int)tool_number(&query_tool,
+			    optarg, "--https-timeout", 1, TOOL_MAX_TIMEOUT);
+			break;
+		case QUERY_OPT_KNOWN_ID:
+			own->known_id = optarg;
+			break;
+		case QUERY_OPT_TESTING:
+			if (strcmp(optarg, "may") == 0)
+				own->testing = DECIDE_TESTING_MAY;
+			else if (strcmp(optarg, "notfound") == 0)
+				own->testing = DECIDE_TESTING_NOTFOUND;
+			else
+				tool_usage(&query_tool);
+			break;
+		case QUERY_OPT_TLSRPT:
+			own->tlsrpt = 1;
+			break;
+		case QUERY_OPT_MAP:
+			own->map = optarg;
+			break;
+		case QUERY_OPT_SOCKETMAP:
+			own->socketmap = optarg;
+			break;
+		default:
+			tool_usage(&query_tool);
+		}
+	}
+	qy->json = to->json;
+	log_set_verbose(to->verbose);
+	return (optind);
+}
+
 /*
- * query_settings - the DNS and HTTPS settings and map options: from the
- * configuration file if one was given (else the daemon's defaults), then
- * the command-line overrides.  Forwarders on the command line replace the
- * file's; unbound options are applied after the file's, so they win.
- * The strings stay owned by cf (or argv); *ubopt_out is allocated.
+ * query_map - the map's decide() options (the named map, else "postfix",
+ * else the first), then --testing and --tlsrpt; the timeouts: a single
+ * DNS query or HTTPS fetch never outlives --timeout
  */
 static int
-query_settings(const struct config *cf, struct query_overrides *ov,
-    struct config_dns *dcf, struct config_https *hcf,
-    struct decide_options *dopt, int *dane_on, char ***ubopt_out)
+query_map(struct query *qy, const struct query_own *own,
+    const struct tool_opts *to, struct config_https *hcf, int *dns_ms)
 {
+	const struct config	*cf = qy->cf;
 	const struct config_map	*map = NULL;
-	char			**v;
-	size_t			 n = 0, i;
+	int			 https_s, timeout = to->timeout > 0 ?
+				    to->timeout : QUERY_DEFAULT_TIMEOUT;
 
-	memset(dcf, 0, sizeof(*dcf));
-	memset(hcf, 0, sizeof(*hcf));
-	memset(dopt, 0, sizeof(*dopt));
-	dopt->testing_answer = DECIDE_TESTING_NOTFOUND;
-	*dane_on = 1;
-	if (cf != NULL) {
-		*dcf = cf->dns;
-		*hcf = cf->https;
-		if (ov->map != NULL) {
-			map = config_find_map(cf, ov->map, strlen(ov->map));
-			if (map == NULL) {
-				fprintf(stderr, "postsmtpsts-query: %s: no map "
-				    "named \"%s\"\n", cf->file, ov->map);
-				return (-1);
-			}
-		} else if ((map = config_find_map(cf, CONFIG_DEFAULT_MAP,
-		    strlen(CONFIG_DEFAULT_MAP))) == NULL && cf->nmaps > 0)
-			map = &cf->maps[0];
-		if (map != NULL) {
-			facts_decide_options(map, dopt);
-			*dane_on = map->dane;
-		}
-	} else if (ov->map != NULL) {
+	memset(&qy->dopt, 0, sizeof(qy->dopt));
+	qy->dopt.testing_answer = DECIDE_TESTING_NOTFOUND;
+	qy->dane_on = 1;
+	if (own->map != NULL && cf == NULL) {
 		fprintf(stderr, "postsmtpsts-query: --map needs -c\n");
 		return (-1);
-	} else if (access(CONFIG_DEFAULT_TRUST_ANCHOR, R_OK) == 0)
-		/* the daemon's default, so both validate alike */
-		dcf->trust_anchor_file = CONFIG_DEFAULT_TRUST_ANCHOR;
-
-	if (ov->trust_anchor != NULL)
-		dcf->trust_anchor_file = ov->trust_anchor[0] != '\0' ?
-		    (char *)ov->trust_anchor : NULL;
-	if (ov->root_hints != NULL)
-		dcf->root_hints = (char *)ov->root_hints;
-	if (ov->unbound_config != NULL)
-		dcf->unbound_config = (char *)ov->unbound_config;
-	if (ov->resolv_conf)
-		dcf->use_resolv_conf = 1;
-	if (ov->nfwd > 0) {
-		ov->fwd[ov->nfwd] = NULL;
-		dcf->forwarders = ov->fwd;
 	}
-	for (v = dcf->unbound_options; v != NULL && *v != NULL; v++)
-		n++;
-	*ubopt_out = xcalloc(n + ov->nubopt + 1, sizeof(**ubopt_out));
-	for (i = 0; i < n; i++)
-		(*ubopt_out)[i] = dcf->unbound_options[i];
-	for (i = 0; i < ov->nubopt; i++)
-		(*ubopt_out)[n + i] = ov->ubopt[i];
-	dcf->unbound_options = *ubopt_out;
+	if (cf != NULL && own->map != NULL) {
+		map = config_find_map(cf, own->map, strlen(own->map));
+		if (map == NULL) {
+			fprintf(stderr, "postsmtpsts-query: %s: no map named "
+			    "\"%s\"\n", cf->file, own->map);
+			return (-1);
+		}
+	} else if (cf != NULL && (map = config_find_map(cf,
+	    CONFIG_DEFAULT_MAP, strlen(CONFIG_DEFAULT_MAP))) == NULL &&
+	    cf->nmaps > 0)
+		map = &cf->maps[0];
+	if (map != NULL) {
+		facts_decide_options(map, &qy->dopt);
+		qy->dane_on = map->dane;
+	}
+	if (own->testing != -1)
+		qy->dopt.testing_answer = (enum decide_testing)own->testing;
+	if (own->tlsrpt != -1)
+		qy->dopt.tlsrpt = own->tlsrpt;
 
-	if (ov->ca_file != NULL)
-		hcf->ca_file = (char *)ov->ca_file;
-	if (ov->proxy != NULL)
-		hcf->proxy = (char *)ov->proxy;
-	if (ov->connect_timeout > 0)
-		hcf->connect_timeout = ov->connect_timeout;
-	if (ov->timeout > 0)
-		hcf->timeout = ov->timeout;
-	if (ov->testing != -1)
-		dopt->testing_answer = (enum decide_testing)ov->testing;
-	if (ov->tlsrpt != -1)
-		dopt->tlsrpt = ov->tlsrpt;
+	*dns_ms = (to->dns_timeout > 0 ? to->dns_timeout : timeout) * 1000;
+	https_s = own->https_timeout > 0 ? own->https_timeout : timeout;
+	if (hcf->timeout <= 0 || hcf->timeout > https_s ||
+	    own->https_timeout > 0)
+		hcf->timeout = https_s;
+	if (own->connect_timeout > 0)
+		hcf->connect_timeout = own->connect_timeout;
+	if (hcf->connect_timeout <= 0 || hcf->connect_timeout > https_s)
+		hcf->connect_timeout = https_s;
 	return (0);
+}
+
+/* query_deadline - --timeout passed with DNS or HTTPS unanswered */
+static void
+query_deadline(evutil_socket_t fd, short what, void *arg)
+{
+	struct query	*qy = arg;
+
+	(void)fd;
+	(void)what;
+	fprintf(stderr, "postsmtpsts-query: %s: no answer within the "
+	    "--timeout (%s still running)\n", qy->domain,
+	    qy->dane_done ? "MTA-STS discovery" : "DANE lookup");
+	event_base_loopbreak(qy->base);
+}
+
+/* query_run - DANE, then discovery, on an event base; at most timeout s */
+static int
+query_run(struct query *qy, const struct config_dns *dcf,
+    const struct config_https *hcf, int dns_ms, int timeout)
+{
+	struct timeval	 tv = { timeout, 0 };
+	struct event	*deadline = NULL;
+	char		 err[TOOL_ERR_MAX];
+
+	qy->exit_code = QUERY_EXIT_ERROR;
+	if ((qy->base = event_base_new()) == NULL)
+		fatalx("cannot create an event base");
+	if ((qy->dns = dns_new(qy->base, dcf, err, sizeof(err))) == NULL) {
+		fprintf(stderr, "postsmtpsts-query: dns: %s\n", err);
+		goto out;
+	}
+	dns_set_timeout(qy->dns, dns_ms);
+	if ((qy->https = https_new(qy->base, hcf, err, sizeof(err))) == NULL) {
+		fprintf(stderr, "postsmtpsts-query: https: %s\n", err);
+		goto out;
+	}
+	if ((deadline = evtimer_new(qy->base, query_deadline, qy)) == NULL)
+		fatalx("cannot create a timer");
+	evtimer_add(deadline, &tv);
+	if (qy->dane_on)
+		qy->dn = dane_start(qy->dns, qy->domain, query_dane_done, qy);
+	else
+		qy->dv = discover_start(qy->dns, qy->https, qy->domain,
+		    qy->known_id, query_done, qy);
+	event_base_dispatch(qy->base);
+	if (!qy->done) {
+		dane_cancel(qy->dn);
+		discover_cancel(qy->dv);
+		qy->exit_code = QUERY_EXIT_ERROR;
+	}
+out:
+	if (deadline != NULL)
+		event_free(deadline);
+	https_free(qy->https);
+	dns_free(qy->dns);
+	event_base_free(qy->base);
+	return (qy->exit_code);
 }
 
 int
 main(int argc, char *argv[])
 {
 	struct query		 qy;
-	struct query_overrides	 ov;
+	struct query_own	 own;
+	struct tool_opts	 to;
 	struct config_dns	 dcf;
 	struct config_https	 hcf;
 	struct config		*cf = NULL;
-	char			 err[QUERY_ERR_MAX], domain[DOMAIN_BUFSZ];
-	char			 esc[QUERY_ESC_MAX];
+	char			 domain[DOMAIN_BUFSZ], esc[QUERY_ESC_MAX];
 	char			**ubopt = NULL;
-	const char		*config_file = NULL, *known_id = NULL;
-	struct dns		*dns = NULL;
-	struct https		*https = NULL;
-	struct dane		*dn = NULL;
 	enum domain_status	 ds;
-	int			 ch, verbose = 0, dns_timeout = 0;
+	int			 dns_ms, rc = QUERY_EXIT_ERROR, i;
 
 	memset(&qy, 0, sizeof(qy));
-	memset(&ov, 0, sizeof(ov));
-	ov.testing = -1;
-	ov.tlsrpt = -1;
 	log_init("postsmtpsts-query", 1, 0);
-
-	while ((ch = getopt_long(argc, argv, "c:hv", query_longopts,
-	    NULL)) != -1) {
-		switch (ch) {
-		case 'c':
-			config_file = optarg;
-			break;
-		case 'v':
-			verbose++;
-			break;
-		case QUERY_OPT_JSON:
-			qy.json = 1;
-			break;
-		case QUERY_OPT_TRUST_ANCHOR:
-			ov.trust_anchor = optarg;
-			break;
-		case QUERY_OPT_ROOT_HINTS:
-			ov.root_hints = optarg;
-			break;
-		case QUERY_OPT_FORWARDER:
-			if (ov.nfwd == QUERY_MAX_OPTIONS)
-				query_usage();
-			ov.fwd[ov.nfwd++] = optarg;
-			break;
-		case QUERY_OPT_RESOLV_CONF:
-			ov.resolv_conf = 1;
-			break;
-		case QUERY_OPT_UNBOUND_CONFIG:
-			ov.unbound_config = optarg;
-			break;
-		case QUERY_OPT_UNBOUND_OPTION:
-			if (ov.nubopt == QUERY_MAX_OPTIONS)
-				query_usage();
-			ov.ubopt[ov.nubopt++] = optarg;
-			break;
-		case QUERY_OPT_CA_FILE:
-			ov.ca_file = optarg;
-			break;
-		case QUERY_OPT_PROXY:
-			ov.proxy = optarg;
-			break;
-		case QUERY_OPT_DNS_TIMEOUT:
-			dns_timeout = query_seconds(optarg, "--dns-timeout");
-			break;
-		case QUERY_OPT_CONNECT_TIMEOUT:
-			ov.connect_timeout = query_seconds(optarg,
-			    "--connect-timeout");
-			break;
-		case QUERY_OPT_TIMEOUT:
-			ov.timeout = query_seconds(optarg, "--timeout");
-			break;
-		case QUERY_OPT_KNOWN_ID:
-			known_id = optarg;
-			break;
-		case QUERY_OPT_TESTING:
-			if (strcmp(optarg, "may") == 0)
-				ov.testing = DECIDE_TESTING_MAY;
-			else if (strcmp(optarg, "notfound") == 0)
-				ov.testing = DECIDE_TESTING_NOTFOUND;
-			else
-				query_usage();
-			break;
-		case QUERY_OPT_TLSRPT:
-			ov.tlsrpt = 1;
-			break;
-		case QUERY_OPT_MAP:
-			ov.map = optarg;
-			break;
-		default:
-			query_usage();
-		}
+	i = query_options(argc, argv, &qy, &to, &own);
+	if (own.socketmap != NULL) {
+		if (argc - i < 1 || argc - i > 2)
+			tool_usage(&query_tool);
+		return (query_sm_run(own.socketmap, argv[i], argc - i == 2 ?
+		    argv[i + 1] : QUERY_SM_DEFAULT_MAP, (to.timeout > 0 ?
+		    to.timeout : QUERY_DEFAULT_TIMEOUT) * 1000));
 	}
-	argc -= optind;
-	argv += optind;
-	if (argc != 1)
-		query_usage();
-	log_set_verbose(verbose);
-
-	if (config_file != NULL &&
-	    (cf = config_load(config_file, err, sizeof(err))) == NULL) {
-		fprintf(stderr, "%s", err);
+	if (argc - i != 1)
+		tool_usage(&query_tool);
+	if (tool_settings(&query_tool, &to, &cf, &dcf, &hcf, &ubopt) == -1)
 		return (QUERY_EXIT_ERROR);
-	}
-	if (query_settings(cf, &ov, &dcf, &hcf, &qy.dopt, &qy.dane_on,
-	    &ubopt) == -1)
-		goto fail;
-
-	ds = domain_normalize(argv[0], strlen(argv[0]), domain);
+	qy.cf = cf;
+	if (query_map(&qy, &own, &to, &hcf, &dns_ms) == -1)
+		goto out;
+	ds = domain_normalize(argv[i], strlen(argv[i]), domain);
 	if (ds != DOMAIN_OK) {
 		fprintf(stderr, "postsmtpsts-query: %s: %s: no policy of its "
-		    "own can exist\n", query_esc(esc, argv[0],
-		    strlen(argv[0])), domain_status_name(ds));
-		goto fail;
+		    "own can exist\n", query_esc(esc, argv[i],
+		    strlen(argv[i])), domain_status_name(ds));
+		goto out;
 	}
-
-	if ((qy.base = event_base_new()) == NULL)
-		fatalx("cannot create an event base");
-	if ((dns = dns_new(qy.base, &dcf, err, sizeof(err))) == NULL) {
-		fprintf(stderr, "postsmtpsts-query: dns: %s\n", err);
-		goto fail;
-	}
-	if (dns_timeout > 0)
-		dns_set_timeout(dns, dns_timeout * 1000);
-	if ((https = https_new(qy.base, &hcf, err, sizeof(err))) == NULL) {
-		fprintf(stderr, "postsmtpsts-query: https: %s\n", err);
-		goto fail;
-	}
-	qy.exit_code = QUERY_EXIT_ERROR;
-	qy.dns = dns;
-	qy.https = https;
 	qy.domain = domain;
-	qy.known_id = known_id;
-	if (qy.dane_on)
-		dn = dane_start(dns, domain, query_dane_done, &qy);
-	else
-		qy.dv = discover_start(dns, https, domain, known_id,
-		    query_done, &qy);
-	event_base_dispatch(qy.base);
-	if (!qy.done) {
-		fprintf(stderr, "postsmtpsts-query: event loop ended early\n");
-		if (!qy.dane_done)
-			dane_cancel(dn);
-		discover_cancel(qy.dv);
-	}
-	https_free(https);
-	dns_free(dns);
-	event_base_free(qy.base);
+	qy.known_id = own.known_id;
+	rc = query_run(&qy, &dcf, &hcf, dns_ms, to.timeout > 0 ? to.timeout :
+	    QUERY_DEFAULT_TIMEOUT);
+out:
 	free(ubopt);
 	config_free(cf);
-	return (qy.exit_code);
-fail:
-	https_free(https);
-	dns_free(dns);
-	if (qy.base != NULL)
-		event_base_free(qy.base);
-	free(ubopt);
-	config_free(cf);
-	return (QUERY_EXIT_ERROR);
+	return (rc);
 }

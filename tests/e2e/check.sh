@@ -14,6 +14,7 @@
 #   dane-ok            DANE-EE(3) TLSA matching the MX key        ok, 0
 #   dane-mismatch      DANE-EE(3) TLSA matching nothing           failure, 2
 #   no-txt             no MTA-STS, MX "good"                      ok, 0
+#   dane-cname         MX host a CNAME, TLSA at the target        ok, 0
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -81,6 +82,27 @@ has "$T/dane-ok.out" "^  requirement: dane" "dane-ok: requirement dane"
 has "$T/dane-ok.out" "^  DANE: match \(matched by DANE-EE\(3\)\)" "dane-ok: DANE-EE match"
 verdict dane-mismatch dane-mismatch.pstest 2 failure "matches no TLSA record"
 has "$T/dane-mismatch.out" "^  DANE: mismatch" "dane-mismatch: DANE mismatch"
+# dane-cname: the MX host is a CNAME; RFC 7672 §2.2.2 puts the TLSA
+# records at the CNAME-expanded name.  The checker walks the MX hosts with
+# the daemon's own code (dane.c), so it finds them there, and agrees with
+# the daemon's answer for the domain.
+verdict dane-cname dane-cname.pstest 0 ok ""
+has "$T/dane-cname.out" "^  TLSA _25\._tcp\.real\.dane-cname\.pstest: DNSSEC secure, 1 usable" \
+    "dane-cname: TLSA found at the CNAME target real.dane-cname.pstest"
+has "$T/dane-cname.out" "^  requirement: dane" "dane-cname: requirement dane"
+has "$T/dane-cname.out" "^  DANE: match" "dane-cname: the certificate matches the TLSA at the target"
+_rc=$(run_check "$T/dane-cname.json" --json dane-cname.pstest)
+mapfile -t lines < <(world_daemon_lines)
+if daemon_start "${lines[@]}"; then
+	daemon_answer=$(pq dane-cname.pstest 2>&1)
+	daemon_stop
+else
+	daemon_answer="daemon did not start"
+fi
+checker_state=$(python3 -c 'import json,sys; o=json.load(open(sys.argv[1])); print(o["dane_state"], o["hosts"][0]["tlsa_name"])' "$T/dane-cname.json" 2>&1)
+is "$daemon_answer / $checker_state" "dane-only / all _25._tcp.real.dane-cname.pstest" \
+    "dane-cname: the daemon answers dane-only, the checker's DANE state is all"
+
 verdict no-policy no-txt.pstest 0 ok ""
 has "$T/no-policy.out" "^  requirement: none" "no-policy: opportunistic requirement"
 

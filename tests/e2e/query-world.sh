@@ -5,61 +5,47 @@
 # world's trust anchor, root hints and test CA, and compare the Postfix
 # answer it prints ("answer: ...") with the catalogue's expect column
 # (the reply data after "OK ", NOTFOUND, or TEMP for any "TEMP reason").
-# TAP output; exit 77 (skip) when the world is not running.  Does not start
-# or stop the world.  DANE cases included: the tool looks DANE up too.
+# DANE cases included: the tool looks DANE up too.  Then:
+#   - a pinned domain (-c with a "domain" section): the tool prints the
+#     pin's answer, as the daemon answers it (same decide_input: pins.c);
+#   - --socketmap: the tool asks the running daemon, as Postfix would;
+#   - --timeout bounds the whole discovery: a resolver that never answers
+#     gives up after --timeout seconds.
+# TAP output through tests/e2e/lib.sh (skips with skip_all when the world's
+# components are missing).
 #
-# Environment: WORLD_DIR (default /tmp/postsmtpsts-world), WORLD_SRC (the
-# tests/world directory, default $top_srcdir/tests/world), top_builddir
-# (where postsmtpsts-query is), QUERY_TIMEOUT (seconds, default 5),
+# Environment: WORLD_DIR, WORLD_NET (see tests/world/README.md),
+# QUERY_TIMEOUT (seconds for one DNS query or HTTPS fetch, default 5),
 # QUERY_JOBS (cases run at once, default 4).
 set -u
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/e2e/lib.sh"
 
-here=$(cd "$(dirname "$0")" && pwd)
-top_srcdir=${top_srcdir:-$(cd "$here/../.." && pwd)}
-top_builddir=${top_builddir:-$top_srcdir}
-WORLD_DIR=${WORLD_DIR:-/tmp/postsmtpsts-world}
-WORLD_SRC=${WORLD_SRC:-$top_srcdir/tests/world}
 QUERY_TIMEOUT=${QUERY_TIMEOUT:-5}
 QUERY_JOBS=${QUERY_JOBS:-4}
 query=$top_builddir/postsmtpsts-query
-cases=$WORLD_SRC/cases.tsv
+cases=$top_srcdir/tests/world/cases.tsv
 
-skip() {
-	echo "1..0 # SKIP $*"
-	exit 77
-}
-
-[[ -x $query ]] || { echo "Bail out! $query not built"; exit 99; }
-[[ -r $cases ]] || skip "no case catalogue at $cases"
-[[ -r $WORLD_DIR/env.sh ]] ||
-	skip "world not running ($WORLD_DIR/env.sh missing)"
-# shellcheck source=/dev/null
-. "$WORLD_DIR/env.sh"
-for v in WORLD_TRUST_ANCHOR WORLD_ROOT_HINTS WORLD_CA; do
-	[[ -n ${!v:-} && -r ${!v} ]] || skip "world env: $v unset or unreadable"
-done
-# the world's name server must answer, else it is stopped (or restarting)
-if command -v dig >/dev/null && [[ -n ${WORLD_NS_ADDR:-} ]]; then
-	dig +time=2 +tries=2 +norec "@$WORLD_NS_ADDR" . SOA >/dev/null 2>&1 ||
-	    skip "world name server $WORLD_NS_ADDR does not answer"
-fi
-
-tmp=$(mktemp -d) || exit 99
-trap 'rm -rf "$tmp"' EXIT
+[ -x "$query" ] || { echo "Bail out! $query not built"; exit 99; }
+need python3 postmap
+world_up || { echo "Bail out! world did not start"; exit 1; }
 
 # the data lines: no header, no comments, no blank lines
 awk -F '\t' 'NR > 1 && !/^[[:space:]]*(#|$)/ { print $1 "\t" $2 "\t" $3 }' \
-    "$cases" >"$tmp/cases"
-n=$(wc -l <"$tmp/cases")
-echo "1..$n"
+    "$cases" >"$T/cases"
 
-# run_case I NAME DOMAIN - run one query, keep its output and status
-run_case() {
+# world_query ARGS... - postsmtpsts-query with the world's resolver and CA
+world_query() {
 	"$query" --trust-anchor "$WORLD_TRUST_ANCHOR" \
 	    --root-hints "$WORLD_ROOT_HINTS" --ca-file "$WORLD_CA" \
 	    --dns-timeout "$QUERY_TIMEOUT" --connect-timeout "$QUERY_TIMEOUT" \
-	    --timeout "$QUERY_TIMEOUT" "$3" >"$tmp/$1.out" 2>"$tmp/$1.err"
-	echo $? >"$tmp/$1.rc"
+	    --https-timeout "$QUERY_TIMEOUT" --timeout $((QUERY_TIMEOUT * 4)) \
+	    "$@"
+}
+
+# run_case I NAME DOMAIN - run one query, keep its output and status
+run_case() {
+	world_query "$3" >"$T/$1.out" 2>"$T/$1.err"
+	echo $? >"$T/$1.rc"
 }
 
 i=0
@@ -69,13 +55,13 @@ while IFS=$'\t' read -r name domain expect; do
 	while (( $(jobs -rp | wc -l) >= QUERY_JOBS )); do
 		wait -n
 	done
-done <"$tmp/cases"
+done <"$T/cases"
 wait
 
 i=0
 while IFS=$'\t' read -r name domain expect; do
 	i=$((i + 1))
-	got=$(sed -n 's/^answer: //p' "$tmp/$i.out")
+	got=$(sed -n 's/^answer: //p' "$T/$i.out")
 	if [[ $expect == NOTFOUND ]]; then
 		want=NOTFOUND
 	elif [[ $expect == TEMP ]]; then
@@ -87,19 +73,85 @@ while IFS=$'\t' read -r name domain expect; do
 	# a NOTFOUND reached through a DNS deadline proves nothing: the world
 	# (or the resolver) did not answer
 	if grep -q '^detail: .*TXT: no answer before the deadline' \
-	    "$tmp/$i.out"; then
-		echo "not ok $i - $name # DNS timed out: is the world up?"
+	    "$T/$i.out"; then
+		ok 1 "$name # DNS timed out: is the world up?"
 		echo "#   domain:   $domain"
 	elif [[ $got == "$want" ]]; then
-		echo "ok $i - $name"
+		ok 0 "$name"
 	else
-		echo "not ok $i - $name"
+		ok 1 "$name"
 		echo "#   domain:   $domain"
 		echo "#   expected: $want"
 		echo "#   got:      ${got:-(no answer line)}" \
-		    "(exit $(cat "$tmp/$i.rc"))"
-		sed -n 's/^\(outcome\|detail\): /#   \1: /p' "$tmp/$i.out"
-		sed 's/^/#   stderr: /' "$tmp/$i.err" | head -5
+		    "(exit $(cat "$T/$i.rc"))"
+		sed -n 's/^\(outcome\|detail\): /#   \1: /p' "$T/$i.out"
+		sed 's/^/#   stderr: /' "$T/$i.err" | head -5
 	fi
-done <"$tmp/cases"
-exit 0
+done <"$T/cases"
+
+# --- a pinned domain: the pin's answer, from the tool and the daemon -------
+# enforce.pstest publishes an enforce policy ("secure match=..."); the pin
+# says dane-only, and pins win (pin > DANE > MTA-STS, decide.h).
+mapfile -t lines < <(world_daemon_lines)
+daemon_start "${lines[@]}" \
+    'domain "enforce.pstest" { level = "dane-only" }' \
+    'map "postfix" { }' || { echo "Bail out! daemon did not start"; exit 1; }
+world_query -c "$CONF" enforce.pstest >"$T/pin.out" 2>"$T/pin.err"
+rc=$?
+is "$(sed -n 's/^answer: //p' "$T/pin.out")" "OK dane-only" \
+    "pinned: postsmtpsts-query -c prints the pin's answer"
+is "$rc" 0 "pinned: exit 0 (a policy applies)"
+grep -q '^outcome: policy' "$T/pin.out"
+ok $? "pinned: the discovery still ran and found the MTA-STS policy"
+world_query --json -c "$CONF" enforce.pstest >"$T/pin.json" 2>&1
+is "$(python3 -c 'import json,sys; o=json.load(open(sys.argv[1])); print(o["pinned"], o["answer"])' "$T/pin.json" 2>&1)" \
+    "True OK dane-only" "pinned: --json says pinned, same answer"
+is "$(pq enforce.pstest)" "dane-only" "pinned: the daemon answers the same"
+world_query enforce.pstest >"$T/nopin.out" 2>&1
+grep -q '^answer: OK secure match=' "$T/nopin.out"
+ok $? "pinned: without -c the same domain gets its MTA-STS answer"
+
+# --- --socketmap: ask the running daemon ---------------------------------
+out=$("$query" --socketmap "inet:127.0.0.1:$PORT" enforce.pstest)
+rc=$?
+is "$rc:$out" "0:reply: OK dane-only" "--socketmap inet: the daemon's reply for a pinned domain"
+out=$("$query" --socketmap "unix:$SOCK" no-txt.pstest postfix)
+is "$?:$out" "1:reply: NOTFOUND " "--socketmap unix with a map name: NOTFOUND, exit 1"
+out=$("$query" --socketmap "unix:$SOCK" enforce.pstest nosuchmap)
+is "$?:$out" "2:reply: PERM unknown map name" "--socketmap: an unknown map gets PERM, exit 2"
+daemon_stop
+out=$("$query" --timeout 2 --socketmap "inet:127.0.0.1:$PORT" enforce.pstest 2>&1)
+rc=$?
+ok "$([ "$rc" -eq 2 ] && echo "$out" | grep -q 'Connection refused'; echo $?)" \
+    "--socketmap: nobody listening is an error, exit 2 ($out)"
+
+# --- --timeout bounds the whole discovery ------------------------------------
+# A "resolver" that reads every query and never answers.
+python3 - "$T/blackhole.port" <<'PYEOF' &
+import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("127.0.0.1", 0))
+open(sys.argv[1], "w").write(str(s.getsockname()[1]))
+s.settimeout(30)
+try:
+    while True:
+        s.recvfrom(4096)
+except socket.timeout:
+    pass
+PYEOF
+bh_pid=$!
+for _i in $(seq 1 50); do [ -s "$T/blackhole.port" ] && break; sleep 0.1; done
+start=$(date +%s%N)
+"$query" --trust-anchor "" --forwarder "127.0.0.1@$(cat "$T/blackhole.port")" \
+    --unbound-option "do-not-query-localhost: no" --timeout 2 \
+    example.com >"$T/bh.out" 2>"$T/bh.err"
+rc=$?
+ms=$(( ($(date +%s%N) - start) / 1000000 ))
+kill "$bh_pid" 2>/dev/null
+wait "$bh_pid" 2>/dev/null
+ok $(( ms < 3000 ? 0 : 1 )) "--timeout 2 with DNS that never answers: gave up after ${ms} ms"
+is "$rc" 2 "--timeout: exit 2"
+grep -q 'no answer within the --timeout' "$T/bh.err"
+ok $? "--timeout: says why on stderr"
+
+done_testing

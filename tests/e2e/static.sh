@@ -1,7 +1,31 @@
 #!/bin/sh
-# static.sh - pinned policies and key handling through real Postfix (postmap)
+# static.sh - pinned policies and key handling through real Postfix
+# (postmap); every program's --help and --version; the README's "Is it
+# working?" commands, run verbatim against a daemon on 127.0.0.1:8461
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/e2e/lib.sh"
 need postmap python3
+
+# --help/-h: the usage on stdout, exit 0; --version/-V: "NAME VERSION"
+for prog in postsmtpsts/postsmtpsts postsmtpsts/postsmtpsts-cache \
+    postsmtpsts/postsmtpsts-check postsmtpsts-query; do
+	name=$(basename "$prog")
+	for opt in --help -h; do
+		out=$("$top_builddir/$prog" $opt 2>"$T/help.err")
+		rc=$?
+		ok "$([ $rc -eq 0 ] && [ ! -s "$T/help.err" ] &&
+		    echo "$out" | head -n1 | grep -q "^usage: $name "; echo $?)" \
+		    "$name $opt: usage on stdout, nothing on stderr, exit 0 (exit $rc)"
+	done
+	for opt in --version -V; do
+		out=$("$top_builddir/$prog" $opt 2>"$T/help.err")
+		rc=$?
+		ok "$([ $rc -eq 0 ] && [ ! -s "$T/help.err" ] &&
+		    echo "$out" | grep -Eqx "$name [0-9][0-9.]*.*"; echo $?)" \
+		    "$name $opt: \"$out\" on stdout, exit 0 (exit $rc)"
+	done
+	"$top_builddir/$prog" --no-such-option >"$T/help.out" 2>&1
+	is "$?" 2 "$name --no-such-option: usage error, exit 2"
+done
 
 daemon_start \
 	'domain "pinned.example" { level = "secure" match = "mx1.pinned.example:.pinned.net" servername = "hostname" }' \
@@ -46,4 +70,73 @@ daemon_stop
 ok $? "SIGTERM: daemon exits 0"
 ok "$([ ! -e "$PID_FILE" ]; echo $?)" "pid file removed at exit"
 ok "$([ ! -e "$SOCK" ]; echo $?)" "unix socket removed at exit"
+
+# The README's "Is it working?" commands, verbatim, against a daemon on the
+# quickstart's address 127.0.0.1:8461 (example.com pinned: no outside DNS
+# here), with this build's programs first on PATH and Postfix's
+# configuration (MAIL_CONFIG) the test's own.  The daemon and the commands
+# run in a network namespace of their own (unshare -n, as root), so the
+# port is free whatever else runs on this machine; without one, the
+# port must be free here.
+readme_cmds=$(sed -n '/^## Is it working?/,/^## [^I]/p' "$top_srcdir/README.md" |
+    grep -E '^(postsmtpsts-query|postmap) ')
+is "$(echo "$readme_cmds" | awk '{ print $1 }' | tr '\n' ' ')" \
+    "postsmtpsts-query postmap " "README: the two \"Is it working?\" commands found"
+echo "$readme_cmds" >"$T/readme.cmds"
+{
+	echo "user = \"\""
+	echo "pid_file = \"$T/readme.pid\""
+	echo "runtime_dir = \"$T\""
+	echo "workers = 1"
+	echo "listen \"inet:127.0.0.1:8461\" { }"
+	echo "cache { path = \"$T/readme-cache\" }"
+	echo 'domain "example.com" { level = "may" }'
+} >"$T/readme.conf"
+cat >"$T/readme.sh" <<EOF
+# start the daemon, wait until it answers, run each command, stop it
+ip link set lo up 2>/dev/null
+"$DAEMON" -f -c "$T/readme.conf" >"$T/readme.log" 2>&1 &
+pid=\$!
+i=0
+while [ \$i -lt 100 ]; do
+	"$top_builddir/postsmtpsts-query" --timeout 1 \\
+	    --socketmap inet:127.0.0.1:8461 '[ready.invalid]' >/dev/null 2>&1
+	[ \$? -eq 1 ] && break
+	i=\$((i + 1))
+	sleep 0.1
+done
+while IFS= read -r cmd; do
+	out=\$(PATH="$top_builddir:$top_builddir/postsmtpsts:\$PATH" \\
+	    MAIL_CONFIG="$PF_DIR" sh -c "\$cmd" 2>&1)
+	echo "\$?:\$out"
+done <"$T/readme.cmds"
+kill -TERM \$pid
+wait \$pid
+echo "daemon:\$?"
+EOF
+if unshare -n true 2>/dev/null; then
+	where="own network namespace"
+	unshare -n sh "$T/readme.sh" >"$T/readme.out" 2>&1
+elif ! ss -Htln 'sport = :8461' 2>/dev/null |
+    grep -Eq '(127\.0\.0\.1|\*|0\.0\.0\.0|\[::\]):8461'; then
+	where="this machine's loopback"
+	sh "$T/readme.sh" >"$T/readme.out" 2>&1
+else
+	where=
+fi
+if [ -z "$where" ]; then
+	ok 0 "README commands # SKIP no network namespace and 127.0.0.1:8461 is taken"
+else
+	n=0
+	while IFS= read -r cmd; do
+		n=$((n + 1))
+		case $cmd in
+		postsmtpsts-query*) want="0:reply: OK may" ;;
+		*) want="0:may" ;;
+		esac
+		is "$(sed -n "${n}p" "$T/readme.out")" "$want" \
+		    "README command $n, verbatim ($where): $cmd"
+	done <"$T/readme.cmds"
+	is "$(sed -n 's/^daemon://p' "$T/readme.out")" 0 "README daemon: SIGTERM, exit 0"
+fi
 done_testing

@@ -1,6 +1,7 @@
 /*
- * fuzz_check_parse.c - fuzz target for postsmtpsts-check's parsers of
- * untrusted bytes: SMTP replies from any server, MX and TLSA RDATA
+ * fuzz_check_parse.c - fuzz target for the parsers postsmtpsts-check runs
+ * on untrusted bytes: SMTP replies from any server (check_parse.c), MX and
+ * TLSA RDATA (dane.c, the daemon's DANE walk, which the checker uses)
  *
  * The first input byte picks the parser (mod 3), the rest is its input.
  * Properties:
@@ -8,16 +9,18 @@
  *	  code in 100..599, at least one line, its first line inside it;
  *	  every proper prefix of it is INCOMPLETE (the reader waits for more
  *	  bytes, never guesses); BAD always carries a reason;
- *	- check_parse_mx: an accepted name is at most DOMAIN_MAX_LEN bytes
+ *	- dane_mx_parse: an accepted name is at most DOMAIN_MAX_LEN bytes
  *	  of [a-z0-9_-] labels joined by single dots, NUL-terminated;
- *	- check_parse_tlsa: USABLE only for usage 2/3, selector 0/1,
- *	  matching type 0/1/2 with the right digest length.
+ *	- dane_tlsa_parse: usable only for usage 2/3, selector 0/1,
+ *	  matching type 0/1/2 with the right digest length; at most
+ *	  DANE_MAX_DATA bytes of data kept.
  */
 #include "autoconf.h"
 
 #include <stdint.h>
 #include <string.h>
 
+#include "policy/dane.h"
 #include "tools/check_parse.h"
 #include "fuzz.h"
 
@@ -51,19 +54,18 @@ fuzz_reply(const char *p, size_t len)
 	}
 }
 
-/* fuzz_mx - properties of check_parse_mx */
+/* fuzz_mx - properties of dane_mx_parse */
 static void
 fuzz_mx(const unsigned char *p, size_t len)
 {
 	char	 name[DOMAIN_BUFSZ];
-	unsigned pref;
+	uint16_t pref;
 	size_t	 i, n;
 
-	if (check_parse_mx(p, len, &pref, name) == -1)
+	if (dane_mx_parse(p, len, &pref, name) == -1)
 		return;
 	n = strlen(name);
 	FUZZ_CHECK(n <= DOMAIN_MAX_LEN);
-	FUZZ_CHECK(pref <= 0xffff);
 	if (n == 0)
 		return;
 	FUZZ_CHECK(name[0] != '.' && name[n - 1] != '.');
@@ -77,19 +79,24 @@ fuzz_mx(const unsigned char *p, size_t len)
 	}
 }
 
-/* fuzz_tlsa - properties of check_parse_tlsa */
+/* fuzz_tlsa - properties of dane_tlsa_parse */
 static void
 fuzz_tlsa(const unsigned char *p, size_t len)
 {
-	unsigned u = 99, s = 99, m = 99;
+	struct dane_tlsa t;
 
-	if (check_parse_tlsa(p, len, &u, &s, &m) != CHECK_PARSE_TLSA_USABLE)
+	if (dane_tlsa_parse(p, len, &t) == -1) {
+		FUZZ_CHECK(len < 4);
 		return;
-	FUZZ_CHECK(len >= 4);
-	FUZZ_CHECK(u == 2 || u == 3);
-	FUZZ_CHECK(s <= 1 && m <= 2);
-	FUZZ_CHECK(m != 1 || len == 3 + 32);
-	FUZZ_CHECK(m != 2 || len == 3 + 64);
+	}
+	FUZZ_CHECK(t.len == len - 3);
+	FUZZ_CHECK(t.rdata == NULL);
+	if (!t.usable)
+		return;
+	FUZZ_CHECK(t.usage == 2 || t.usage == 3);
+	FUZZ_CHECK(t.selector <= 1 && t.mtype <= 2);
+	FUZZ_CHECK(t.mtype != 1 || len == 3 + 32);
+	FUZZ_CHECK(t.mtype != 2 || len == 3 + 64);
 }
 
 int

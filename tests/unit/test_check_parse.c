@@ -1,7 +1,7 @@
 /*
- * test_check_parse.c - unit tests for postsmtpsts-check's pure parsers:
- * SMTP replies and EHLO keywords (RFC 5321 §4.2, RFC 3207), MX RDATA (RFC
- * 1035 §3.3.9) and TLSA usability (RFC 6698 §2.1, RFC 7672 §3.1)
+ * test_check_parse.c - unit tests for postsmtpsts-check's pure parser:
+ * SMTP replies and EHLO keywords (RFC 5321 §4.2, RFC 3207); MX and TLSA
+ * RDATA are dane.c's (tests/unit/test_dane.c)
  */
 #include "autoconf.h"
 
@@ -149,132 +149,6 @@ test_reply_many_lines(void **state)
 	assert_int_equal(r.nlines, CHECK_PARSE_MAX_LINES);
 }
 
-struct mx_case {
-	const char	*name;
-	const char	*rdata;
-	size_t		 len;
-	int		 ret;
-	unsigned	 pref;		/* ret 0 */
-	const char	*host;		/* ret 0 */
-};
-
-static const struct mx_case mx_cases[] = {
-	{ "mx: two labels", "\x00\x0a\x02mx\x07""example\x00", 14, 0, 10,
-	    "mx.example" },
-	{ "mx: upper case folded", "\x01\x00\x02MX\x03""COM\x00", 10, 0, 256,
-	    "mx.com" },
-	{ "mx: null MX is the root", "\x00\x00\x00", 3, 0, 0, "" },
-	{ "mx: underscore and hyphen allowed", "\x00\x01\x04_a-b\x00", 8, 0,
-	    1, "_a-b" },
-	{ "mx: truncated name", "\x00\x0a\x05mx", 5, -1, 0, NULL },
-	{ "mx: label longer than the rest", "\x00\x0a\x09mx\x00", 6, -1, 0, NULL },
-	{ "mx: compression pointer refused", "\x00\x0a\xc0\x0c", 4, -1, 0, NULL },
-	{ "mx: trailing garbage", "\x00\x0a\x02mx\x00x", 7, -1, 0, NULL },
-	{ "mx: space in a label", "\x00\x0a\x03m x\x00", 7, -1, 0, NULL },
-	{ "mx: dot in a label", "\x00\x0a\x03m.x\x00", 7, -1, 0, NULL },
-	{ "mx: too short", "\x00\x0a", 2, -1, 0, NULL },
-};
-
-/* test_mx - one mx_cases row */
-static void
-test_mx(void **state)
-{
-	const struct mx_case *c = *state;
-	char	 name[DOMAIN_BUFSZ];
-	unsigned pref = 99999;
-
-	assert_int_equal(check_parse_mx((const unsigned char *)c->rdata,
-	    c->len, &pref, name), c->ret);
-	if (c->ret == 0) {
-		assert_int_equal(pref, c->pref);
-		assert_string_equal(name, c->host);
-	}
-}
-
-/* a name of more than DOMAIN_MAX_LEN characters is refused */
-static void
-test_mx_too_long(void **state)
-{
-	unsigned char rd[2 + 5 * 64 + 1];
-	char	 name[DOMAIN_BUFSZ];
-	unsigned pref;
-	size_t	 i, pos = 2;
-
-	(void)state;
-	rd[0] = 0;
-	rd[1] = 10;
-	for (i = 0; i < 5; i++) {	/* 5 labels of 50: 254 characters */
-		rd[pos++] = 50;
-		memset(rd + pos, 'a', 50);
-		pos += 50;
-	}
-	rd[pos++] = 0;
-	assert_int_equal(check_parse_mx(rd, pos, &pref, name), -1);
-}
-
-struct tlsa_case {
-	const char	*name;
-	unsigned char	 usage, selector, mtype;
-	size_t		 dlen;		/* association data length */
-	enum check_parse_tlsa want;
-};
-
-static const struct tlsa_case tlsa_cases[] = {
-	{ "tlsa: 3 1 1 usable", 3, 1, 1, 32, CHECK_PARSE_TLSA_USABLE },
-	{ "tlsa: 2 0 1 usable", 2, 0, 1, 32, CHECK_PARSE_TLSA_USABLE },
-	{ "tlsa: 3 0 0 full certificate usable", 3, 0, 0, 300,
-	    CHECK_PARSE_TLSA_USABLE },
-	{ "tlsa: 3 1 2 SHA-512 usable", 3, 1, 2, 64,
-	    CHECK_PARSE_TLSA_USABLE },
-	{ "tlsa: PKIX-TA(0) unusable for SMTP", 0, 0, 1, 32,
-	    CHECK_PARSE_TLSA_UNUSABLE },
-	{ "tlsa: PKIX-EE(1) unusable for SMTP", 1, 1, 1, 32,
-	    CHECK_PARSE_TLSA_UNUSABLE },
-	{ "tlsa: unknown usage 4", 4, 1, 1, 32, CHECK_PARSE_TLSA_UNUSABLE },
-	{ "tlsa: unknown selector 2", 3, 2, 1, 32,
-	    CHECK_PARSE_TLSA_UNUSABLE },
-	{ "tlsa: unknown matching type 3", 3, 1, 3, 32,
-	    CHECK_PARSE_TLSA_UNUSABLE },
-	{ "tlsa: SHA-256 of 31 bytes malformed", 3, 1, 1, 31,
-	    CHECK_PARSE_TLSA_MALFORMED },
-	{ "tlsa: SHA-512 of 32 bytes malformed", 3, 1, 2, 32,
-	    CHECK_PARSE_TLSA_MALFORMED },
-	{ "tlsa: no association data malformed", 3, 1, 0, 0,
-	    CHECK_PARSE_TLSA_MALFORMED },
-};
-
-/* test_tlsa - one tlsa_cases row */
-static void
-test_tlsa(void **state)
-{
-	const struct tlsa_case *c = *state;
-	unsigned char rd[3 + 300];
-	unsigned u, s, m;
-
-	rd[0] = c->usage;
-	rd[1] = c->selector;
-	rd[2] = c->mtype;
-	memset(rd + 3, 0xab, c->dlen);
-	assert_int_equal(check_parse_tlsa(rd, 3 + c->dlen, &u, &s, &m),
-	    c->want);
-	assert_int_equal(u, c->usage);
-	assert_int_equal(s, c->selector);
-	assert_int_equal(m, c->mtype);
-	assert_non_null(check_parse_tlsa_name(c->want));
-}
-
-/* fewer than 3 bytes: malformed, nothing read beyond len */
-static void
-test_tlsa_short(void **state)
-{
-	unsigned char rd[2] = { 3, 1 };
-	unsigned u, s, m;
-
-	(void)state;
-	assert_int_equal(check_parse_tlsa(rd, 2, &u, &s, &m),
-	    CHECK_PARSE_TLSA_MALFORMED);
-}
-
 int
 main(void)
 {
@@ -282,23 +156,14 @@ main(void)
 	size_t			 n = 0, i;
 	int			 rc;
 
-	t = calloc(NCASES(reply_cases) + NCASES(mx_cases) +
-	    NCASES(tlsa_cases) + 5, sizeof(*t));
+	t = calloc(NCASES(reply_cases) + 2, sizeof(*t));
 	if (t == NULL)
 		return (1);
 	for (i = 0; i < NCASES(reply_cases); i++)
 		t[n++] = (struct CMUnitTest){ reply_cases[i].name, test_reply,
 		    NULL, NULL, (void *)&reply_cases[i] };
-	for (i = 0; i < NCASES(mx_cases); i++)
-		t[n++] = (struct CMUnitTest){ mx_cases[i].name, test_mx,
-		    NULL, NULL, (void *)&mx_cases[i] };
-	for (i = 0; i < NCASES(tlsa_cases); i++)
-		t[n++] = (struct CMUnitTest){ tlsa_cases[i].name, test_tlsa,
-		    NULL, NULL, (void *)&tlsa_cases[i] };
 	t[n++] = (struct CMUnitTest)cmocka_unit_test(test_reply_long_line);
 	t[n++] = (struct CMUnitTest)cmocka_unit_test(test_reply_many_lines);
-	t[n++] = (struct CMUnitTest)cmocka_unit_test(test_mx_too_long);
-	t[n++] = (struct CMUnitTest)cmocka_unit_test(test_tlsa_short);
 	rc = _cmocka_run_group_tests("check_parse", t, n, NULL, NULL);
 	free(t);
 	return (rc);

@@ -330,12 +330,84 @@ config_map_options(void **state)
 		fail_msg("error without file:line: %s", err);
 }
 
+struct mx_case {
+	const char	*name;
+	const char	*rdata;
+	size_t		 len;
+	int		 ret;
+	unsigned	 pref;		/* ret 0 */
+	const char	*host;		/* ret 0 */
+};
+
+static const struct mx_case mx_cases[] = {
+	{ "mx: two labels", "\x00\x0a\x02mx\x07""example\x00", 14, 0, 10,
+	    "mx.example" },
+	{ "mx: upper case folded", "\x01\x00\x02MX\x03""COM\x00", 10, 0, 256,
+	    "mx.com" },
+	{ "mx: null MX is the root", "\x00\x00\x00", 3, 0, 0, "" },
+	{ "mx: underscore and hyphen allowed", "\x00\x01\x04_a-b\x00", 8, 0,
+	    1, "_a-b" },
+	{ "mx: truncated name", "\x00\x0a\x05mx", 5, -1, 0, NULL },
+	{ "mx: label longer than the rest", "\x00\x0a\x09mx\x00", 6, -1, 0, NULL },
+	{ "mx: compression pointer refused", "\x00\x0a\xc0\x0c", 4, -1, 0, NULL },
+	{ "mx: trailing garbage", "\x00\x0a\x02mx\x00x", 7, -1, 0, NULL },
+	{ "mx: space in a label", "\x00\x0a\x03m x\x00", 7, -1, 0, NULL },
+	{ "mx: dot in a label", "\x00\x0a\x03m.x\x00", 7, -1, 0, NULL },
+	{ "mx: too short", "\x00\x0a", 2, -1, 0, NULL },
+};
+
+/* mx_rdata_table - the cases postsmtpsts-check had for its own MX
+ * parser before it used dane.c's */
+static void
+mx_rdata_table(void **state)
+{
+	char	 name[DOMAIN_BUFSZ];
+	uint16_t pref;
+	size_t	 i;
+
+	(void)state;
+	for (i = 0; i < sizeof(mx_cases) / sizeof(mx_cases[0]); i++) {
+		const struct mx_case *c = &mx_cases[i];
+
+		pref = 9999;
+		if (dane_mx_parse((const unsigned char *)c->rdata, c->len,
+		    &pref, name) != c->ret)
+			fail_msg("%s: want %d", c->name, c->ret);
+		if (c->ret == 0 && (pref != c->pref ||
+		    strcmp(name, c->host) != 0))
+			fail_msg("%s: got %u %s", c->name, pref, name);
+	}
+}
+
+/* a name of more than DOMAIN_MAX_LEN characters is refused */
+static void
+mx_too_long(void **state)
+{
+	unsigned char rd[2 + 5 * 64 + 1];
+	char	 name[DOMAIN_BUFSZ];
+	uint16_t pref;
+	size_t	 i, pos = 2;
+
+	(void)state;
+	rd[0] = 0;
+	rd[1] = 10;
+	for (i = 0; i < 5; i++) {	/* 5 labels of 50: 254 characters */
+		rd[pos++] = 50;
+		memset(rd + pos, 'a', 50);
+		pos += 50;
+	}
+	rd[pos++] = 0;
+	assert_int_equal(dane_mx_parse(rd, pos, &pref, name), -1);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(tlsa_usability_table),
 		cmocka_unit_test(mx_rdata),
+		cmocka_unit_test(mx_rdata_table),
+		cmocka_unit_test(mx_too_long),
 		cmocka_unit_test(aggregate_table),
 		cmocka_unit_test(merge_lifetimes),
 		cmocka_unit_test(answers_with_map_options),

@@ -291,6 +291,81 @@ status_names(void **state)
 	    "unknown");
 }
 
+/* domain_check: the one host-name syntax (config pins, decide, https,
+ * mxmatch, domain_normalize) */
+struct check_case {
+	const char	*name;
+	const char	*in;
+	unsigned int	 flags;
+	int		 minlabels;
+	enum domain_check want;
+	const char	*out;		/* DOMAIN_CHECK_OK */
+};
+
+static const struct check_case check_cases[] = {
+	{ "check: plain name, lower-cased", "MX1.Example.COM", 0, 1,
+	    DOMAIN_CHECK_OK, "mx1.example.com" },
+	{ "check: single label with minlabels 1", "localhost", 0, 1,
+	    DOMAIN_CHECK_OK, "localhost" },
+	{ "check: single label with minlabels 2", "localhost", 0, 2,
+	    DOMAIN_CHECK_FEW_LABELS, NULL },
+	{ "check: underscore only when allowed", "_mta-sts.example", 0, 1,
+	    DOMAIN_CHECK_CHAR, NULL },
+	{ "check: underscore allowed", "_mta-sts.example",
+	    DOMAIN_NAME_UNDERSCORE, 1, DOMAIN_CHECK_OK, "_mta-sts.example" },
+	{ "check: trailing dot only when allowed", "a.example.", 0, 1,
+	    DOMAIN_CHECK_EMPTY_LABEL, NULL },
+	{ "check: trailing dot dropped", "a.example.", DOMAIN_NAME_DOT, 1,
+	    DOMAIN_CHECK_OK, "a.example" },
+	{ "check: two trailing dots", "a.example..", DOMAIN_NAME_DOT, 1,
+	    DOMAIN_CHECK_EMPTY_LABEL, NULL },
+	{ "check: empty", "", DOMAIN_NAME_DOT, 1, DOMAIN_CHECK_EMPTY, NULL },
+	{ "check: empty label", "a..b", 0, 1, DOMAIN_CHECK_EMPTY_LABEL,
+	    NULL },
+	{ "check: leading hyphen", "-a.b", 0, 1, DOMAIN_CHECK_HYPHEN, NULL },
+	{ "check: trailing hyphen", "a-.b", 0, 1, DOMAIN_CHECK_HYPHEN, NULL },
+	{ "check: inner hyphen", "a-b.c", 0, 1, DOMAIN_CHECK_OK, "a-b.c" },
+	{ "check: space", "a b.c", 0, 1, DOMAIN_CHECK_CHAR, NULL },
+	{ "check: IPv4 address", "192.0.2.1", 0, 1, DOMAIN_CHECK_NUMERIC,
+	    NULL },
+	{ "check: digits but a name", "1.2.example", 0, 1, DOMAIN_CHECK_OK,
+	    "1.2.example" },
+	{ "check: label of 64", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+	    "aaaaaaaaaaaaaaaaaa.b", 0, 1, DOMAIN_CHECK_LONG_LABEL, NULL },
+};
+
+/* run_check_case - one check_cases row, also through domain_check_why */
+static void
+run_check_case(void **state)
+{
+	const struct check_case *c = *state;
+	char	 out[DOMAIN_BUFSZ];
+
+	assert_int_equal(domain_check(c->in, strlen(c->in), c->flags,
+	    c->minlabels, out), c->want);
+	if (c->want == DOMAIN_CHECK_OK)
+		assert_string_equal(out, c->out);
+	assert_non_null(domain_check_why(c->want));
+	/* out may be NULL */
+	assert_int_equal(domain_check(c->in, strlen(c->in), c->flags,
+	    c->minlabels, NULL), c->want);
+}
+
+/* check_too_long - 254 characters: DOMAIN_CHECK_LONG, before any label */
+static void
+check_too_long(void **state)
+{
+	char	 name[300];
+
+	(void)state;
+	memset(name, 'a', sizeof(name));
+	name[1] = '.';
+	assert_int_equal(domain_check(name, DOMAIN_MAX_LEN + 1, 0, 1, NULL),
+	    DOMAIN_CHECK_LONG);
+	assert_int_equal(domain_check(name, DOMAIN_MAX_LEN, 0, 1, NULL),
+	    DOMAIN_CHECK_LONG_LABEL);
+}
+
 static const struct CMUnitTest fixed_tests[] = {
 	cmocka_unit_test(long_keys_bounded),
 	cmocka_unit_test(long_ulabels_that_fit),
@@ -300,7 +375,8 @@ static const struct CMUnitTest fixed_tests[] = {
 int
 main(void)
 {
-	struct CMUnitTest tests[nitems(domain_cases) + nitems(fixed_tests)];
+	struct CMUnitTest tests[nitems(domain_cases) + nitems(check_cases) +
+	    nitems(fixed_tests) + 1];
 	size_t	 i, n = 0;
 
 	memset(tests, 0, sizeof(tests));
@@ -309,6 +385,12 @@ main(void)
 		tests[n].test_func = run_domain_case;
 		tests[n].initial_state = (void *)&domain_cases[i];
 	}
+	for (i = 0; i < nitems(check_cases); i++, n++) {
+		tests[n].name = check_cases[i].name;
+		tests[n].test_func = run_check_case;
+		tests[n].initial_state = (void *)&check_cases[i];
+	}
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(check_too_long);
 	for (i = 0; i < nitems(fixed_tests); i++, n++)
 		tests[n] = fixed_tests[i];
 	return (cmocka_run_group_tests_name("domain", tests, NULL, NULL));

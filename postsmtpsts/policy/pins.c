@@ -1,0 +1,315 @@
+/*
+ * pins.c - pinned policies: grammar (pins_parse) and lookup (see pins.h)
+ *
+ * The grammar is Postfix's smtp_tls_policy_maps (postconf(5),
+ * src/smtp/smtp_tls_policy.c):
+ *	level		none may encrypt fingerprint dane dane-only verify
+ *			secure (any case; written back in lower case)
+ *	match		fingerprint: '|'-separated hex digests of 16, 20, 32,
+ *			48 or 64 bytes, optionally ':'-separated pairs
+ *			(upper-cased); verify, secure: ':'-separated host
+ *			names, ".domain" suffixes and the keywords hostname,
+ *			nexthop, dot-nexthop (lower-cased); other levels: none
+ *	servername	dane, dane-only, verify, secure: "hostname" or a host
+ *			name
+ * Host names go through domain_check() (lib/domain.c), as everywhere.
+ * Limits: PINS_MAX_MATCH tokens, PINS_MAX_ANSWER bytes of reply.
+ */
+#include "autoconf.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "lib/buf.h"
+#include "lib/config.h"
+#include "lib/domain.h"
+#include "lib/log.h"
+#include "lib/xmalloc.h"
+#include "policy/decide.h"
+#include "policy/facts.h"
+#include "policy/pins.h"
+
+#define PINS_ESC_MAX	(LOG_ESCAPE_MAX + 8)
+
+/* Postfix's policy table levels, in Postfix's order (weakest first). */
+enum pins_level {
+	PINS_LEVEL_NONE,
+	PINS_LEVEL_MAY,
+	PINS_LEVEL_ENCRYPT,
+	PINS_LEVEL_FINGERPRINT,
+	PINS_LEVEL_DANE,
+	PINS_LEVEL_DANE_ONLY,
+	PINS_LEVEL_VERIFY,
+	PINS_LEVEL_SECURE,
+	PINS_LEVEL_INVALID,
+};
+
+static const char *const pins_levels[] = {
+	"none", "may", "encrypt", "fingerprint", "dane", "dane-only",
+	"verify", "secure",
+};
+
+/* pins_errf - format one error and hand it to the caller's function */
+static void __attribute__((format(printf, 4, 5)))
+pins_errf(pins_err_fn *err, void *arg, const char *field, const char *fmt,
+    ...)
+{
+	char	 msg[PINS_ERROR_MAX];
+	va_list	 ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	err(arg, field, msg);
+}
+
+/* pins_esc - a configured value, escaped and bounded for a message */
+static const char *
+pins_esc(char *out, const char *s)
+{
+	return (log_escape(out, PINS_ESC_MAX, s, strlen(s)));
+}
+
+/* Which levels accept which attribute (smtp_tls_policy.c). */
+#define PINS_BIT(l)		(1U << (l))
+#define PINS_MATCH_LEVELS	(PINS_BIT(PINS_LEVEL_FINGERPRINT) | \
+				 PINS_BIT(PINS_LEVEL_VERIFY) | \
+				 PINS_BIT(PINS_LEVEL_SECURE))
+#define PINS_SERVERNAME_LEVELS	(PINS_BIT(PINS_LEVEL_DANE) | \
+				 PINS_BIT(PINS_LEVEL_DANE_ONLY) | \
+				 PINS_BIT(PINS_LEVEL_VERIFY) | \
+				 PINS_BIT(PINS_LEVEL_SECURE))
+
+/* pins_allowed - 1 if field is valid at level (in mask), else report */
+static int
+pins_allowed(unsigned int mask, const char *field, const char *levels,
+    const char *title, enum pins_level level, pins_err_fn *err, void *arg)
+{
+	if (mask & PINS_BIT(level))
+		return (1);
+	pins_errf(err, arg, field, "domain \"%s\": %s is not valid at level "
+	    "%s (only %s)", title, field, pins_levels[level], levels);
+	return (0);
+}
+
+/* pins_fingerprint_ok - hex digest, bytes optionally ':'-separated */
+static int
+pins_fingerprint_ok(const char *s)
+{
+	size_t	 len = strlen(s), bytes, i;
+	int	 colons = strchr(s, ':') != NULL;
+
+	if (colons) {
+		/* "AB:CD:..": pairs and separators alternate */
+		if ((len + 1) % 3 != 0)
+			return (0);
+		for (i = 0; i < len; i++)
+			if (i % 3 == 2 ? s[i] != ':' :
+			    !isxdigit((unsigned char)s[i]))
+				return (0);
+		bytes = (len + 1) / 3;
+	} else {
+		if (len % 2 != 0 || strspn(s, "0123456789abcdefABCDEF") != len)
+			return (0);
+		bytes = len / 2;
+	}
+	/* md5, sha1, sha256, sha384, sha512 (smtp_tls_fingerprint_digest) */
+	return (bytes == 16 || bytes == 20 || bytes == 32 || bytes == 48 ||
+	    bytes == 64);
+}
+
+/* pins_parse_level - a Postfix level name (any case) */
+static enum pins_level
+pins_parse_level(const char *s)
+{
+	size_t	 i;
+
+	for (i = 0; i < sizeof(pins_levels) / sizeof(pins_levels[0]); i++)
+		if (strcasecmp(s, pins_levels[i]) == 0)
+			return ((enum pins_level)i);
+	return (PINS_LEVEL_INVALID);
+}
+
+/*
+ * pins_match - check and normalize a "match" value into b: fingerprint
+ * takes '|'-separated digests (they contain ':'), verify and secure take
+ * ':'-separated names, ".domain" suffixes and the keywords hostname,
+ * nexthop, dot-nexthop, as Postfix's policy table splits them.
+ */
+static int
+pins_match(const char *title, enum pins_level level, const char *val,
+    struct buf *b, pins_err_fn *err, void *arg)
+{
+	char	 esc[PINS_ESC_MAX], name[DOMAIN_BUFSZ];
+	const char *p = val, *end, *n0;
+	char	 sep = level == PINS_LEVEL_FINGERPRINT ? '|' : ':';
+	char	*tok;
+	size_t	 n, i, ntok = 0;
+	enum domain_check dc;
+	int	 ok = 1;
+
+	for (;;) {
+		end = strchr(p, sep);
+		n = end != NULL ? (size_t)(end - p) : strlen(p);
+		tok = xmemdup0(p, n);
+		if (++ntok > PINS_MAX_MATCH) {
+			pins_errf(err, arg, "match", "domain \"%s\": more "
+			    "than %d match patterns", title, PINS_MAX_MATCH);
+			free(tok);
+			return (-1);
+		}
+		if (ntok > 1)
+			buf_append_char(b, sep);
+		if (level == PINS_LEVEL_FINGERPRINT) {
+			if (!pins_fingerprint_ok(tok)) {
+				pins_errf(err, arg, "match", "domain \"%s\": "
+				    "\"%s\" is not a hex fingerprint", title,
+				    pins_esc(esc, tok));
+				ok = 0;
+			}
+			for (i = 0; i < n; i++)
+				tok[i] = (char)toupper((unsigned char)tok[i]);
+			buf_append_str(b, tok);
+		} else if (strcasecmp(tok, "hostname") == 0 ||
+		    strcasecmp(tok, "nexthop") == 0 ||
+		    strcasecmp(tok, "dot-nexthop") == 0) {
+			for (i = 0; i < n; i++)
+				tok[i] = (char)tolower((unsigned char)tok[i]);
+			buf_append_str(b, tok);
+		} else {
+			n0 = tok[0] == '.' ? tok + 1 : tok;
+			dc = domain_check(n0, strlen(n0),
+			    DOMAIN_NAME_UNDERSCORE, 1, name);
+			if (dc != DOMAIN_CHECK_OK) {
+				pins_errf(err, arg, "match", "domain \"%s\": "
+				    "match pattern \"%s\" %s", title,
+				    pins_esc(esc, tok), domain_check_why(dc));
+				ok = 0;
+			} else {
+				if (tok[0] == '.')
+					buf_append_char(b, '.');
+				buf_append_str(b, name);
+			}
+		}
+		free(tok);
+		if (end == NULL)
+			break;
+		p = end + 1;
+	}
+	return (ok ? 0 : -1);
+}
+
+int
+pins_parse(const char *title, const char *ls, const char *ms, const char *ss,
+    struct config_domain *d, pins_err_fn *err, void *arg)
+{
+	char	 esc[PINS_ESC_MAX], esc2[PINS_ESC_MAX], name[DOMAIN_BUFSZ];
+	enum pins_level level;
+	enum domain_check dc;
+	struct buf b;
+	int	 ok = 1;
+
+	pins_esc(esc, title);
+	if (*ls == '\0') {
+		pins_errf(err, arg, NULL, "domain \"%s\": level is missing",
+		    esc);
+		return (-1);
+	}
+	if ((level = pins_parse_level(ls)) == PINS_LEVEL_INVALID) {
+		pins_errf(err, arg, "level", "domain \"%s\": level must be "
+		    "one of none, may, encrypt, dane, dane-only, fingerprint, "
+		    "verify, secure", esc);
+		return (-1);
+	}
+	d->level = xstrdup(pins_levels[level]);
+
+	buf_init(&b, PINS_MAX_ANSWER);
+	if (*ms != '\0') {
+		/* smtp_tls_policy.c: match is valid at these levels only */
+		if (!pins_allowed(PINS_MATCH_LEVELS, "match", "fingerprint, "
+		    "verify, secure", esc, level, err, arg))
+			ok = 0;
+		else if (pins_match(esc, level, ms, &b, err, arg) == 0 &&
+		    !b.error)
+			d->match = xmemdup0(b.data, b.len);
+		else
+			ok = 0;
+	}
+	if (*ss != '\0') {
+		if (!pins_allowed(PINS_SERVERNAME_LEVELS, "servername",
+		    "dane, dane-only, verify, secure", esc, level, err, arg))
+			ok = 0;
+		else if (strcasecmp(ss, "hostname") == 0)
+			d->servername = xstrdup("hostname");
+		else if ((dc = domain_check(ss, strlen(ss),
+		    DOMAIN_NAME_UNDERSCORE, 1, name)) != DOMAIN_CHECK_OK) {
+			pins_errf(err, arg, "servername", "domain \"%s\": "
+			    "servername must be \"hostname\" or a host name; "
+			    "\"%s\" %s", esc, pins_esc(esc2, ss),
+			    domain_check_why(dc));
+			ok = 0;
+		} else
+			d->servername = xstrdup(name);
+	}
+
+	/* The reply data, as a line of Postfix's policy table reads. */
+	buf_reset(&b);
+	buf_append_str(&b, d->level);
+	if (d->match != NULL)
+		buf_appendf(&b, " match=%s", d->match);
+	if (d->servername != NULL)
+		buf_appendf(&b, " servername=%s", d->servername);
+	if (b.error) {
+		pins_errf(err, arg, NULL, "domain \"%s\": policy longer "
+		    "than %d bytes", esc, PINS_MAX_ANSWER);
+		ok = 0;
+	} else
+		d->answer = xmemdup0(b.data, b.len);
+	buf_free(&b);
+	return (ok ? 0 : -1);
+}
+
+int
+pins_decide_input(const struct config *cf, const char *domain,
+    struct decide_pin *pin, struct decide_input *in)
+{
+	const struct config_domain *d;
+
+	memset(in, 0, sizeof(*in));
+	in->domain = domain;
+	if ((d = config_find_domain(cf, domain)) == NULL || d->answer == NULL)
+		return (0);
+	memset(pin, 0, sizeof(*pin));
+	pin->status = SOCKMAP_OK;
+	pin->data = d->answer;
+	pin->len = strlen(d->answer);
+	in->pin = pin;
+	return (1);
+}
+
+int
+pins_answer(const struct config *cf, const struct config_map *map,
+    const char *domain, struct buf *out, enum sockmap_status *status)
+{
+	struct decide_input	 in;
+	struct decide_options	 opt;
+	struct decide_result	 res;
+	struct decide_pin	 pin;
+
+	if (!pins_decide_input(cf, domain, &pin, &in))
+		return (0);
+	facts_decide_options(map, &opt);
+	if (decide(&in, &opt, out, &res) == -1) {
+		buf_reset(out);
+		buf_append_str(out, "pinned policy answer could not be "
+		    "formed");
+		*status = SOCKMAP_TEMP;
+		return (1);
+	}
+	*status = res.status;
+	return (1);
+}
