@@ -12,23 +12,13 @@
 #     user exists and the directories are created with its ownership.
 # Ends with "N passed, N failed".
 set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$top" || exit 1
 SECURITY_MAX=${SECURITY_MAX:-2.0}
-pass=0 fail=0
-check() {	# check DESC STATUS
-	if [ "$2" -eq 0 ]; then
-		echo "ok: $1"; pass=$((pass + 1))
-	else
-		echo "FAILED: $1"; fail=$((fail + 1))
-	fi
-}
-finish() { echo "$pass passed, $fail failed"; [ "$fail" -eq 0 ]; exit $?; }
+. "$(dirname "$0")/lib.sh"	# check, finish; cd to the top directory
 
 for c in systemd-analyze systemd-sysusers systemd-tmpfiles; do
-	command -v "$c" >/dev/null || { echo "$c missing (apt-get install systemd)"; fail=1; finish; }
+	command -v "$c" >/dev/null || abort "$c missing (apt-get install systemd)"
 done
-[ -f build/Makefile ] || { echo "build/ not configured"; fail=1; finish; }
+[ -f build/Makefile ] || abort "build/ not configured"
 
 root=$(mktemp -d /tmp/postsmtpsts-ci-systemd.XXXXXX)
 trap 'rm -rf "$root"' EXIT
