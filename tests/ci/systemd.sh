@@ -24,7 +24,7 @@ root=$(mktemp -d /tmp/postsmtpsts-ci-systemd.XXXXXX)
 trap 'rm -rf "$root"' EXIT
 if ! make -C build -s install DESTDIR="$root" >"$root.install.log" 2>&1; then
 	tail -n 20 "$root.install.log"; rm -f "$root.install.log"
-	check "make install DESTDIR" 1; finish
+	abort "make install DESTDIR"
 fi
 rm -f "$root.install.log"
 
@@ -45,6 +45,10 @@ for u in "$hostunits"/*; do
 done
 mkdir -p "$root/bin" "$root/usr/bin"
 cp /bin/kill "$root/bin/kill"
+# verify runs man(1) on the host for each Documentation=man:... page, not
+# in the root: show it the pages just installed, not whatever the host has.
+MANPATH=$(find "$root" -path '*/share/man' -type d | head -n1)
+export MANPATH
 
 for u in "$service" "$socket"; do
 	out=$(cd "$root" && systemd-analyze verify --root="$root" "$u" 2>&1)
