@@ -9,8 +9,8 @@
 # default directories, and the two must not share a build), installs under
 # /usr/local with /etc, /var and /run as the system directories, creates
 # the "postsmtpsts" system user, and starts the daemon in the foreground
-# with the default configuration (Ctrl-C stops it).  README.md ("Quick
-# start") lists what it leaves on the machine and how to remove it.
+# with the default configuration (Ctrl-C stops it).  README.md ("What the
+# two commands do to the machine") lists what it leaves and how to remove it.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
