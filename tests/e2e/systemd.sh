@@ -42,7 +42,7 @@ with open(log, "a", buffering=1) as f:
         f.write(msg.strip("\n").replace("\n", "|") + " children=%d\n" % n)
 PYEOF
 	NOTIFY_PID=$!
-	wait_until 5 test -S "$NOTIFY_SOCK"
+	wait_until 15 test -S "$NOTIFY_SOCK"	# python3 starting, under load
 }
 
 # wait_notify N PATTERN - wait until line N or later of the log matches
