@@ -1,21 +1,42 @@
 #!/bin/sh
 # contrib/quickstart.sh - build, install and run postsmtpsts on Debian 12
 #
-# Installs the build dependencies if missing, builds in build/, installs
-# under /usr/local with /etc, /var and /run as the system directories,
-# creates the "postsmtpsts" system user, and starts the daemon in the
-# foreground with the default configuration (Ctrl-C stops it).
+#   sh contrib/quickstart.sh               build, install, run
+#   sh contrib/quickstart.sh --build-only  only the build step
+#
+# Installs the build dependencies if missing, builds in build-quickstart/
+# (its own directory: tests/run-all builds build/ and build-asan/ with the
+# default directories, and the two must not share a build), installs under
+# /usr/local with /etc, /var and /run as the system directories, creates
+# the "postsmtpsts" system user, and starts the daemon in the foreground
+# with the default configuration (Ctrl-C stops it).  README.md ("What the
+# two commands do to the machine") lists what it leaves and how to remove it.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
-contrib/install-deps.sh
-[ -x configure ] || autoreconf -fi
-mkdir -p build
-cd build
-[ -f Makefile ] || ../configure -q --sysconfdir=/etc --localstatedir=/var \
-	--runstatedir=/run
-make -j"$(nproc)"
-make install >/dev/null
+
+# The quickstart's build directory and its configure arguments.
+QS_BUILD=build-quickstart
+
+# quickstart_build - dependencies, configure (once) and make in $QS_BUILD
+quickstart_build() {
+	contrib/install-deps.sh
+	[ -x configure ] || autoreconf -fi
+	mkdir -p "$QS_BUILD"
+	[ -f "$QS_BUILD/Makefile" ] ||
+		(cd "$QS_BUILD" && ../configure -q --sysconfdir=/etc \
+			--localstatedir=/var --runstatedir=/run)
+	make -C "$QS_BUILD" -j"$(nproc)"
+}
+
+case "${1:-}" in
+"") ;;
+--build-only) quickstart_build; exit 0 ;;
+*) echo "usage: sh contrib/quickstart.sh [--build-only]" >&2; exit 2 ;;
+esac
+
+quickstart_build
+make -C "$QS_BUILD" install >/dev/null
 id postsmtpsts >/dev/null 2>&1 ||
 	useradd --system --home-dir /var/lib/postsmtpsts --no-create-home \
 		--shell /usr/sbin/nologin postsmtpsts

@@ -14,15 +14,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#ifndef SYSCONFDIR
-#define SYSCONFDIR	"/etc"
-#endif
-#ifndef LOCALSTATEDIR
-#define LOCALSTATEDIR	"/var"
-#endif
-#ifndef RUNSTATEDIR
-#define RUNSTATEDIR	"/run"
-#endif
+#include "installdirs.h"	/* SYSCONFDIR, LOCALSTATEDIR, RUNSTATEDIR (make) */
 
 #define CONFIG_DEFAULT_FILE	SYSCONFDIR "/postsmtpsts/postsmtpsts.conf"
 

@@ -14,7 +14,7 @@
 #       tests/fuzz/corpus/<target>/crash-<what-it-was>
 # (see tests/fuzz/README.md).
 set -u
-top=$(pwd)
+. "$(dirname "$0")/lib.sh"	# check, finish; cd to the top directory
 S=${FUZZ_SECONDS:-60}
 TO=${FUZZ_TIMEOUT:-10}
 JOBS=${FUZZ_JOBS:-2}
@@ -26,14 +26,14 @@ if [ ! -f "$B/Makefile" ]; then
 	echo "--- configure $B"
 	( cd "$B" && CC=clang "$top/configure" -q ) >"$B/configure.out" 2>&1 || {
 		tail -n 20 "$B/configure.out"
-		echo "0 passed, 1 failed"; exit 1
+		abort "configure $B"
 	}
 fi
 echo "--- make fuzz-build in $B"
 rm -rf "$W"
 if ! make -C "$B" fuzz-build FUZZ_WORKDIR="$W" >"$B/fuzz-build.out" 2>&1; then
 	tail -n 30 "$B/fuzz-build.out"
-	echo "0 passed, 1 failed"; exit 1
+	abort "make fuzz-build in $B"
 fi
 targets=$(make -s -C "$B" fuzz-targets)
 
@@ -60,18 +60,15 @@ for t in $targets; do
 done
 wait
 
-pass=0 fail=0
 for t in $targets; do
 	rc=$(cat "$W/rc-$t" 2>/dev/null || echo 99)
 	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$W/fuzz-$t.log")
 	eps=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$W/fuzz-$t.log")
 	if [ "$rc" = 0 ]; then
-		echo "fuzz $t: ok, ${execs:-?} executions (${eps:-?}/s)"
-		pass=$((pass + 1))
+		check "fuzz $t: ${execs:-?} executions (${eps:-?}/s)" 0
 		continue
 	fi
-	fail=$((fail + 1))
-	echo "fuzz $t: FAILED (libFuzzer exit $rc); log $W/fuzz-$t.log:"
+	check "fuzz $t: libFuzzer exit $rc; log $W/fuzz-$t.log:" 1
 	grep -E '^(==[0-9]+==ERROR|SUMMARY|.*FUZZ_CHECK failed|ALARM|.*runtime error)' \
 	    "$W/fuzz-$t.log" | head -n 10
 	tail -n 25 "$W/fuzz-$t.log"
@@ -84,5 +81,4 @@ for t in $targets; do
 		echo "  then fix, and keep it: cp $f tests/fuzz/corpus/$t/"
 	done
 done
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

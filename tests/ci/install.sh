@@ -15,17 +15,7 @@
 #     "make uninstall" removes everything else.
 # Ends with "N passed, N failed".
 set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$top" || exit 1
-pass=0 fail=0
-check() {	# check DESC STATUS
-	if [ "$2" -eq 0 ]; then
-		echo "ok: $1"; pass=$((pass + 1))
-	else
-		echo "FAILED: $1"; fail=$((fail + 1))
-	fi
-}
-finish() { echo "$pass passed, $fail failed"; [ "$fail" -eq 0 ]; exit $?; }
+. "$(dirname "$0")/lib.sh"	# check, finish; cd to the top directory
 
 [ -x configure ] || autoreconf -fi >/dev/null 2>&1
 work=$(mktemp -d /tmp/postsmtpsts-ci-install.XXXXXX)
@@ -36,7 +26,7 @@ if ! ( cd "$work/build" && "$top/configure" -q --prefix=/opt/pst \
 	--sysconfdir=/etc/pst --localstatedir=/var/pst &&
 	make -j2 >make.log 2>&1 && make install DESTDIR="$R" >install.log 2>&1 ); then
 	tail -n 20 "$work"/build/*.log 2>/dev/null
-	check "configure, make, make install DESTDIR" 1; finish
+	abort "configure, make, make install DESTDIR"
 fi
 check "configure --prefix=/opt/pst --sysconfdir=/etc/pst --localstatedir=/var/pst; make install" 0
 

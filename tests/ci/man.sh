@@ -11,22 +11,12 @@
 #     EXIT STATUS and EXAMPLES in sections 1 and 8).
 # Ends with "N passed, N failed".
 set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$top" || exit 1
-pass=0 fail=0
-check() {	# check DESC STATUS
-	if [ "$2" -eq 0 ]; then
-		echo "ok: $1"; pass=$((pass + 1))
-	else
-		echo "FAILED: $1"; fail=$((fail + 1))
-	fi
-}
-finish() { echo "$pass passed, $fail failed"; [ "$fail" -eq 0 ]; exit $?; }
+. "$(dirname "$0")/lib.sh"	# check, finish; cd to the top directory
 
 for c in groff man; do
-	command -v "$c" >/dev/null || { echo "$c missing (apt-get install groff-base man-db)"; fail=1; finish; }
+	command -v "$c" >/dev/null || abort "$c missing (apt-get install groff-base man-db)"
 done
-[ -f build/Makefile ] || { echo "build/ not configured"; fail=1; finish; }
+[ -f build/Makefile ] || abort "build/ not configured"
 root=$(mktemp -d /tmp/postsmtpsts-ci-man.XXXXXX)
 trap 'rm -rf "$root"' EXIT
 make -C build -s install DESTDIR="$root" >"$root/install.log" 2>&1 ||

@@ -12,29 +12,19 @@
 #     user exists and the directories are created with its ownership.
 # Ends with "N passed, N failed".
 set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$top" || exit 1
 SECURITY_MAX=${SECURITY_MAX:-2.0}
-pass=0 fail=0
-check() {	# check DESC STATUS
-	if [ "$2" -eq 0 ]; then
-		echo "ok: $1"; pass=$((pass + 1))
-	else
-		echo "FAILED: $1"; fail=$((fail + 1))
-	fi
-}
-finish() { echo "$pass passed, $fail failed"; [ "$fail" -eq 0 ]; exit $?; }
+. "$(dirname "$0")/lib.sh"	# check, finish; cd to the top directory
 
 for c in systemd-analyze systemd-sysusers systemd-tmpfiles; do
-	command -v "$c" >/dev/null || { echo "$c missing (apt-get install systemd)"; fail=1; finish; }
+	command -v "$c" >/dev/null || abort "$c missing (apt-get install systemd)"
 done
-[ -f build/Makefile ] || { echo "build/ not configured"; fail=1; finish; }
+[ -f build/Makefile ] || abort "build/ not configured"
 
 root=$(mktemp -d /tmp/postsmtpsts-ci-systemd.XXXXXX)
 trap 'rm -rf "$root"' EXIT
 if ! make -C build -s install DESTDIR="$root" >"$root.install.log" 2>&1; then
 	tail -n 20 "$root.install.log"; rm -f "$root.install.log"
-	check "make install DESTDIR" 1; finish
+	abort "make install DESTDIR"
 fi
 rm -f "$root.install.log"
 
@@ -55,6 +45,10 @@ for u in "$hostunits"/*; do
 done
 mkdir -p "$root/bin" "$root/usr/bin"
 cp /bin/kill "$root/bin/kill"
+# verify runs man(1) on the host for each Documentation=man:... page, not
+# in the root: show it the pages just installed, not whatever the host has.
+MANPATH=$(find "$root" -path '*/share/man' -type d | head -n1)
+export MANPATH
 
 for u in "$service" "$socket"; do
 	out=$(cd "$root" && systemd-analyze verify --root="$root" "$u" 2>&1)

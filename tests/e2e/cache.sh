@@ -81,10 +81,7 @@ is "$(pq enforce.pstest)" "$(sec mx9.enforce.pstest)" \
     "a planted entry is answered from the cache"
 
 # Wait for the refresh ticks: every due entry is tried once.
-for _i in $(seq 1 60); do
-	[ "$(grep -c 'refresh=proactive' "$DAEMON_LOG")" -ge 10 ] && break
-	sleep 0.2
-done
+wait_until 12 '[ "$(grep -c refresh=proactive "$DAEMON_LOG")" -ge 10 ]'
 is "$(grep -c 'refresh=proactive' "$DAEMON_LOG")" 10 \
     "each due entry refreshed proactively once (then backed off)"
 is "$(pq no-txt.pstest)" "$(sec mx1.no-txt.pstest)" "TOFU: TXT removed -> kept"
@@ -123,11 +120,8 @@ ok "$(grep -q 'cache_expired_deleted=1 ' "$DAEMON_LOG"; echo $?)" \
 
 # new id with mode none: the domain retires its policy
 seed none.pstest enforce old0 100 3600 -1 mx1.none.pstest
-for _i in $(seq 1 30); do
-	[ "$(grep -c 'domain=none.pstest refresh=proactive' "$DAEMON_LOG")" -ge 2 ] &&
-	    break
-	sleep 0.2
-done
+wait_until 6 '[ "$(grep -c "domain=none.pstest refresh=proactive" \
+    "$DAEMON_LOG")" -ge 2 ]'
 out=$(pq none.pstest)
 is "$?:$out" "1:" "new id with mode none -> NOTFOUND"
 
@@ -173,22 +167,15 @@ for i in $(seq 1 3000); do keys="$keys k$i.tofu-nx.pstest"; done
 # shellcheck disable=SC2086
 sm "unix:$SOCK" query $keys >/dev/null 2>&1 &
 qpid=$!
-for _i in $(seq 1 100); do
-	[ "$(grep -c 'tofu-nx.pstest refresh=request' "$DAEMON_LOG")" -ge 100 ] &&
-	    break
-	sleep 0.05
-done
+WAIT_STEP=0.05 wait_until 5 \
+    '[ "$(grep -c "tofu-nx.pstest refresh=request" "$DAEMON_LOG")" -ge 100 ]'
 rpid=$(sed -n 's/^.*postsmtpsts\/resolver\[\([0-9]*\)\].*/\1/p' \
     "$DAEMON_LOG" | tail -n1)
 ok "$([ -n "$rpid" ] && kill -KILL "$rpid"; echo $?)" \
     "resolver (pid ${rpid:-?}) killed with SIGKILL mid-writes ($(grep -c \
     'tofu-nx.pstest refresh=request' "$DAEMON_LOG") of 3000 written)"
 wait "$qpid"
-for _i in $(seq 1 50); do
-	[ "$(grep -c 'debug: resolver .* started' "$DAEMON_LOG")" -ge 2 ] &&
-	    break
-	sleep 0.2
-done
+wait_until 10 '[ "$(grep -c "debug: resolver .* started" "$DAEMON_LOG")" -ge 2 ]'
 is "$(pq enforce-wild.pstest)" \
     "$(sec mx1.enforce-wild.pstest:.mail.enforce-wild.pstest)" \
     "the master restarted the resolver; answers go on"

@@ -43,10 +43,7 @@ sts="OK secure match=mx1.dane-sts.pstest servername=hostname"
 while IFS='|' read -r d def only ign nod; do
 	# first lookups may meet the deadline while DANE is looked up: ask
 	# until the resolver has answered (the entry is cached then)
-	for _i in 1 2 3 4 5; do
-		[ "$(answer "$d" postfix)" = "$def" ] && break
-		sleep 0.5
-	done
+	WAIT_STEP=0.5 wait_until 2.5 '[ "$(answer "$d" postfix)" = "$def" ]'
 	is "$(answer "$d" postfix)" "$def" "$d: defaults -> $def"
 	is "$(answer "$d" only)" "$only" "$d: dane_some = dane-only -> $only"
 	is "$(answer "$d" ignore)" "$ign" \
@@ -93,10 +90,8 @@ ok $? "resolver logged dane-some.pstest: 2 MX hosts, 1 with DANE"
 
 # Proactive refresh: dane-ok's entry is due 45 s after its lookup; the
 # resolver refreshes it (refresh_interval 1) without any request.
-for _i in $(seq 1 70); do
-	grep -q 'domain=dane-ok.pstest refresh=proactive dane=all' "$DAEMON_LOG" && break
-	sleep 1
-done
+WAIT_STEP=1 wait_until 70 \
+    grep -q 'domain=dane-ok.pstest refresh=proactive dane=all' "$DAEMON_LOG"
 grep -q 'domain=dane-ok.pstest refresh=proactive dane=all' "$DAEMON_LOG"
 ok $? "dane-ok: refreshed proactively before its entry expired"
 is "$(answer dane-ok.pstest postfix)" "OK dane-only" "dane-ok: still dane-only after the refresh"

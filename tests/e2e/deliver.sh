@@ -44,12 +44,9 @@ daemon_start "${lines[@]}" || { echo "Bail out! daemon did not start"; exit 1; }
 # (a restart failed once under make -j2 check, without a trace we could
 # reproduce; the diagnostics show it if it recurs).
 start_sender() {
-	local out rc try i
+	local out rc try
 	( sender_stop ) >/dev/null 2>&1
-	for ((i = 0; i < 50; i++)); do
-		[ -z "$(ss -Hltn src "$WORLD_SENDER_ADDR:25" 2>/dev/null)" ] && break
-		sleep 0.1
-	done
+	wait_until 5 '[ -z "$(ss -Hltn src "$WORLD_SENDER_ADDR:25" 2>/dev/null)" ]'
 	for try in 1 2; do
 		out=$( (sender_start "$2") 2>&1)
 		rc=$?
@@ -83,12 +80,8 @@ mx_server() {
 # wait_count SERVER DOMAIN N - until the MX's mailbox holds N messages (the
 # MX delivers to its Maildir after it said 250 to the sender); prints it
 wait_count() {
-	local n i
-	for ((i = 0; i < 100; i++)); do
-		n=$(world_mx_count "$1" "$2")
-		[ "$n" -ge "$3" ] && break
-		sleep 0.1
-	done
+	local n server=$1 domain=$2 want=$3
+	wait_until 10 'n=$(world_mx_count "$server" "$domain"); [ "$n" -ge "$want" ]'
 	echo "$n"
 }
 

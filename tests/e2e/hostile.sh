@@ -97,10 +97,8 @@ discovery_line() {
 }
 # wait_discovery DOMAIN - until the resolver logged the domain's discovery
 wait_discovery() {
-	for _i in $(seq 1 100); do
-		[ -n "$(discovery_line "$1")" ] && return 0
-		sleep 0.1
-	done
+	local domain=$1
+	wait_until 10 '[ -n "$(discovery_line "$domain")" ]' && return 0
 	echo "# no discovery logged for $1"
 	return 1
 }

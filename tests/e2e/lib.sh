@@ -7,6 +7,7 @@
 #   daemon_stop                            SIGTERM, wait, check exit 0
 #   pq KEY [MAP] [unix|inet]               postmap -q through real Postfix
 #   sm_raw BYTES                           send raw bytes, print the reply
+#   wait_until TIMEOUT CMD...              poll CMD until it succeeds
 # Every test runs in its own temp dir $T, removed at exit.
 
 set -u
@@ -48,6 +49,32 @@ _cleanup() {
 trap _cleanup EXIT
 
 plan() { echo "1..$1"; }
+
+# wait_until TIMEOUT CMD... - run CMD every $WAIT_STEP seconds (default
+# 0.1) until it succeeds, for at most TIMEOUT seconds (decimals allowed).
+# Returns 0 as soon as CMD succeeds; on timeout says so on stderr (the test
+# log) and returns 1, and the test's next assertion reports what is wrong.
+# One argument is a shell string, evaluated anew each time (conditions with
+# $(...), pipes, ! or ||); more are a command and its arguments.  CMD runs
+# in the test's own shell, so variables it sets stay set.
+wait_until() {
+	local _wu_timeout _wu_end
+	_wu_timeout=$1
+	shift
+	_wu_end=$(( $(date +%s%N) / 1000000 +
+	    $(awk -v t="$_wu_timeout" 'BEGIN { printf "%d", t * 1000 }') ))
+	while :; do
+		if [ $# -eq 1 ]; then
+			eval "$1" && return 0
+		else
+			"$@" && return 0
+		fi
+		[ $(( $(date +%s%N) / 1000000 )) -lt "$_wu_end" ] || break
+		sleep "${WAIT_STEP:-0.1}"
+	done
+	echo "# wait_until: still false after $_wu_timeout s: $*" >&2
+	return 1
+}
 
 skip_all() {
 	echo "1..0 # SKIP $*"
@@ -120,18 +147,23 @@ daemon_start() {
 	"$DAEMON" -f -c "$CONF" >"$DAEMON_LOG" 2>&1 &
 	DAEMON_PID=$!
 	# Ready when Postfix gets a clean NOTFOUND for a key that needs no
-	# lookup (a bracketed next hop).
-	for _i in $(seq 1 100); do
-		if [ -S "$SOCK" ]; then
-			_out=$(pq '[readiness.invalid]' 2>&1)
-			[ $? -eq 1 ] && [ -z "$_out" ] && return 0
-		fi
-		kill -0 "$DAEMON_PID" 2>/dev/null || break
-		sleep 0.1
-	done
+	# lookup (a bracketed next hop); stop waiting if the daemon exits.
+	# Probed once per try: tests count the probes (metrics.sh).
+	_ready=no
+	wait_until 15 'if daemon_ready; then _ready=yes; else
+	    ! kill -0 "$DAEMON_PID" 2>/dev/null; fi'
+	[ "$_ready" = yes ] && return 0
 	echo "# daemon did not start:"
 	sed 's/^/#   /' "$DAEMON_LOG"
 	return 1
+}
+
+# daemon_ready - the daemon answers: Postfix gets a clean NOTFOUND for a
+# key that needs no lookup (a bracketed next hop)
+daemon_ready() {
+	[ -S "$SOCK" ] || return 1
+	_out=$(pq '[readiness.invalid]' 2>&1)
+	[ $? -eq 1 ] && [ -z "$_out" ]
 }
 
 # daemon_stop - SIGTERM and wait; returns the daemon's exit status

@@ -59,13 +59,14 @@ pq id-32.pstest nosuchmap >/dev/null 2>&1	# unknown map: PERM
 out=$(sm "unix:$SOCK" send '7:nospace,')	# a request with no key: PERM
 # Let the workers see the last clients go (read from the file, so the
 # listener's own counter does not move).
-for _i in $(seq 1 50); do
+# all_closed - as many connections closed as accepted, in the stats file
+all_closed() {
 	"$TOOL" -c "$CONF" stats 2>/dev/null | sed -n '/^counters: /,$p' |
 	    tail -n +2 >"$T/probe"
 	[ "$($PROM get "$T/probe" 'postsmtpsts_connections_total{event="accepted"}')" = \
-	  "$($PROM get "$T/probe" 'postsmtpsts_connections_total{event="closed"}')" ] && break
-	sleep 0.1
-done
+	  "$($PROM get "$T/probe" 'postsmtpsts_connections_total{event="closed"}')" ]
+}
+wait_until 5 all_closed
 scrape 1
 
 # The Prometheus project's own parser (Debian python3-prometheus-client,
@@ -163,10 +164,7 @@ is "$(moved 1 3)" "" "no lookup counter moved without lookups"
 # A worker killed and restarted keeps its counts (they live in the file).
 wpid=$(worker_pid 0)
 kill -KILL "$wpid"
-for _i in $(seq 1 50); do
-	[ "$(worker_pid 0)" != "$wpid" ] && break
-	sleep 0.1
-done
+wait_until 5 '[ "$(worker_pid 0)" != "$wpid" ]'
 ok "$([ "$(worker_pid 0)" != "$wpid" ]; echo $?)" "worker 0 was restarted"
 pq pinned.example >/dev/null
 pq pinned.example >/dev/null
@@ -180,10 +178,7 @@ postsmtpsts_requests_total 2' \
 mpid=$(sed -n 's/.*debug: metrics [0-9]* started, pid \([0-9]*\).*/\1/p' \
     "$DAEMON_LOG" | tail -n1)
 kill -HUP "$DAEMON_PID"
-for _i in $(seq 1 50); do
-	grep -q "reloaded $CONF" "$DAEMON_LOG" && break
-	sleep 0.1
-done
+wait_until 5 grep -q "reloaded $CONF" "$DAEMON_LOG"
 sleep 0.5
 pq pinned.example >/dev/null
 scrape 5
@@ -198,10 +193,7 @@ daemon_config "${lines[@]}" "metrics = \"inet:127.0.0.1:$MPORT\"" \
     'domain "pinned.example" { level = "secure" match = "mx.pinned.example" }' \
     'request_timeout = 1'
 kill -HUP "$DAEMON_PID"
-for _i in $(seq 1 50); do
-	[ "$(grep -c "reloaded $CONF" "$DAEMON_LOG")" -ge 2 ] && break
-	sleep 0.1
-done
+wait_until 5 '[ "$(grep -c "reloaded $CONF" "$DAEMON_LOG")" -ge 2 ]'
 sleep 0.5
 pq stall.pstest >/dev/null
 scrape 6
@@ -209,11 +201,7 @@ is "$(moved 5 6)" 'postsmtpsts_cache_reads_total{result="miss"} 1
 postsmtpsts_dane_lookups_total{outcome="none"} 1
 postsmtpsts_lookups_total{source="deadline",answer="notfound"} 1
 postsmtpsts_requests_total 1' "a lookup past request_timeout: source=deadline"
-for _i in $(seq 1 100); do
-	$PROM fetch "$URL" "$T/s7" >/dev/null
-	[ -n "$(moved 6 7)" ] && break
-	sleep 0.1
-done
+wait_until 10 '$PROM fetch "$URL" "$T/s7" >/dev/null; [ -n "$(moved 6 7)" ]'
 is "$(moved 6 7)" 'postsmtpsts_discoveries_total{trigger="request",outcome="failure"} 1
 postsmtpsts_discovery_failures_total{kind="fetch-error"} 1
 postsmtpsts_https_errors_total{kind="timeout"} 1' \

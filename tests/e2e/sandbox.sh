@@ -32,14 +32,14 @@ mkfifo "$T/log.fifo"
 cat "$T/log.fifo" >"$DAEMON_LOG" &
 "$DAEMON" -f -c "$CONF" 2>"$T/log.fifo" &
 DAEMON_PID=$!
-for _i in $(seq 1 100); do
-	if [ -S "$SOCK" ] && [ "$(pgrep -P "$DAEMON_PID" | wc -l)" -ge 3 ]; then
-		pq '[readiness.invalid]' >/dev/null 2>&1
-		[ $? -eq 1 ] && break
-	fi
-	kill -0 "$DAEMON_PID" 2>/dev/null || break
-	sleep 0.1
-done
+# ready: the children started and Postfix gets NOTFOUND for a key that
+# needs no lookup; stop waiting if the daemon exits
+sandbox_ready() {
+	[ -S "$SOCK" ] && [ "$(pgrep -P "$DAEMON_PID" | wc -l)" -ge 3 ] || return 1
+	pq '[readiness.invalid]' >/dev/null 2>&1
+	[ $? -eq 1 ]
+}
+wait_until 10 'sandbox_ready || ! kill -0 "$DAEMON_PID" 2>/dev/null'
 kill -0 "$DAEMON_PID" 2>/dev/null ||
 	{ echo "Bail out! daemon did not start"; sed 's/^/# /' "$DAEMON_LOG"; exit 1; }
 
@@ -97,10 +97,7 @@ is "$(stat -c '%U %G %a' "$SOCK")" "root $(id -gn "$RUN_USER") 660" \
 is "$(pq pinned.example)" "encrypt" "pinned lookup answered"
 want="secure match=mx1.enforce.pstest servername=hostname"
 got=
-for _i in 1 2 3; do
-	got=$(pq enforce.pstest 2>/dev/null) && [ "$got" = "$want" ] && break
-	sleep 1
-done
+WAIT_STEP=1 wait_until 2 'got=$(pq enforce.pstest 2>/dev/null) && [ "$got" = "$want" ]'
 is "$got" "$want" "discovered MTA-STS policy answered"
 is "$(pq enforce.pstest 2>/dev/null)" "$want" "answered again (cache)"
 ok "$([ -z "$(find "$T/cache" ! -user "$RUN_USER" 2>/dev/null)" ] &&

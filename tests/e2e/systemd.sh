@@ -42,20 +42,14 @@ with open(log, "a", buffering=1) as f:
         f.write(msg.strip("\n").replace("\n", "|") + " children=%d\n" % n)
 PYEOF
 	NOTIFY_PID=$!
-	for _i in $(seq 1 50); do
-		[ -S "$NOTIFY_SOCK" ] && return 0
-		sleep 0.1
-	done
-	return 1
+	wait_until 15 test -S "$NOTIFY_SOCK"	# python3 starting, under load
 }
 
 # wait_notify N PATTERN - wait until line N or later of the log matches
 wait_notify() {
-	for _i in $(seq 1 300); do
-		tail -n "+$1" "$NOTIFY_LOG" 2>/dev/null | grep -q -- "$2" && return 0
-		sleep 0.05
-	done
-	return 1
+	local from=$1 pattern=$2
+	WAIT_STEP=0.05 wait_until 15 \
+	    'tail -n "+$from" "$NOTIFY_LOG" 2>/dev/null | grep -q -- "$pattern"'
 }
 
 : >"$NOTIFY_LOG"
@@ -163,10 +157,7 @@ rm -f "$SOCK"
 NOTIFY_SOCKET="$NOTIFY_SOCK" systemd-socket-activate -l "$SOCK" \
 	-l "127.0.0.1:$PORT" "$DAEMON" -f -c "$CONF" >"$DAEMON_LOG" 2>&1 &
 DAEMON_PID=$!
-for _i in $(seq 1 50); do
-	[ -S "$SOCK" ] && break
-	sleep 0.1
-done
+wait_until 5 test -S "$SOCK"
 inode_before=$(stat -c %i "$SOCK" 2>/dev/null)
 # The first lookup makes systemd-socket-activate start the daemon; it waits
 # in the passed socket's backlog until a worker accepts it.
@@ -188,15 +179,9 @@ systemd-socket-activate -l "127.0.0.1:$PORT" -l "127.0.0.1:$OTHER" \
 	"$DAEMON" -f -c "$CONF" >"$DAEMON_LOG" 2>&1 &
 DAEMON_PID=$!
 # A connection makes it exec the daemon; retry until it listens.
-for _i in $(seq 1 50); do
-	python3 -c "import socket,sys; socket.create_connection(('127.0.0.1', int(sys.argv[1])), 2)" \
-		"$PORT" 2>/dev/null && break
-	sleep 0.1
-done
-for _i in $(seq 1 100); do
-	kill -0 "$DAEMON_PID" 2>/dev/null || break
-	sleep 0.1
-done
+wait_until 5 python3 -c "import socket,sys; socket.create_connection(('127.0.0.1', int(sys.argv[1])), 2)" \
+	"$PORT" 2>/dev/null
+wait_until 10 '! kill -0 "$DAEMON_PID" 2>/dev/null'
 kill -KILL "$DAEMON_PID" 2>/dev/null
 wait "$DAEMON_PID"
 rc=$?
