@@ -83,6 +83,7 @@ struct cache {
 	char		 evict_at[CACHE_KEY_MAX];	/* next eviction walk */
 	size_t		 evict_len;
 	size_t		 map_open;	/* map size before any eviction grew it */
+	unsigned int	 evict_idle;	/* puts before the next early pass */
 };
 
 /* cache_errf - format an error message into err[0..errsz) (truncation is
@@ -826,10 +827,9 @@ cache_open_recover(const char *path, size_t map_size, char *aside,
 
 /*
  * Eviction (cache_evict, cache_put_room).  A map at cache.max_size fails
- * every write (MDB_MAP_FULL); LMDB never drops anything by itself.  One
- * eviction pass, in one write transaction, deletes up to CACHE_EVICT_BATCH
- * entries in this order of classes, the least recently fetched first
- * within a class:
+ * every write (MDB_MAP_FULL, after which LMDB allows only an abort of the
+ * transaction); LMDB never drops anything by itself.  One eviction pass
+ * deletes up to CACHE_EVICT_BATCH entries in this order of classes:
  *   negative  no-policy entries (kind none, DANE entries whose state is 0 =
  *             DANE_NONE "no DANE") and values that do not decode: what a
  *             flood of lookups for random non-existent names creates;
@@ -837,17 +837,31 @@ cache_open_recover(const char *path, size_t map_size, char *aside,
  *   other     unexpired testing-mode policies, cached DANE failures;
  *   keep      unexpired enforce policies and usable DANE: evicted only when
  *             a walk of the whole cache found nothing else (logged).
- * The walk starts where the last pass stopped and examines
- * CACHE_EVICT_SCAN entries at least (all of them in a small cache); it
+ * Negative and expired entries go as a run of neighbouring keys from a
+ * rotating cursor: LMDB frees a page only when it empties (or merges below
+ * a quarter full), so scattered deletions make no page free, a run does.
+ * The others go least recently fetched first.  The walk examines
+ * CACHE_EVICT_SCAN entries at least (all of them in a small cache) and
  * stops after such a window once it holds a full batch of non-"keep"
- * victims, so a pass costs the same in a map of millions.  The pages the
- * deletions free go to LMDB's free list and are reused by later write
- * transactions within the same map size (the file does not shrink).
+ * victims, so a pass costs about the same in a map of millions.
+ *
+ * Deleting needs pages too (copy-on-write of every page it touches), and a
+ * map that just failed a put has hardly any: so cache_put_room() evicts
+ * negative and expired entries AHEAD of time, when fewer than
+ * CACHE_EVICT_RESERVE pages are left (beyond the last used page, or on
+ * LMDB's free list), and the deletions run in small transactions of
+ * CACHE_EVICT_CHUNK neighbouring keys (a page freed by commit N is reusable
+ * from commit N + 2 on).  If not even one deletion fits, the map grows by
+ * CACHE_EVICT_GROW_PAGES, at most 1/64 of its size (CACHE_EVICT_GROW_MAX
+ * pages at least) over the size at open.  Pages freed by evictions are
+ * reused by later write transactions within the same map size (the file
+ * never shrinks; mdb_env_set_mapsize() cannot go below the last used page).
  */
 #define CACHE_EVICT_SCAN	16384
 #define CACHE_EVICT_NEAR	32	/* neighbours looked at on each side */
 #define CACHE_EVICT_CHUNK	8	/* deletions per write transaction */
 #define CACHE_EVICT_RESERVE	16	/* pages: evict ahead below this */
+#define CACHE_EVICT_IDLE_PUTS	64	/* after an early pass found nothing */
 #define CACHE_EVICT_GROW_PAGES	4	/* map growth when eviction is stuck */
 #define CACHE_EVICT_GROW_MAX	16	/* pages; or 1/64 of the map */
 #define CACHE_DANE_STATE_NONE	0	/* DANE_NONE in policy/dane.h */
@@ -990,8 +1004,9 @@ cache_evict_walk(struct cache *c, int64_t now, const MDB_val *near,
 			    rec->fetched_at, &k);
 		scanned++;
 		if (scanned % CACHE_EVICT_SCAN == 0 &&
-		    cache_evict_enough(vic, *n))
-			break;
+		    (cache_evict_enough(vic, *n) ||
+		    maxcls < CACHE_EVICT_KEEP))
+			break;	/* enough, or ahead of time: one window */
 		rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT);
 		if (rc == MDB_NOTFOUND)
 			rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST);
@@ -1234,9 +1249,18 @@ cache_put_room(struct cache *c, const char *domain,
 	k.mv_size = strlen(domain);
 	/* ahead of time, while deleting still has pages to work with: only
 	 * what makes room for sure (runs of neighbouring keys) */
-	if (!c->batch && !c->readonly && cache_room_low(c) &&
-	    cache_evict_key(c, now, &k, CACHE_EVICT_EXPIRED, es) != CACHE_OK)
-		memset(es, 0, sizeof(*es));
+	if (c->evict_idle > 0)
+		c->evict_idle--;
+	else if (!c->batch && !c->readonly && cache_room_low(c)) {
+		if (cache_evict_key(c, now, &k, CACHE_EVICT_EXPIRED, es) !=
+		    CACHE_OK)
+			memset(es, 0, sizeof(*es));
+		/* nothing negative or expired in reach: do not walk again
+		 * for every put */
+		if (es->evicted[CACHE_EVICT_NEGATIVE] +
+		    es->evicted[CACHE_EVICT_EXPIRED] == 0)
+			c->evict_idle = CACHE_EVICT_IDLE_PUTS;
+	}
 	st = cache_put(c, domain, rec);
 	if (st != CACHE_FULL || c->batch)
 		return (st);
