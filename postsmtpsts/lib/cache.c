@@ -3,8 +3,10 @@
  *
  * Interface in cache.h: cache_open/cache_close, the hot-path read cache_get,
  * writes (cache_put, cache_del, cache_purge_all, batches with
- * cache_txn_begin/commit/abort), cache_iterate, cache_stats.  The record
- * codec and its value format: cache_record.c.
+ * cache_txn_begin/commit/abort), cache_iterate, cache_stats; the writer's
+ * cache_open_recover (a damaged environment moved aside) and cache_put_room
+ * / cache_evict (room in a full map), both described near the end.  The
+ * record codec and its value format: cache_record.c.
  *
  * Environment.  One directory holding data.mdb and lock.mdb (MDB_NOSUBDIR
  * off), only LMDB's unnamed main database; key = normalized domain, value =

@@ -73,7 +73,10 @@ struct cache;
  * environment and write access to its lock file; it takes the map size the
  * writer set (map_size is ignored).  Returns NULL with a message in err
  * (size errsz, always NUL-terminated) and logs nothing: the caller decides
- * how loud a missing cache is.  cache_close() frees the handle.
+ * how loud a missing cache is.  A damaged environment (see
+ * cache_open_recover) is refused ("damaged" in err) and left where it is;
+ * so is a reader's open during which the lock or data file was replaced.
+ * cache_close() frees the handle.
  */
 struct cache *cache_open(const char *path, size_t map_size, int readonly,
 	    char *err, size_t errsz);
