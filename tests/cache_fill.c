@@ -1,7 +1,7 @@
 /*
  * cache_fill.c - fill a policy cache with synthetic records, fast
  *
- * cache_fill [-m MiB] [-t now] DIR N
+ * cache_fill [-d] [-m MiB] [-t now] DIR N
  *
  * Writes N records through cache.h into the cache in DIR (created if
  * missing), CACHE_FILL_BATCH records per write transaction, so a million
@@ -14,6 +14,12 @@
  *   7    MTA-STS testing
  *   8    DANE (DNSSEC secure, no mx patterns)
  *   9    negative entry (no policy)
+ * With -d, every record of shape 0-7 also gets its DANE entry ("dane:" +
+ * the domain: kind DANE, state 0 = no DANE, DNSSEC insecure, as fresh as
+ * the record), which a map with dane = yes (the default) needs for an
+ * answer from the cache: without it such a lookup is a miss and waits for
+ * the network.  Records 8 and 9 get none (shape 8 is a DANE record under
+ * the plain key, shape 9 a negative entry).
  * Times are relative to -t now (default: the current time).  -m sets the
  * map size in MiB (default: CACHE_DEFAULT_MAP_SIZE, more for big N).
  * Prints the count and the time taken.  Exit 0, or 1 on any error.
@@ -38,7 +44,7 @@
 static void __attribute__((noreturn))
 cache_fill_usage(void)
 {
-	fprintf(stderr, "usage: cache_fill [-m MiB] [-t now] DIR N\n");
+	fprintf(stderr, "usage: cache_fill [-d] [-m MiB] [-t now] DIR N\n");
 	exit(2);
 }
 
@@ -55,6 +61,18 @@ cache_fill_number(const char *s, unsigned long long max)
 	if (*end != '\0' || v > max)
 		cache_fill_usage();
 	return (v);
+}
+
+/* cache_fill_dane - the DANE entry of record i (-d): no DANE, fresh */
+static void
+cache_fill_dane(struct cache_record *r, int64_t now)
+{
+	memset(r, 0, sizeof(*r));
+	r->kind = CACHE_KIND_DANE;
+	r->dnssec = CACHE_DNSSEC_INSECURE;
+	r->fetched_at = now - 60;
+	r->expires_at = now + 3600;
+	r->next_refresh = now + 3600;
 }
 
 /* cache_fill_record - the synthetic record i, see the table above */
@@ -105,10 +123,12 @@ cache_fill_record(struct cache_record *r, unsigned int i, int64_t now)
 int
 main(int argc, char *argv[])
 {
-	static struct cache_record rec;
+	static struct cache_record rec, drec;
 	struct cache	*c;
 	struct timespec	 t0, t1;
 	char		 err[1024], name[CACHE_KEY_MAX + 1];
+	char		 dkey[CACHE_KEY_MAX + 1];
+	int		 dane = 0;
 	size_t		 map_size = 0;
 	int64_t		 now = time(NULL);
 	unsigned int	 n, i;
@@ -116,8 +136,11 @@ main(int argc, char *argv[])
 	int		 ch, st = CACHE_OK;
 
 	log_init("cache_fill", 1, 0);
-	while ((ch = getopt(argc, argv, "m:t:")) != -1) {
+	while ((ch = getopt(argc, argv, "dm:t:")) != -1) {
 		switch (ch) {
+		case 'd':
+			dane = 1;
+			break;
 		case 'm':
 			map_size = (size_t)cache_fill_number(optarg,
 			    SIZE_MAX >> 20) << 20;
@@ -151,6 +174,12 @@ main(int argc, char *argv[])
 		cache_fill_record(&rec, i, now);
 		if ((st = cache_put(c, name, &rec)) != CACHE_OK)
 			break;
+		if (dane && i % 10 < 8) {
+			cache_fill_dane(&drec, now);
+			(void)cache_dane_key(name, strlen(name), dkey);
+			if ((st = cache_put(c, dkey, &drec)) != CACHE_OK)
+				break;
+		}
 		if ((i + 1) % CACHE_FILL_BATCH == 0 || i + 1 == n)
 			st = cache_txn_commit(c);
 	}

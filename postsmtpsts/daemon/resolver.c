@@ -445,11 +445,17 @@ static void
 resolver_store(struct resolver *r, const char *domain,
     const struct cache_record *rec)
 {
+	struct cache_evict_stats es;
 	time_t		 now;
+	int		 st, i;
 
 	if (r->cache == NULL)
 		return;
-	if (cache_put(r->cache, domain, rec) == 0)
+	st = cache_put_room(r->cache, domain, rec, resolver_now(), &es);
+	for (i = 0; i < CACHE_EVICT_CLASSES; i++)
+		stats_add((enum stats_id)(STATS_CACHE_EVICTED + i),
+		    (uint64_t)es.evicted[i]);
+	if (st == CACHE_OK)
 		return;
 	stats_inc(STATS_CACHE_WRITE_ERRORS);
 	now = time(NULL);
@@ -948,7 +954,7 @@ resolver_main(const struct config *cf, int lfd)
 	struct resolver	*r;
 	struct rconn	*rc;
 	struct domtab_node *dn;
-	char		 err[512];
+	char		 err[512], aside[512];
 
 	r = xcalloc(1, sizeof(*r));
 	r->cf = cf;
@@ -963,8 +969,11 @@ resolver_main(const struct config *cf, int lfd)
 	    NULL)
 		fatalx("resolver: %s", err);
 	if (cf->cache.enabled) {
-		r->cache = cache_open(cf->cache.path, cf->cache.max_size, 0,
-		    err, sizeof(err));
+		r->cache = cache_open_recover(cf->cache.path,
+		    cf->cache.max_size, aside, sizeof(aside), err,
+		    sizeof(err));
+		if (aside[0] != '\0')
+			stats_inc(STATS_CACHE_CORRUPT);
 		if (r->cache == NULL)
 			log_warnx("resolver: cache disabled: %s", err);
 	}

@@ -106,6 +106,9 @@ static const char *const stats_https_names[STATS_HTTPS_ERRORS] = {
 static const char *const stats_dane_names[STATS_DANE_COUNT] = {
 	"dane-only", "dane", "none", "failure"
 };
+static const char *const stats_evict_names[CACHE_EVICT_CLASSES] = {
+	"negative", "expired", "other", "enforce"
+};
 static const char *const stats_http_names[STATS_HTTP_COUNT] = {
 	"200", "400", "404", "405"
 };
@@ -182,6 +185,13 @@ static const struct stats_family stats_families[] = {
 	{ "postsmtpsts_cache_write_errors_total",
 	    "Cache writes that failed (map or disk full).",
 	    STATS_CACHE_WRITE_ERRORS, STATS_NOLABEL, STATS_NOLABEL },
+	{ "postsmtpsts_cache_corrupt_total",
+	    "Damaged cache environments the resolver moved aside (and started "
+	    "afresh).", STATS_CACHE_CORRUPT, STATS_NOLABEL, STATS_NOLABEL },
+	{ "postsmtpsts_cache_evicted_total",
+	    "Cache entries deleted to make room in a full map, by class.",
+	    STATS_CACHE_EVICTED, STATS_L("class", stats_evict_names),
+	    STATS_NOLABEL },
 	{ "postsmtpsts_dane_lookups_total",
 	    "DANE (RFC 7672) lookups, by outcome.", STATS_DANE_LOOKUPS,
 	    STATS_L("outcome", stats_dane_names), STATS_NOLABEL },

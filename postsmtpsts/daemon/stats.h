@@ -26,6 +26,7 @@
 #include <sys/types.h>
 #include <time.h>
 
+#include "lib/cache.h"
 #include "lib/sockmap.h"
 
 struct buf;
@@ -120,7 +121,10 @@ enum stats_id {
 	STATS_REFRESHES = STATS_HTTPS_ERRORS_BASE + STATS_HTTPS_ERRORS,
 	STATS_CACHE_DELETED,	/* expired entries the resolver removed */
 	STATS_CACHE_WRITE_ERRORS,
-	STATS_DANE_LOOKUPS,	/* [enum stats_dane] */
+	STATS_CACHE_CORRUPT,	/* damaged environments moved aside */
+	STATS_CACHE_EVICTED,	/* [enum cache_evict_class] */
+	STATS_DANE_LOOKUPS = STATS_CACHE_EVICTED + CACHE_EVICT_CLASSES,
+				/* [enum stats_dane] */
 	STATS_HTTP_REQUESTS = STATS_DANE_LOOKUPS + STATS_DANE_COUNT,
 	STATS_NCOUNTERS = STATS_HTTP_REQUESTS + STATS_HTTP_COUNT,
 };

@@ -73,10 +73,28 @@ struct cache;
  * environment and write access to its lock file; it takes the map size the
  * writer set (map_size is ignored).  Returns NULL with a message in err
  * (size errsz, always NUL-terminated) and logs nothing: the caller decides
- * how loud a missing cache is.  cache_close() frees the handle.
+ * how loud a missing cache is.  A damaged environment (see
+ * cache_open_recover) is refused ("damaged" in err) and left where it is;
+ * so is a reader's open during which the lock or data file was replaced.
+ * cache_close() frees the handle.
  */
 struct cache *cache_open(const char *path, size_t map_size, int readonly,
 	    char *err, size_t errsz);
+
+/*
+ * cache_open_recover - the writer's cache_open(): a damaged environment
+ * (not an LMDB file, a newer format, data.mdb shorter than its last page,
+ * a damaged first or last page) is moved aside to "<path>.corrupt-<UTC
+ * time>" (or, if path's parent is not writable, into
+ * "<path>/corrupt-<time>/"), logged once with log_warnx, and a fresh one is
+ * created.  aside[0..asidesz) gets where it went, "" if nothing was moved.
+ * Only the resolver calls it: readers (workers, postsmtpsts-cache(8)) use
+ * cache_open(), which fails on a damaged environment (and on one being
+ * moved while it opens) and never moves files; they retry later and find
+ * the fresh one.  Returns NULL with err set like cache_open().
+ */
+struct cache *cache_open_recover(const char *path, size_t map_size,
+	    char *aside, size_t asidesz, char *err, size_t errsz);
 
 /* cache_close - abort any open batch, release the handle; NULL is a no-op */
 void	cache_close(struct cache *c);
@@ -146,6 +164,43 @@ int	cache_iterate(struct cache *c,
 int	cache_iterate_from(struct cache *c, const char *after, size_t afterlen,
 	    int (*cb)(const char *domain, size_t len,
 		const struct cache_record *rec, void *arg), void *arg);
+
+/*
+ * Eviction classes, evicted in this order (cache.c has the details):
+ * no-policy entries first, a flood of random names cannot push out
+ * unexpired enforce policies (evicted only when nothing else is left).
+ */
+enum cache_evict_class {
+	CACHE_EVICT_NEGATIVE,	/* no policy, no DANE, undecodable */
+	CACHE_EVICT_EXPIRED,	/* past expires_at */
+	CACHE_EVICT_OTHER,	/* testing mode, DANE failures */
+	CACHE_EVICT_KEEP,	/* unexpired enforce, usable DANE */
+	CACHE_EVICT_CLASSES,
+};
+#define CACHE_EVICT_BATCH	256	/* most entries one pass deletes */
+
+struct cache_evict_stats {
+	size_t	 evicted[CACHE_EVICT_CLASSES];	/* by class */
+};
+
+/*
+ * cache_evict - make room in a full map: one write transaction deleting up
+ * to CACHE_EVICT_BATCH entries, in class order, least recently fetched
+ * (fetched_at) first within a class; now decides what has expired.  Not
+ * inside a batch.  *es gets the counts (all 0 on failure).  CACHE_OK,
+ * CACHE_FULL (even deleting needs a page) or CACHE_ERROR.
+ */
+int	cache_evict(struct cache *c, int64_t now, struct cache_evict_stats *es);
+
+/*
+ * cache_put_room - cache_put(); if the map is full (and no batch is open):
+ * one eviction pass, then the put once more.  *es gets what was evicted.
+ * A batch that ended CACHE_FULL is the caller's to retry: cache_evict(),
+ * then the batch again.
+ */
+int	cache_put_room(struct cache *c, const char *domain,
+	    const struct cache_record *rec, int64_t now,
+	    struct cache_evict_stats *es);
 
 /* cache_stats - fill *st: CACHE_OK or CACHE_ERROR */
 int	cache_stats(struct cache *c, struct cache_stats *st);

@@ -8,7 +8,10 @@
 # refreshes proactively (seen in the HTTPS access log), concurrent lookups
 # are coalesced into one fetch, the cache answers after a restart, and a
 # resolver killed with SIGKILL while it writes leaves a cache whose every
-# entry decodes.
+# entry decodes; garbage in data.mdb is moved aside (logged once, counted in
+# the metrics) and a fresh cache learns again; and a small cache flooded
+# with random non-existent names evicts negative entries, keeps the enforce
+# policies it had, and still learns new ones.
 #
 # The world is shared and may have been started from another tree, so this
 # test never changes it: it plants records in its own cache (mdb_load, the
@@ -190,4 +193,87 @@ ok "$([ "$n" -ge 100 ]; echo $?)" "the written entries are there ($n)"
 is "$(grep -c undecodable "$T/list")" 0 "every entry decodes"
 is "$("$TOOL" -d "$C" stats | grep '^undecodable:')" "undecodable: 0" \
     "stats agrees"
+
+# -- a damaged cache file: the resolver moves it aside and starts afresh
+PROM="python3 $top_srcdir/tests/e2e/promtext.py"
+MPORT=$((PORT + 1))
+while ss -Htln "sport = :$MPORT" 2>/dev/null | grep -q .; do
+	MPORT=$((MPORT + 1))
+done
+URL="http://127.0.0.1:$MPORT/metrics"
+# metric NAME - its value in a fresh scrape
+metric() {
+	$PROM fetch "$URL" "$T/scrape" >/dev/null && $PROM get "$T/scrape" "$1"
+}
+size=$(stat -c %s "$C/data.mdb")
+head -c "$size" /dev/urandom >"$C/data.mdb"
+mark
+daemon_start "${lines[@]}" "cache { path = \"$C\" }" \
+    "metrics = \"inet:127.0.0.1:$MPORT\"" ||
+    { echo "Bail out! daemon did not start on a damaged cache"; exit 1; }
+is "$(grep -c 'cache .* was damaged (MDB_INVALID' "$DAEMON_LOG")" 1 \
+    "garbage in data.mdb: logged once, loudly"
+is "$(grep -c 'cache disabled' "$DAEMON_LOG")" 0 "... the cache is not disabled"
+aside=$(ls -d "$C".corrupt-* 2>/dev/null)
+is "$(echo "$aside" | grep -c .)" 1 "... moved aside to $(basename "${aside:-none}")"
+is "$(stat -c %s "${aside:-/nonexistent}/data.mdb" 2>/dev/null)" "$size" \
+    "... with the damaged bytes kept"
+is "$(metric postsmtpsts_cache_corrupt_total)" 1 \
+    "... and counted (postsmtpsts_cache_corrupt_total 1)"
+is "$(pq ctype-charset.pstest)" "$(sec mx1.ctype-charset.pstest)" \
+    "a lookup after the recovery is discovered"
+"$TOOL" -d "$C" show ctype-charset.pstest >/dev/null 2>&1
+ok $? "... and cached again in the fresh cache"
+mark
+is "$(pq ctype-charset.pstest)" "$(sec mx1.ctype-charset.pstest)" \
+    "... the next lookup answers"
+is "$(fetches ctype-charset.pstest)" 0 "... from the cache"
+daemon_stop
+ok $? "clean stop"
+daemon_start "${lines[@]}" "cache { path = \"$C\" }" ||
+    { echo "Bail out! daemon did not restart"; exit 1; }
+is "$(grep -c 'was damaged' "$DAEMON_LOG")" 0 \
+    "a restart finds the fresh cache sound: nothing moved"
+daemon_stop
+
+# -- a full cache: a flood of non-existent names must not push out real
+# policies, and new ones are still learned
+LOAD="$top_builddir/bench/sm-load"
+S="$T/small"
+FLOOD=${CACHE_FLOOD:-5000}
+daemon_start "${lines[@]}" \
+    "cache { path = \"$S\" max_size = 1048576 negative_ttl = 3600 }" \
+    "metrics = \"inet:127.0.0.1:$MPORT\"" ||
+    { echo "Bail out! daemon did not start with a small cache"; exit 1; }
+is "$(pq ctype-charset.pstest)" "$(sec mx1.ctype-charset.pstest)" \
+    "small cache: an enforce policy learned before the flood"
+is "$(pq txt-split.pstest)" "$(sec mx1.txt-split.pstest)" "... and another"
+"$LOAD" -c 16 -t 600 -n "$FLOOD" -P "r$$-" -N "$FLOOD" -S .tofu-nx.pstest \
+    "unix:$SOCK" >"$T/flood" 2>&1
+res=$(grep '^RESULT' "$T/flood")
+ok "$(echo "$res" | grep -q " notfound=$FLOOD "; echo $?)" \
+    "a flood of $FLOOD random non-existent names, all answered NOTFOUND"
+ev=$(metric 'postsmtpsts_cache_evicted_total{class="negative"}')
+ok "$([ "${ev:-0}" -gt 0 ]; echo $?)" \
+    "the map filled up and negative entries were evicted ($ev)"
+is "$(metric 'postsmtpsts_cache_evicted_total{class="enforce"}')" 0 \
+    "... no enforce policy"
+is "$(grep -c 'cache write for .* failed' "$DAEMON_LOG")" 0 \
+    "... and no write failed"
+mark
+is "$(pq ctype-charset.pstest)" "$(sec mx1.ctype-charset.pstest)" \
+    "after the flood: the enforce policy answers"
+is "$(pq txt-split.pstest)" "$(sec mx1.txt-split.pstest)" "... the other too"
+is "$(fetches ctype-charset.pstest)$(fetches txt-split.pstest)" 00 \
+    "... from the cache"
+is "$(pq enforce-wild.pstest)" \
+    "$(sec mx1.enforce-wild.pstest:.mail.enforce-wild.pstest)" \
+    "a new enforce domain after the flood is discovered"
+"$TOOL" -d "$S" show enforce-wild.pstest >/dev/null 2>&1
+ok $? "... and learned (in the full cache)"
+"$TOOL" -d "$S" stats >"$T/sstats" 2>/dev/null
+ok "$(grep -q '^map_size: 1048576$' "$T/sstats"; echo $?)" \
+    "the map kept its configured size ($(grep '^pages_used' "$T/sstats"))"
+daemon_stop
+ok $? "clean stop"
 done_testing

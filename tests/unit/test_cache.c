@@ -19,6 +19,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -1254,6 +1255,384 @@ dead_reader_slots_cleared(void **state)
 	cache_close(c);
 }
 
+/*
+ * Damaged environments (cache_open_recover).  Each case damages a closed
+ * environment of TEST_DAMAGE_RECORDS records, then checks: a reader's
+ * cache_open (and a writer's plain cache_open: postsmtpsts-cache) moves
+ * nothing; the resolver's cache_open_recover moves a damaged one aside
+ * (the damaged bytes kept as they were) and starts empty and writable, and
+ * leaves an undamaged one (the old data readable) where it is.
+ */
+#define TEST_DAMAGE_RECORDS	2000
+#define TEST_GARBAGE_LEN	65536
+
+enum test_damage {
+	DAMAGE_GARBAGE_DATA,	/* data.mdb overwritten with random bytes */
+	DAMAGE_TRUNCATED_DATA,	/* data.mdb cut after its meta pages */
+	DAMAGE_EMPTY_DATA,	/* data.mdb of length 0 */
+	DAMAGE_GARBAGE_LOCK,	/* lock.mdb overwritten, nobody has it open */
+	DAMAGE_GARBAGE_META,	/* both meta pages overwritten, rest intact */
+};
+
+static const struct damage_case {
+	const char	*name;
+	enum test_damage damage;
+	int		 reader_opens;	/* a reader's cache_open succeeds */
+	int		 moved;		/* cache_open_recover moves it aside */
+	int		 data_kept;	/* the old records are still there */
+} damage_cases[] = {
+	{ "garbage data.mdb", DAMAGE_GARBAGE_DATA, 0, 1, 0 },
+	{ "truncated data.mdb", DAMAGE_TRUNCATED_DATA, 0, 1, 0 },
+	/* LMDB takes an empty file for a new environment: nothing to move,
+	 * the writer starts it afresh (the reader waits for that) */
+	{ "zero-length data.mdb", DAMAGE_EMPTY_DATA, 0, 0, 0 },
+	/* the first opener re-initializes the lock file: nothing lost */
+	{ "garbage lock.mdb", DAMAGE_GARBAGE_LOCK, 1, 0, 1 },
+	{ "garbage meta pages", DAMAGE_GARBAGE_META, 0, 1, 0 },
+};
+
+/* test_damage_file - apply damage to the files in dir */
+static void
+test_damage_file(const char *dir, enum test_damage damage)
+{
+	static unsigned char junk[TEST_GARBAGE_LEN];
+	char	 p[PATH_MAX];
+	size_t	 i, len = sizeof(junk);
+	int	 fd, n, flags = O_WRONLY;
+	off_t	 trunc = -1;
+
+	for (i = 0; i < sizeof(junk); i++)
+		junk[i] = (unsigned char)(i * 2654435761u >> 13);
+	n = snprintf(p, sizeof(p), "%s/%s", dir,
+	    damage == DAMAGE_GARBAGE_LOCK ? "lock.mdb" : "data.mdb");
+	assert_true(n > 0 && (size_t)n < sizeof(p));
+	switch (damage) {
+	case DAMAGE_GARBAGE_DATA:
+	case DAMAGE_GARBAGE_LOCK:
+		flags |= O_TRUNC;
+		break;
+	case DAMAGE_TRUNCATED_DATA:
+		trunc = 3 * 4096;
+		len = 0;
+		break;
+	case DAMAGE_EMPTY_DATA:
+		trunc = 0;
+		len = 0;
+		break;
+	case DAMAGE_GARBAGE_META:
+		len = 2 * 4096;
+		break;
+	}
+	fd = open(p, flags);
+	assert_true(fd != -1);
+	if (len > 0)
+		assert_int_equal(write(fd, junk, len), (ssize_t)len);
+	if (trunc >= 0)
+		assert_int_equal(ftruncate(fd, trunc), 0);
+	assert_int_equal(close(fd), 0);
+}
+
+/* test_file_size - size of dir/name, -1 if missing */
+static off_t
+test_file_size(const char *dir, const char *name)
+{
+	char	 p[PATH_MAX];
+	struct stat st;
+	int	 n;
+
+	n = snprintf(p, sizeof(p), "%s/%s", dir, name);
+	assert_true(n > 0 && (size_t)n < sizeof(p));
+	return (stat(p, &st) == 0 ? st.st_size : -1);
+}
+
+/* test_find_aside - the "<env>.corrupt-*" directory next to t's env into
+ * out; number of them */
+static int
+test_find_aside(const struct tdir *t, char *out, size_t outsz)
+{
+	DIR		*d;
+	struct dirent	*de;
+	int		 n = 0, len;
+
+	assert_non_null(d = opendir(t->path));
+	while ((de = readdir(d)) != NULL)
+		if (strncmp(de->d_name, "cache.corrupt-", 14) == 0) {
+			len = snprintf(out, outsz, "%s/%s", t->path,
+			    de->d_name);
+			assert_true(len > 0 && (size_t)len < outsz);
+			n++;
+		}
+	closedir(d);
+	return (n);
+}
+
+static void
+damaged_env_is_moved_aside(void **state)
+{
+	struct tdir *t = *state;
+	const struct damage_case *dc;
+	struct cache *c;
+	static struct cache_record got;
+	struct cache_stats cs;
+	char	 err[512], aside[PATH_MAX], found[PATH_MAX];
+	off_t	 size;
+	size_t	 i;
+
+	for (i = 0; i < sizeof(damage_cases) / sizeof(damage_cases[0]); i++) {
+		dc = &damage_cases[i];
+		print_message("case: %s\n", dc->name);
+		test_rmtree(t->env);
+		c = test_open(t, TEST_MAP_SIZE, 0);
+		test_fill(c, 0, TEST_DAMAGE_RECORDS, 1);
+		cache_close(c);
+		test_damage_file(t->env, dc->damage);
+		size = test_file_size(t->env, "data.mdb");
+
+		/* readers never move anything */
+		c = cache_open(t->env, 0, 1, err, sizeof(err));
+		assert_int_equal(c != NULL, dc->reader_opens);
+		cache_close(c);
+		if (dc->moved) {
+			assert_null(cache_open(t->env, 0, 0, err,
+			    sizeof(err)));
+			assert_non_null(strstr(err, "damaged"));
+		}
+		assert_int_equal(test_file_size(t->env, "data.mdb"), size);
+		assert_int_equal(test_find_aside(t, found, sizeof(found)), 0);
+
+		c = cache_open_recover(t->env, TEST_MAP_SIZE, aside,
+		    sizeof(aside), err, sizeof(err));
+		if (c == NULL)
+			fail_msg("%s: cache_open_recover: %s", dc->name, err);
+		assert_int_equal(aside[0] != '\0', dc->moved);
+		assert_int_equal(test_find_aside(t, found, sizeof(found)),
+		    dc->moved);
+		if (dc->moved) {
+			assert_string_equal(found, aside);
+			/* the damaged bytes, kept as they were */
+			assert_int_equal(test_file_size(aside, "data.mdb"),
+			    size);
+			assert_true(test_file_size(aside, "lock.mdb") >= 0);
+		}
+		assert_int_equal(test_get(c, "d00007.example", &got),
+		    dc->data_kept ? CACHE_HIT : CACHE_MISS);
+		assert_int_equal(cache_stats(c, &cs), CACHE_OK);
+		assert_int_equal(cs.entries,
+		    dc->data_kept ? TEST_DAMAGE_RECORDS : 0);
+		/* the fresh environment learns again, and readers see it */
+		test_record(&rec_a, 1);
+		assert_int_equal(cache_put(c, "after.damage.example", &rec_a),
+		    CACHE_OK);
+		cache_close(c);
+		c = test_open(t, 0, 1);
+		assert_int_equal(test_get(c, "after.damage.example", &got),
+		    CACHE_HIT);
+		cache_close(c);
+		/* a second open finds nothing to move */
+		c = cache_open_recover(t->env, TEST_MAP_SIZE, aside,
+		    sizeof(aside), err, sizeof(err));
+		assert_non_null(c);
+		assert_string_equal(aside, "");
+		cache_close(c);
+		if (dc->moved)
+			test_rmtree(found);
+	}
+}
+
+/*
+ * Eviction.  A map of TEST_EVICT_MAP bytes fills after a few thousand
+ * entries; the records' times are around TEST_NOW.
+ */
+#define TEST_EVICT_MAP		((size_t)256 << 10)
+#define TEST_NOW		((int64_t)1700000000 + 1000)
+#define TEST_FLOOD		20000
+#define TEST_KEEP		200
+
+/* test_evict_record - record i of class cls (enum cache_evict_class) */
+static void
+test_evict_record(struct cache_record *r, unsigned int i, int cls)
+{
+	test_record(r, i);
+	switch (cls) {
+	case CACHE_EVICT_NEGATIVE:
+		memset(r, 0, sizeof(*r));
+		r->kind = CACHE_KIND_NONE;
+		r->fetched_at = TEST_NOW - 10 + (int64_t)(i % 10);
+		r->expires_at = TEST_NOW + 3600;
+		r->next_refresh = r->expires_at;
+		break;
+	case CACHE_EVICT_EXPIRED:
+		r->expires_at = TEST_NOW - 1;
+		break;
+	case CACHE_EVICT_OTHER:
+		r->sts_mode = CACHE_STS_TESTING;
+		break;
+	default:
+		break;
+	}
+}
+
+/* test_class_name - "k<cls>-<i>.example" */
+static void
+test_class_name(char *out, size_t outsz, int cls, unsigned int i)
+{
+	snprintf(out, outsz, "k%d-%06u.example", cls, i);
+}
+
+static void
+full_map_evicts_in_class_order(void **state)
+{
+	struct tdir *t = *state;
+	struct cache *c;
+	struct cache_evict_stats es;
+	struct cache_stats cs;
+	char	 name[TEST_NAME_MAX];
+	unsigned int i, n[CACHE_EVICT_CLASSES] = { 0 };
+	int	 cls, st = CACHE_OK, last = -1, lo, hi, passes;
+
+	c = test_open(t, TEST_EVICT_MAP, 0);
+	/* fill to the brim, the four classes interleaved */
+	for (i = 0; st == CACHE_OK; i++) {
+		cls = (int)(i % CACHE_EVICT_CLASSES);
+		test_class_name(name, sizeof(name), cls, i);
+		test_evict_record(&rec_a, i, cls);
+		if ((st = cache_put(c, name, &rec_a)) == CACHE_OK)
+			n[cls]++;
+	}
+	assert_int_equal(st, CACHE_FULL);
+	assert_true(n[CACHE_EVICT_NEGATIVE] > CACHE_EVICT_BATCH);
+	print_message("full after %u entries\n", i - 1);
+
+	/* pass after pass, the classes go in order: a pass never deletes a
+	 * lower class than the one before it did */
+	for (passes = 0; passes < 1000; passes++) {
+		assert_int_equal(cache_evict(c, TEST_NOW, &es), CACHE_OK);
+		lo = hi = -1;
+		for (cls = 0; cls < CACHE_EVICT_CLASSES; cls++)
+			if (es.evicted[cls] > 0) {
+				if (lo == -1)
+					lo = cls;
+				hi = cls;
+			}
+		if (lo == -1)
+			break;		/* empty */
+		assert_true(lo >= last);
+		/* "keep" entries only once nothing else is left */
+		if (hi == CACHE_EVICT_KEEP)
+			assert_int_equal(lo, CACHE_EVICT_KEEP);
+		last = hi;
+	}
+	assert_int_equal(last, CACHE_EVICT_KEEP);
+	assert_int_equal(cache_stats(c, &cs), CACHE_OK);
+	assert_int_equal(cs.entries, 0);
+	cache_close(c);
+}
+
+static void
+flood_of_negatives_keeps_enforce_policies(void **state)
+{
+	struct tdir *t = *state;
+	struct cache *c;
+	struct cache_evict_stats es;
+	struct cache_stats cs;
+	static struct cache_record got;
+	char	 name[TEST_NAME_MAX];
+	size_t	 evicted[CACHE_EVICT_CLASSES] = { 0 };
+	unsigned int i, full = 0;
+	int	 cls, st;
+
+	c = test_open(t, TEST_EVICT_MAP, 0);
+	for (i = 0; i < TEST_KEEP; i++) {
+		test_class_name(name, sizeof(name), CACHE_EVICT_KEEP, i);
+		test_evict_record(&rec_a, i, CACHE_EVICT_KEEP);
+		assert_int_equal(cache_put(c, name, &rec_a), CACHE_OK);
+	}
+	/* random-looking non-existent names, far more than the map holds;
+	 * every one of them is stored */
+	for (i = 0; i < TEST_FLOOD; i++) {
+		snprintf(name, sizeof(name), "x%08x.flood.example",
+		    i * 2654435761u);
+		test_evict_record(&rec_a, i, CACHE_EVICT_NEGATIVE);
+		rec_a.fetched_at = TEST_NOW - TEST_FLOOD + i;
+		st = cache_put_room(c, name, &rec_a, TEST_NOW, &es);
+		if (st != CACHE_OK)
+			fail_msg("flood entry %u: %s", i,
+			    cache_status_name(st));
+		for (cls = 0; cls < CACHE_EVICT_CLASSES; cls++)
+			evicted[cls] += es.evicted[cls];
+		if (es.evicted[CACHE_EVICT_NEGATIVE] > 0)
+			full++;
+	}
+	print_message("%u eviction passes, %zu negative entries evicted\n",
+	    full, evicted[CACHE_EVICT_NEGATIVE]);
+	assert_true(full > 0);
+	assert_true(evicted[CACHE_EVICT_NEGATIVE] > TEST_FLOOD / 2);
+	assert_int_equal(evicted[CACHE_EVICT_KEEP], 0);
+	/* every enforce policy is still there */
+	for (i = 0; i < TEST_KEEP; i++) {
+		test_class_name(name, sizeof(name), CACHE_EVICT_KEEP, i);
+		assert_int_equal(test_get(c, name, &got), CACHE_HIT);
+	}
+	/* the map did not grow past the eviction reserve */
+	assert_int_equal(cache_stats(c, &cs), CACHE_OK);
+	print_message("map %zu bytes, %zu entries\n", cs.map_size,
+	    cs.entries);
+	assert_true(cs.map_size <= TEST_EVICT_MAP + ((size_t)64 << 10));
+	/* the newest flood entry is there, the first one is long gone */
+	snprintf(name, sizeof(name), "x%08x.flood.example",
+	    (TEST_FLOOD - 1) * 2654435761u);
+	assert_int_equal(test_get(c, name, &got), CACHE_HIT);
+	snprintf(name, sizeof(name), "x%08x.flood.example", 0u);
+	assert_int_equal(test_get(c, name, &got), CACHE_MISS);
+	/* and a new enforce policy is still learned */
+	test_evict_record(&rec_a, 7, CACHE_EVICT_KEEP);
+	assert_int_equal(cache_put_room(c, "new-enforce.example", &rec_a,
+	    TEST_NOW, &es), CACHE_OK);
+	assert_int_equal(test_get(c, "new-enforce.example", &got), CACHE_HIT);
+	cache_close(c);
+}
+
+static void
+full_of_enforce_evicts_least_recently_fetched(void **state)
+{
+	struct tdir *t = *state;
+	struct cache *c;
+	struct cache_evict_stats es;
+	static struct cache_record got;
+	char	 name[TEST_NAME_MAX];
+	unsigned int i, n;
+	int	 st = CACHE_OK;
+
+	c = test_open(t, TEST_EVICT_MAP, 0);
+	for (n = 0; st == CACHE_OK; n++) {
+		test_class_name(name, sizeof(name), CACHE_EVICT_KEEP, n);
+		test_evict_record(&rec_a, n, CACHE_EVICT_KEEP);
+		st = cache_put(c, name, &rec_a);
+	}
+	assert_int_equal(st, CACHE_FULL);
+	n--;
+	/* nothing but enforce policies: the oldest of them make room */
+	test_evict_record(&rec_a, n + 1, CACHE_EVICT_KEEP);
+	assert_int_equal(cache_put_room(c, "one-more.example", &rec_a,
+	    TEST_NOW, &es), CACHE_OK);
+	assert_true(es.evicted[CACHE_EVICT_KEEP] > 0);
+	assert_int_equal(es.evicted[CACHE_EVICT_NEGATIVE] +
+	    es.evicted[CACHE_EVICT_EXPIRED] + es.evicted[CACHE_EVICT_OTHER], 0);
+	test_class_name(name, sizeof(name), CACHE_EVICT_KEEP, 0);
+	assert_int_equal(test_get(c, name, &got), CACHE_MISS);
+	test_class_name(name, sizeof(name), CACHE_EVICT_KEEP, n - 1);
+	assert_int_equal(test_get(c, name, &got), CACHE_HIT);
+	for (i = 0; i < es.evicted[CACHE_EVICT_KEEP]; i++) {
+		test_class_name(name, sizeof(name), CACHE_EVICT_KEEP, i);
+		assert_int_equal(test_get(c, name, &got), CACHE_MISS);
+	}
+	/* eviction is the writer's, outside batches */
+	assert_int_equal(cache_txn_begin(c), CACHE_OK);
+	assert_int_equal(cache_evict(c, TEST_NOW, &es), CACHE_ERROR);
+	cache_txn_abort(c);
+	cache_close(c);
+}
+
 int
 main(void)
 {
@@ -1295,6 +1674,16 @@ main(void)
 		cmocka_unit_test_setup_teardown(reader_follows_grown_map,
 		    tdir_setup, tdir_teardown),
 		cmocka_unit_test_setup_teardown(dead_reader_slots_cleared,
+		    tdir_setup, tdir_teardown),
+		cmocka_unit_test_setup_teardown(damaged_env_is_moved_aside,
+		    tdir_setup, tdir_teardown),
+		cmocka_unit_test_setup_teardown(full_map_evicts_in_class_order,
+		    tdir_setup, tdir_teardown),
+		cmocka_unit_test_setup_teardown(
+		    flood_of_negatives_keeps_enforce_policies,
+		    tdir_setup, tdir_teardown),
+		cmocka_unit_test_setup_teardown(
+		    full_of_enforce_evicts_least_recently_fetched,
 		    tdir_setup, tdir_teardown),
 	};
 
