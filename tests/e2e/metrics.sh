@@ -197,12 +197,16 @@ wait_until 5 '[ "$(grep -c "reloaded $CONF" "$DAEMON_LOG")" -ge 2 ]'
 sleep 0.5
 pq stall.pstest >/dev/null
 scrape 6
-is "$(moved 5 6)" 'postsmtpsts_cache_reads_total{result="miss"} 1
-postsmtpsts_dane_lookups_total{outcome="none"} 1
+# What the lookup counts is there at once; what its discovery counts (the
+# DANE walk, the HTTPS timeout) may come at any time on a loaded machine, so
+# it is left out of the first comparison and checked once it has come.
+LATE='dane_lookups_total|discoveries_total|discovery_failures_total|https_errors_total'
+is "$(moved 5 6 | grep -Ev "$LATE")" 'postsmtpsts_cache_reads_total{result="miss"} 1
 postsmtpsts_lookups_total{source="deadline",answer="notfound"} 1
 postsmtpsts_requests_total 1' "a lookup past request_timeout: source=deadline"
-wait_until 10 '$PROM fetch "$URL" "$T/s7" >/dev/null; [ -n "$(moved 6 7)" ]'
-is "$(moved 6 7)" 'postsmtpsts_discoveries_total{trigger="request",outcome="failure"} 1
+wait_until 10 '$PROM fetch "$URL" "$T/s7" >/dev/null; moved 5 7 | grep -q https_errors_total'
+is "$(moved 5 7 | grep -E "$LATE")" 'postsmtpsts_dane_lookups_total{outcome="none"} 1
+postsmtpsts_discoveries_total{trigger="request",outcome="failure"} 1
 postsmtpsts_discovery_failures_total{kind="fetch-error"} 1
 postsmtpsts_https_errors_total{kind="timeout"} 1' \
     "... and its discovery ends later in an HTTPS timeout"
