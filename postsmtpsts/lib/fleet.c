@@ -122,6 +122,8 @@ struct fleet {
 	void		*hook_arg;
 };
 
+static unsigned int fleet_serial;	/* clients made by this process */
+
 static void	fleet_connect(struct fleet *);
 static void	fleet_down(struct fleet *, const char *);
 static void	fleet_cas_merge(struct fleet_op *);
@@ -381,8 +383,9 @@ fleet_new(struct event_base *base, const struct config_fleet *cf)
 	if (gethostname(host, sizeof(host)) == -1)
 		snprintf(host, sizeof(host), "?");
 	host[sizeof(host) - 1] = '\0';
-	snprintf(f->token, sizeof(f->token), "%.40s/%ld/%lld", host,
-	    (long)getpid(), (long long)time(NULL));
+	/* unique per client: host, process, time, and a count */
+	snprintf(f->token, sizeof(f->token), "%.40s/%ld/%lld/%u", host,
+	    (long)getpid(), (long long)time(NULL), ++fleet_serial);
 	if ((f->retry = evtimer_new(base, fleet_retry_cb, f)) == NULL)
 		fatalx("fleet: cannot create a timer");
 	fleet_connect(f);
