@@ -1493,7 +1493,7 @@ config_build_fleet(struct config_ctx *ctx, cfg_t *cfg, struct config *cf)
 	size_t	 len;
 	char	*path;
 
-	n = cfg_size(sec, "servers");
+	n = sec != NULL ? cfg_size(sec, "servers") : 0;
 	s = config_str(sec, "mode");
 	if (strcmp(s, "read-write") == 0)
 		fl->mode = CONFIG_FLEET_READ_WRITE;
@@ -1534,6 +1534,7 @@ config_build_fleet(struct config_ctx *ctx, cfg_t *cfg, struct config *cf)
 	}
 	if ((path = config_path(ctx, sec, "fleet", "password_file", 1)) !=
 	    NULL) {
+		fl->password_file = xstrdup(path);
 		fl->password = (char *)config_fleet_secret(path, 1,
 		    CONFIG_MAX_FLEET_SECRET, &len, &why);
 		if (fl->password == NULL)
@@ -1757,6 +1758,7 @@ config_free(struct config *cf)
 		free(cf->fleet.key);
 	}
 	free(cf->fleet.key_file);
+	free(cf->fleet.password_file);
 	free(cf->file);
 	free(cf);
 }
@@ -2000,8 +2002,7 @@ config_dump(const struct config *cf, FILE *fp)
 	    cf->fleet.lease_wait_ms % 1000);
 	fprintf(fp, "\tgrace = %d\n", cf->fleet.grace);
 	config_dump_kv(fp, "\t", "user", cf->fleet.user);
-	fprintf(fp, "\t# password: %s\n", cf->fleet.password != NULL ?
-	    "set" : "none");
+	config_dump_kv(fp, "\t", "password_file", cf->fleet.password_file);
 	config_dump_kv(fp, "\t", "key_file", cf->fleet.key_file);
 	fputs("}\n", fp);
 }

@@ -181,6 +181,7 @@ struct config_fleet {
 	int		 grace;			/* STS keys outlive max_age */
 	char		*user;			/* AUTH user or NULL */
 	char		*password;		/* AUTH password or NULL */
+	char		*password_file;		/* for messages and dumps */
 	unsigned char	*key;			/* HMAC key or NULL */
 	size_t		 keylen;
 	char		*key_file;		/* for messages */
