@@ -924,10 +924,10 @@ const char *
 fleet_counter_name(enum fleet_counter c)
 {
 	static const char *const names[FLEET_C_COUNT] = {
-		"get_hit", "get_miss", "bad_mac", "unsigned", "undecodable",
-		"write", "write_unchanged", "conflict", "full", "error",
-		"timeout", "down", "busy", "connect", "connect_fail",
-		"disconnect", "lease_won", "lease_held",
+		"get-hit", "get-miss", "bad-mac", "unsigned", "undecodable",
+		"write", "write-unchanged", "conflict", "full", "error",
+		"timeout", "down", "busy", "connect", "connect-fail",
+		"disconnect", "lease-won", "lease-held",
 	};
 
 	return ((unsigned)c < FLEET_C_COUNT ? names[c] : "?");

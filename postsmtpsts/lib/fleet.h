@@ -177,7 +177,7 @@ int	fleet_command(struct fleet *f, int argc, const char **argv,
 
 /* "ok", "hit", "miss", "refused", ... */
 const char *fleet_status_name(enum fleet_status st);
-/* counter names for metrics and the tool: "get_hit", ... */
+/* counter names for the tool: "get-hit", ... (stats.c: the same) */
 const char *fleet_counter_name(enum fleet_counter c);
 
 #endif
