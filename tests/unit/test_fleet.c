@@ -431,6 +431,27 @@ key_expires_with_record(void **state)
 }
 
 static void
+full_server_is_counted(void **state)
+{
+	struct fleet	*f = connected(&fcf);
+	struct merge_ctx m = { .key = "full.example" };
+	redisReply	*r;
+
+	(void)state;
+	r = redisCommand(other, "CONFIG SET maxmemory 1");
+	freeReplyObject(r);
+	m.mine = sts("f", CACHE_STS_ENFORCE, 0);
+	assert_int_equal(update(f, &m), FLEET_FULL);
+	assert_int_equal(fleet_counters(f)[FLEET_C_FULL], 1);
+	/* reads still work */
+	assert_int_equal(get(f, "full.example"), FLEET_MISS);
+	r = redisCommand(other, "CONFIG SET maxmemory 0");
+	freeReplyObject(r);
+	assert_int_equal(update(f, &m), FLEET_OK);
+	fleet_free(f);
+}
+
+static void
 lease_once(void **state)
 {
 	struct fleet	*a = connected(&fcf), *b = connected(&fcf);
@@ -554,6 +575,7 @@ main(void)
 		cmocka_unit_test(conflicts_exhaust_tries),
 		cmocka_unit_test(mac_required),
 		cmocka_unit_test(key_expires_with_record),
+		cmocka_unit_test(full_server_is_counted),
 		cmocka_unit_test(lease_once),
 		cmocka_unit_test(read_only_does_not_write),
 		cmocka_unit_test(slow_server_times_out),
