@@ -77,6 +77,7 @@ enum fleet_op_kind {
 	FLEET_OP_LEASE,
 	FLEET_OP_UNLEASE,
 	FLEET_OP_COMMAND,
+	FLEET_OP_SCAN,
 };
 
 struct fleet_op {
@@ -94,6 +95,7 @@ struct fleet_op {
 	fleet_merge_fn	*merge;
 	fleet_done_cb	*done_cb;
 	fleet_reply_cb	*reply_cb;
+	fleet_scan_cb	*scan_cb;
 	void		*arg;
 	int		 have_cur;	/* cur holds the value read */
 	size_t		 curlen;
@@ -179,6 +181,10 @@ fleet_complete(struct fleet_op *op, enum fleet_status st,
 	case FLEET_OP_COMMAND:
 		if (op->reply_cb != NULL)
 			op->reply_cb(op->arg, st, NULL, 0);
+		break;
+	case FLEET_OP_SCAN:
+		if (op->scan_cb != NULL)
+			op->scan_cb(op->arg, st, "0", NULL, 0);
 		break;
 	default:
 		if (op->done_cb != NULL)
@@ -907,6 +913,84 @@ fleet_command(struct fleet *f, int argc, const char **argv,
 	for (i = 0; i < argc; i++)
 		argl[i] = strlen(argv[i]);
 	return (fleet_send(op, fleet_command_reply, argc, argv, argl));
+}
+
+/* fleet_scan_reply - SCAN answered: [cursor, [keys...]] */
+static void
+fleet_scan_reply(redisAsyncContext *ac, void *reply, void *priv)
+{
+	struct fleet_op	*op;
+	redisReply	*r = reply, *k;
+	const char	*keys[FLEET_SCAN_COUNT * 4];
+	char		 cursor[32];
+	size_t		 i, n = 0, plen;
+
+	(void)ac;
+	if ((op = fleet_reply_op(reply, priv)) == NULL)
+		return;
+	if (r->type != REDIS_REPLY_ARRAY || r->elements != 2 ||
+	    r->element[0]->type != REDIS_REPLY_STRING ||
+	    r->element[0]->len >= sizeof(cursor) ||
+	    r->element[1]->type != REDIS_REPLY_ARRAY) {
+		fleet_complete(op, fleet_error_reply(op, r), NULL);
+		fleet_op_free(op);
+		return;
+	}
+	memcpy(cursor, r->element[0]->str, r->element[0]->len);
+	cursor[r->element[0]->len] = '\0';
+	plen = op->f->cf->prefix != NULL ? strlen(op->f->cf->prefix) : 0;
+	for (i = 0; i < r->element[1]->elements && n < sizeof(keys) /
+	    sizeof(keys[0]); i++) {
+		k = r->element[1]->element[i];
+		/* a cache key behind the prefix: NUL-free, valid, no lease */
+		if (k->type != REDIS_REPLY_STRING || k->len <= plen ||
+		    strlen(k->str) != k->len ||
+		    !cache_key_valid(k->str + plen, k->len - plen))
+			continue;
+		keys[n++] = k->str + plen;
+	}
+	op->done = 1;
+	evtimer_del(op->timer);
+	if (op->scan_cb != NULL)
+		op->scan_cb(op->arg, FLEET_OK, cursor, keys, n);
+	fleet_op_free(op);
+}
+
+int
+fleet_scan(struct fleet *f, const char *cursor, fleet_scan_cb *cb, void *arg)
+{
+	struct fleet_op	*op;
+	const char	*argv[6];
+	size_t		 argl[6];
+	char		 match[CONFIG_MAX_FLEET_PREFIX * 2 + 2], count[16];
+	size_t		 i, m = 0;
+	const char	*p = f->cf->prefix != NULL ? f->cf->prefix : "";
+
+	if ((op = fleet_op_new(f, FLEET_OP_SCAN, NULL, "")) == NULL)
+		return (-1);
+	op->scan_cb = cb;
+	op->arg = arg;
+	/* the prefix as a glob: its characters (:._-/ and alnum) need no
+	 * escape but for safety every one but alnum is escaped */
+	for (i = 0; p[i] != '\0' && m + 3 < sizeof(match); i++) {
+		if (!((p[i] >= 'a' && p[i] <= 'z') ||
+		    (p[i] >= 'A' && p[i] <= 'Z') ||
+		    (p[i] >= '0' && p[i] <= '9')))
+			match[m++] = '\\';
+		match[m++] = p[i];
+	}
+	match[m++] = '*';
+	match[m] = '\0';
+	snprintf(count, sizeof(count), "%d", FLEET_SCAN_COUNT);
+	argv[0] = "SCAN";
+	argv[1] = cursor;
+	argv[2] = "MATCH";
+	argv[3] = match;
+	argv[4] = "COUNT";
+	argv[5] = count;
+	for (i = 0; i < 6; i++)
+		argl[i] = strlen(argv[i]);
+	return (fleet_send(op, fleet_scan_reply, 6, argv, argl));
 }
 
 const char *

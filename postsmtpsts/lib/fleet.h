@@ -175,6 +175,19 @@ typedef void	fleet_reply_cb(void *arg, enum fleet_status st,
 int	fleet_command(struct fleet *f, int argc, const char **argv,
 	    fleet_reply_cb *cb, void *arg);
 
+/*
+ * fleet_scan - one SCAN step over this fleet's record keys (prefix + "*"),
+ * for postsmtpsts-cache pull and fleet-stats: cb gets the next cursor
+ * ("0" when the walk is over) and the cache keys of this step (the
+ * prefix removed; leases and keys that are no cache key left out).
+ * -1 if not up.
+ */
+#define FLEET_SCAN_COUNT	256
+typedef void	fleet_scan_cb(void *arg, enum fleet_status st,
+		    const char *cursor, const char *const *keys, size_t n);
+int	fleet_scan(struct fleet *f, const char *cursor, fleet_scan_cb *cb,
+	    void *arg);
+
 /* "ok", "hit", "miss", "refused", ... */
 const char *fleet_status_name(enum fleet_status st);
 /* counter names for the tool: "get-hit", ... (stats.c: the same) */
