@@ -413,7 +413,9 @@ fleet_free(struct fleet *f)
 		f->ac = NULL;
 		redisAsyncFree(ac);
 	}
+	/* each op is unlinked before it is freed: a TAILQ false positive */
 	while ((op = TAILQ_FIRST(&f->pending)) != NULL)
+		/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc) */
 		fleet_op_free(op);
 	event_free(f->retry);
 	free(f);

@@ -267,8 +267,8 @@ ok $? "the forged weaker records in Redis were replaced by enforce"
 echo "# $(date +%T) step 4"
 # -- 4. Redis killed under load
 load() {	# load SOCK ROUNDS - cached lookups, counts failures
-	local bad=0 i
-	for i in $(seq 1 "$2"); do
+	local _i
+	for _i in $(seq 1 "$2"); do
 		sm "unix:$1" query "${ds[@]:0:50}" |
 		    grep -vc '^OK secure' >>"$T/load.bad"
 	done
