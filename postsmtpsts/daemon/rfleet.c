@@ -61,7 +61,7 @@ struct rfleet_ticket {
 	int		 lease_tried;
 	int		 leased;
 	int		 waiting;	/* another host holds the lease */
-	struct timeval	 wait_until;
+	int64_t		 wait_until;	/* monotonic ms */
 	int		 delivered;
 	int		 job_done;
 	struct event	*timer;
@@ -76,6 +76,16 @@ struct rfleet_push {
 };
 
 static void	rfleet_step(struct rfleet_ticket *);
+
+/* rfleet_ms - monotonic milliseconds (the waits' clock) */
+static int64_t
+rfleet_ms(void)
+{
+	struct timespec	 ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ((int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
+}
 
 /* rfleet_now - Unix time (the records' clock) */
 static int64_t
@@ -238,18 +248,14 @@ static void
 rfleet_lease_cb(void *arg, enum fleet_status st)
 {
 	struct rfleet_ticket *t = arg;
-	struct timeval	 now, wait;
 
 	if (st == FLEET_OK)
 		t->leased = 1;
 	if (!t->job_done) {
 		if (st == FLEET_HELD) {
 			t->waiting = 1;
-			gettimeofday(&now, NULL);
-			wait.tv_sec = t->rf->cf->fleet.lease_wait_ms / 1000;
-			wait.tv_usec = (t->rf->cf->fleet.lease_wait_ms % 1000) *
-			    1000;
-			timeradd(&now, &wait, &t->wait_until);
+			t->wait_until = rfleet_ms() +
+			    t->rf->cf->fleet.lease_wait_ms;
 			log_debug(1, "domain=%s fleet: another host "
 			    "discovers, waiting", t->domain);
 			rfleet_step(t);
@@ -265,15 +271,14 @@ rfleet_lease_cb(void *arg, enum fleet_status st)
 static void
 rfleet_step(struct rfleet_ticket *t)
 {
-	struct timeval	 now, tv = { 0, RFLEET_POLL_MS * 1000 };
+	struct timeval	 tv = { 0, RFLEET_POLL_MS * 1000 };
 
 	if (!t->need_sts && !t->need_dane) {
 		rfleet_deliver(t);
 		return;
 	}
 	if (t->waiting) {
-		gettimeofday(&now, NULL);
-		if (timercmp(&now, &t->wait_until, >=)) {
+		if (rfleet_ms() >= t->wait_until) {
 			log_info("domain=%s fleet: no record after "
 			    "lease_wait: discovering here", t->domain);
 			rfleet_deliver(t);
