@@ -36,7 +36,7 @@
 #include <hiredis/async.h>
 #include <hiredis/adapters/libevent.h>
 
-#include "lib/cache.h"
+#include "lib/cache_record.h"
 #include "lib/config.h"
 #include "lib/fleet.h"
 #include "lib/fleet_record.h"

@@ -52,7 +52,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "lib/cache.h"
+#include "lib/cache_record.h"
 
 struct event_base;
 struct config_fleet;

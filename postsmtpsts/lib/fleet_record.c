@@ -14,7 +14,7 @@
 #include <gnutls/gnutls.h>
 #include <gnutls/crypto.h>
 
-#include "lib/cache.h"
+#include "lib/cache_record.h"
 #include "lib/fleet_record.h"
 
 /* fleet_record_kind_ok - rec's kind fits key (dane: prefix or not) */

@@ -37,7 +37,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "lib/cache.h"
+#include "lib/cache_record.h"
 
 #define FLEET_RECORD_VERSION	1
 #define FLEET_RECORD_F_MAC	0x01

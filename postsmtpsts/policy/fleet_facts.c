@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/cache.h"
+#include "lib/cache_record.h"
 #include "lib/config.h"
 #include "lib/dns.h"
 #include "lib/xmalloc.h"

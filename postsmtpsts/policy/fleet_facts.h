@@ -41,7 +41,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "lib/cache.h"
+#include "lib/cache_record.h"
 
 struct config_cache;
 

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/cache.h"
+#include "lib/cache_record.h"
 #include "lib/fleet_record.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

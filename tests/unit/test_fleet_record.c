@@ -12,7 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "lib/cache.h"
+#include "lib/cache_record.h"
 #include "lib/fleet_record.h"
 
 #define NOW	1700000000
