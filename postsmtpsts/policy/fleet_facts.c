@@ -112,6 +112,10 @@ fleet_facts_take(const char *key, size_t klen,
 		w = FLEET_FACTS_KIND;
 	else if (now >= offered->expires_at)
 		w = FLEET_FACTS_EXPIRED;
+	else if ((offered->kind == CACHE_KIND_NONE &&
+	    offered->last_error != 0) || (offered->kind == CACHE_KIND_DANE &&
+	    offered->dane == DANE_FAILURE))
+		w = FLEET_FACTS_FAILURE;
 	else if (have != NULL && now < have->expires_at &&
 	    have->kind == offered->kind &&
 	    have->fetched_at >= offered->fetched_at)
@@ -137,7 +141,7 @@ const char *
 fleet_facts_why_name(enum fleet_facts_why why)
 {
 	static const char *const names[FLEET_FACTS_WHY_COUNT] = {
-		"taken", "expired", "kind", "stale", "downgrade",
+		"taken", "expired", "kind", "stale", "downgrade", "failure",
 	};
 
 	return ((unsigned)why < FLEET_FACTS_WHY_COUNT ? names[why] : "?");

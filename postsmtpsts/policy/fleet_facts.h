@@ -28,9 +28,12 @@
  *	                    and remaining lifetime          facts_dane_merge
  *	                                                    keeps have
  *
- *	and two rules of freshness around it: an expired record is never
- *	taken, and a record never replaces a fresher one (have fetched at
- *	or after offered, same kind).  What is stored is the offered record
+ *	and three rules around it: an expired record is never taken, a
+ *	record never replaces a fresher one (have fetched at or after
+ *	offered, same kind), and a failure is never shared (a negative entry
+ *	with last_error set, a DANE record in state failure): it says what
+ *	one host could not reach, not what the domain publishes, and would
+ *	otherwise stop every host from trying for its lifetime.  What is stored is the offered record
  *	with its own times (fetched_at, expires_at, next_refresh), so a
  *	policy's max_age keeps counting from its fetch on whatever host.
  *	Pure: facts_merge's inputs only.
@@ -52,6 +55,7 @@ enum fleet_facts_why {
 	FLEET_FACTS_KIND,	/* offered's kind does not fit the key */
 	FLEET_FACTS_STALE,	/* have is as fresh or fresher */
 	FLEET_FACTS_DOWNGRADE,	/* facts_merge/facts_dane_merge kept have */
+	FLEET_FACTS_FAILURE,	/* offered records a failure: stays local */
 	FLEET_FACTS_WHY_COUNT,
 };
 
@@ -67,7 +71,7 @@ int	fleet_facts_take(const char *key, size_t klen,
 	    const struct config_cache *cc, int64_t now, struct cache_record *out,
 	    enum fleet_facts_why *why);
 
-/* "taken", "expired", "kind", "stale", "downgrade" */
+/* "taken", "expired", "kind", "stale", "downgrade", "failure" */
 const char *fleet_facts_why_name(enum fleet_facts_why why);
 
 #endif

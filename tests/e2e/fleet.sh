@@ -87,7 +87,12 @@ trap cleanup_fleet EXIT
 
 redis_start || { echo "Bail out! redis-server did not start"; exit 1; }
 
+# generous limits: 200 cold discoveries at once on a loaded machine (or an
+# ASan build) must not fail on a timeout - this test is about sharing
+HTTPS_TIMEOUT=15 REQUEST_TIMEOUT=40
+export HTTPS_TIMEOUT REQUEST_TIMEOUT
 mapfile -t lines < <(world_daemon_lines)
+lines+=("max_resolutions = 64")
 fleet_line() {
 	echo "fleet { servers = { \"$1\" } user = fleet password_file = \"$T/pw\" key_file = \"$T/key\" prefix = \"$PREFIX\" timeout = 0.5 lease_wait = 5 }"
 }

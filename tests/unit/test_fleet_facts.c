@@ -103,7 +103,10 @@ gate(void **state)
 		    FLEET_FACTS_DOWNGRADE },
 		{ "failure over an unexpired policy: refused", "example.com",
 		    STS_ENF, 100, "a", NEG_ERR, 10, "",
-		    FLEET_FACTS_DOWNGRADE },
+		    FLEET_FACTS_FAILURE },
+		{ "a failure is never shared, even over nothing",
+		    "example.com", NONE_HELD, 0, "", NEG_ERR, 10, "",
+		    FLEET_FACTS_FAILURE },
 		{ "negative over an expired policy", "example.com", STS_ENF,
 		    DAY + 5, "a", NEG, 10, "", FLEET_FACTS_TAKEN },
 		{ "staler policy: refused", "example.com", STS_ENF, 10, "a",
@@ -122,9 +125,10 @@ gate(void **state)
 		    100, "", DANE_OK, 10, "", FLEET_FACTS_TAKEN },
 		{ "dane: failure over a known state: refused",
 		    "dane:example.com", DANE_OK, 100, "", DANE_FAIL, 10, "",
-		    FLEET_FACTS_DOWNGRADE },
-		{ "dane: failure, nothing known", "dane:example.com",
-		    NONE_HELD, 0, "", DANE_FAIL, 10, "", FLEET_FACTS_TAKEN },
+		    FLEET_FACTS_FAILURE },
+		{ "dane: failure, nothing known: stays local",
+		    "dane:example.com", NONE_HELD, 0, "", DANE_FAIL, 10, "",
+		    FLEET_FACTS_FAILURE },
 	};
 	struct cache_record have, off, out;
 	enum fleet_facts_why why;
