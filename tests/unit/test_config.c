@@ -957,6 +957,21 @@ fleet_section_loads(void **state)
 	    "\ttimeout = 0.05\n\tlease = 20\n\tgrace = 600\n"
 	    "\tuser = postsmtpsts\n\tpassword_file = \"%s\"\n"
 	    "\tkey_file = \"%s\"\n}\n", pw, key);
+#ifndef HAVE_FLEET
+	/* a build without hiredis refuses the section, at its line */
+	{
+		char	 err[TEST_ERRSZ];
+
+		assert_null(load_text(text, err, NULL));
+		assert_non_null(strstr(err, ":2: fleet: this postsmtpsts "
+		    "was built without the fleet tier"));
+	}
+	unlink(key);
+	unlink(pw);
+	free(key);
+	free(pw);
+	return;
+#endif
 	cf = load_ok(text);
 	assert_true(cf->fleet.enabled);
 	assert_int_equal(cf->fleet.nservers, 3);
