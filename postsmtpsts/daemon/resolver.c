@@ -473,6 +473,14 @@ resolver_store(struct resolver *r, const char *domain,
 	}
 }
 
+/* resolver_fleet_store - a record taken from the fleet (rfleet.h) */
+static void
+resolver_fleet_store(void *arg, const char *key,
+    const struct cache_record *rec)
+{
+	resolver_store(arg, key, rec);
+}
+
 /* job_discovered - the discovery finished: merge, store, reply */
 static void
 job_discovered(const struct discover_result *res, void *arg)
@@ -1038,7 +1046,7 @@ resolver_main(const struct config *cf, int lfd)
 		resolver_refresh_arm(r, (long)cf->cache.refresh_interval *
 		    1000);
 	}
-	r->rfleet = rfleet_new(r->base, cf, r->cache);
+	r->rfleet = rfleet_new(r->base, cf, r->cache, resolver_fleet_store, r);
 	child_run(r->base, "resolver", sandbox_resolver, resolver_term_cb, r);
 
 	while ((dn = domtab_next(&r->jobs, NULL)) != NULL)

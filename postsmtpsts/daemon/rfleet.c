@@ -36,6 +36,8 @@ struct rfleet {
 	struct event_base *base;
 	const struct config *cf;
 	struct cache	*cache;
+	rfleet_store_fn	*store;
+	void		*store_arg;
 	struct fleet	*f;
 	struct event	*resync_ev;
 	int		 resync_active;
@@ -156,8 +158,7 @@ rfleet_offer(struct rfleet_ticket *t, const char *key,
 			    fleet_facts_why_name(why));
 		return (0);
 	}
-	if (rf->cache != NULL && cache_put(rf->cache, key, out) != CACHE_OK)
-		stats_inc(STATS_CACHE_WRITE_ERRORS);
+	rf->store(rf->store_arg, key, out);
 	log_debug(1, "fleet: key=%s taken kind=%s fetched_at=%lld", key,
 	    cache_kind_name(out->kind), (long long)out->fetched_at);
 	/* usable: fresh for a request, not due for a proactive refresh */
@@ -467,7 +468,7 @@ rfleet_state(void *arg, int up)
 
 struct rfleet *
 rfleet_new(struct event_base *base, const struct config *cf,
-    struct cache *cache)
+    struct cache *cache, rfleet_store_fn *store, void *store_arg)
 {
 	struct rfleet	*rf;
 
@@ -477,6 +478,8 @@ rfleet_new(struct event_base *base, const struct config *cf,
 	rf->base = base;
 	rf->cf = cf;
 	rf->cache = cache;
+	rf->store = store;
+	rf->store_arg = store_arg;
 	if ((rf->resync_ev = evtimer_new(base, rfleet_resync_cb, rf)) == NULL)
 		fatalx("fleet: cannot create a timer");
 	rf->f = fleet_new(base, &cf->fleet);

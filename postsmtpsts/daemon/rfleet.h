@@ -5,7 +5,7 @@
  *	rfleet - read-through, write-through and one discovery per domain
  *	fleet-wide, for the resolver process
  * SYNOPSIS
- *	rf = rfleet_new(base, cf, cache);
+ *	rf = rfleet_new(base, cf, cache, store, arg);
  *	t = rfleet_lookup(rf, domain, want_sts, want_dane, refresh, cb, arg);
  *	    (NULL: no fleet now, discover at once; else cb(arg, &res) later)
  *	rfleet_push(rf, t, key, &rec);	after storing a discovered record
@@ -60,11 +60,16 @@ struct rfleet_result {
 };
 
 typedef void	rfleet_cb(void *arg, const struct rfleet_result *res);
+/* how a record taken from the fleet is written: the resolver's one store
+ * path (room made in a full cache, failures counted and logged) */
+typedef void	rfleet_store_fn(void *arg, const char *key,
+		    const struct cache_record *rec);
 
 #ifdef HAVE_FLEET
-/* rfleet_new - NULL when cf has no fleet section */
+/* rfleet_new - NULL when cf has no fleet section; cache is read (and
+ * walked for the resync), store(arg, ...) writes */
 struct rfleet *rfleet_new(struct event_base *base, const struct config *cf,
-	    struct cache *cache);
+	    struct cache *cache, rfleet_store_fn *store, void *store_arg);
 void	rfleet_free(struct rfleet *rf);
 struct rfleet_ticket *rfleet_lookup(struct rfleet *rf, const char *domain,
 	    int want_sts, int want_dane, int refresh, rfleet_cb *cb, void *arg);
@@ -74,11 +79,13 @@ void	rfleet_done(struct rfleet_ticket *t);
 #else
 static inline struct rfleet *
 rfleet_new(struct event_base *base, const struct config *cf,
-    struct cache *cache)
+    struct cache *cache, rfleet_store_fn *store, void *store_arg)
 {
 	(void)base;
 	(void)cf;
 	(void)cache;
+	(void)store;
+	(void)store_arg;
 	return (NULL);
 }
 static inline void
