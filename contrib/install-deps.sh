@@ -4,7 +4,8 @@
 #   contrib/install-deps.sh          build dependencies
 #   contrib/install-deps.sh --test   plus everything the test suite runs:
 #                                    Postfix, nsd, unbound, nginx, ldns tools,
-#                                    systemd-analyze, man and groff (tests/ci)
+#                                    systemd-analyze, man and groff (tests/ci),
+#                                    redis-server (the fleet tier, tests/e2e/fleet.sh)
 # Installs only what is missing; needs root.  Postfix is preseeded to
 # "No configuration" so installing it configures and starts no mail server.
 set -eu
@@ -12,11 +13,11 @@ set -eu
 BUILD="build-essential autoconf automake pkgconf libconfuse-dev libevent-dev
 liblmdb-dev lmdb-utils libunbound-dev libcurl4-gnutls-dev libgnutls28-dev
 libidn2-dev libcmocka-dev libsystemd-dev dns-root-data ca-certificates
-libseccomp-dev"
+libseccomp-dev libhiredis-dev"
 TEST="postfix nsd unbound ldnsutils nginx-light bind9-dnsutils openssl
 python3 curl swaks procps iproute2 valgrind clang libclang-rt-14-dev
 shellcheck python3-prometheus-client systemd man-db groff-base cppcheck
-clang-tidy"
+clang-tidy redis-server"
 
 pkgs=$BUILD
 [ "${1:-}" = "--test" ] && pkgs="$BUILD $TEST"

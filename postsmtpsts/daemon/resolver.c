@@ -81,6 +81,7 @@
 #include "daemon/ipc.h"
 #include "lib/log.h"
 #include "daemon/resolver.h"
+#include "daemon/rfleet.h"
 #include "daemon/stats.h"
 #include "daemon/sandbox.h"
 #include "lib/xmalloc.h"
@@ -119,6 +120,9 @@ struct job {
 	struct cache_record sts;
 	int		 have_dane;	/* dane likewise */
 	struct cache_record dane;
+	struct rfleet_ticket *fleet;	/* the fleet's part (rfleet.h) */
+	int		 fleet_asked;
+	int		 fleet_wait;	/* waiting for the fleet's records */
 };
 
 /* A reply that did not fit into the worker's socket yet. */
@@ -147,6 +151,7 @@ struct resolver {
 	struct dns	*dns;
 	struct https	*https;
 	struct cache	*cache;
+	struct rfleet	*rfleet;	/* NULL: no fleet configured */
 	int		 lfd;
 	struct event	*ev_accept;	/* the listener is readable */
 	struct event	*ev_accept_turn;	/* accept on the next turn */
@@ -383,6 +388,7 @@ job_free(struct job *j)
 		r->refreshing--;
 	discover_cancel(j->dv);
 	dane_cancel(j->dn);
+	rfleet_done(j->fleet);
 	if (j->started)
 		r->running--;
 	free(j);
@@ -467,6 +473,14 @@ resolver_store(struct resolver *r, const char *domain,
 	}
 }
 
+/* resolver_fleet_store - a record taken from the fleet (rfleet.h) */
+static void
+resolver_fleet_store(void *arg, const char *key,
+    const struct cache_record *rec)
+{
+	resolver_store(arg, key, rec);
+}
+
 /* job_discovered - the discovery finished: merge, store, reply */
 static void
 job_discovered(const struct discover_result *res, void *arg)
@@ -497,9 +511,10 @@ job_discovered(const struct discover_result *res, void *arg)
 	    res->tlsrpt != NULL ? res->tlsrpt : "",
 	    log_escape(esc, sizeof(esc), res->detail, strlen(res->detail)));
 	resolver_store(r, j->node.domain, &rec);
+	rfleet_push(r->rfleet, j->fleet, j->node.domain, &rec);
 	j->sts = rec;
 	j->have_sts = 1;
-	if (j->dn == NULL)
+	if (j->dn == NULL && !j->fleet_wait)
 		job_finish(j);
 }
 
@@ -539,9 +554,10 @@ job_dane_done(const struct dane_result *res, void *arg)
 		rec = j->old_dane;
 	cache_dane_key(j->node.domain, j->node.len, key);
 	resolver_store(r, key, &rec);
+	rfleet_push(r->rfleet, j->fleet, key, &rec);
 	j->dane = rec;
 	j->have_dane = 1;
-	if (j->dv == NULL)
+	if (j->dv == NULL && !j->fleet_wait)
 		job_finish(j);
 }
 
@@ -577,7 +593,38 @@ job_start_dane(struct job *j)
 	j->dn = dane_start(j->r->dns, j->node.domain, job_dane_done, j);
 }
 
-/* job_start - run the parts the job wants */
+/*
+ * job_fleet_done - the fleet's records are in (rfleet.h): what it gave is
+ * in the cache already; discover the rest, or reply
+ */
+static void
+job_fleet_done(void *arg, const struct rfleet_result *res)
+{
+	struct job	*j = arg;
+
+	j->fleet_wait = 0;
+	/* the cache may hold the fleet's newer record now: merge with it */
+	j->have_old = 0;
+	j->have_old_dane = 0;
+	if (res->have_sts && j->dv == NULL) {
+		j->sts = res->sts;
+		j->have_sts = 1;
+		j->want_sts = 0;
+	}
+	if (res->have_dane && j->dn == NULL) {
+		j->dane = res->dane;
+		j->have_dane = 1;
+		j->want_dane = 0;
+	}
+	if (j->want_sts && j->dv == NULL && !j->have_sts)
+		job_start_sts(j);
+	if (j->want_dane && j->dn == NULL && !j->have_dane)
+		job_start_dane(j);
+	if (j->dv == NULL && j->dn == NULL)
+		job_finish(j);
+}
+
+/* job_start - run the parts the job wants: the fleet's records first */
 static void
 job_start(struct job *j)
 {
@@ -587,6 +634,15 @@ job_start(struct job *j)
 	j->started = 1;
 	if (!j->want_sts && !j->want_dane)
 		j->want_sts = 1;	/* never a job that does nothing */
+	if (!j->fleet_asked && !j->bypass) {
+		j->fleet_asked = 1;
+		j->fleet = rfleet_lookup(r->rfleet, j->node.domain, j->want_sts,
+		    j->want_dane, j->refresh, job_fleet_done, j);
+		if (j->fleet != NULL) {
+			j->fleet_wait = 1;
+			return;
+		}
+	}
 	if (j->want_sts)
 		job_start_sts(j);
 	if (j->want_dane)
@@ -817,7 +873,7 @@ resolver_request(struct rconn *rc, const struct ipc_request *req)
 				j->want_dane = 1;
 		}
 	}
-	if (j->dv == NULL && j->dn == NULL && !j->queued)
+	if (j->dv == NULL && j->dn == NULL && !j->queued && !j->fleet_wait)
 		return;		/* finished synchronously: already answered */
 	TAILQ_FOREACH(wt, &j->waiters, j_entry)
 		if (wt->rc == rc)
@@ -990,6 +1046,7 @@ resolver_main(const struct config *cf, int lfd)
 		resolver_refresh_arm(r, (long)cf->cache.refresh_interval *
 		    1000);
 	}
+	r->rfleet = rfleet_new(r->base, cf, r->cache, resolver_fleet_store, r);
 	child_run(r->base, "resolver", sandbox_resolver, resolver_term_cb, r);
 
 	while ((dn = domtab_next(&r->jobs, NULL)) != NULL)
@@ -1001,6 +1058,7 @@ resolver_main(const struct config *cf, int lfd)
 		 * analyzer does not follow) */
 		/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc) */
 		rconn_free(rc);
+	rfleet_free(r->rfleet);
 	event_free(r->ev_accept);
 	event_free(r->ev_accept_turn);
 	if (r->ev_refresh != NULL)

@@ -112,6 +112,13 @@ static const char *const stats_evict_names[CACHE_EVICT_CLASSES] = {
 static const char *const stats_http_names[STATS_HTTP_COUNT] = {
 	"200", "400", "404", "405"
 };
+/* the order of enum fleet_counter (lib/fleet.h) */
+static const char *const stats_fleet_names[STATS_FLEET_COUNT] = {
+	"get-hit", "get-miss", "bad-mac", "unsigned", "undecodable", "write",
+	"write-unchanged", "conflict", "full", "error", "timeout", "down",
+	"busy", "connect", "connect-fail", "disconnect", "lease-won",
+	"lease-held"
+};
 static const char *const stats_proto_names[2] = { "frame", "request" };
 static const char *const stats_conn_names[3] = {
 	"accepted", "refused", "closed"
@@ -198,6 +205,11 @@ static const struct stats_family stats_families[] = {
 	{ "postsmtpsts_metrics_requests_total",
 	    "Requests to this metrics listener, by HTTP status.",
 	    STATS_HTTP_REQUESTS, STATS_L("code", stats_http_names),
+	    STATS_NOLABEL },
+	{ "postsmtpsts_fleet_events_total",
+	    "Fleet tier (Redis) events of the resolver: reads, refused "
+	    "records, writes, conflicts, timeouts, connection changes, "
+	    "leases.", STATS_FLEET, STATS_L("event", stats_fleet_names),
 	    STATS_NOLABEL },
 };
 

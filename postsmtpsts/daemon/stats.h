@@ -101,6 +101,8 @@ enum stats_http {
 #define STATS_DISCOVERY_FAILURES 6	/* enum discover_failure, not NONE */
 #define STATS_HTTPS_ERRORS	9	/* enum https_error, not OK */
 
+#define STATS_FLEET_COUNT	18	/* enum fleet_counter, FLEET_C_COUNT */
+
 /* Counter indexes in a slot; a labelled family is a block of them. */
 enum stats_id {
 	STATS_LOOKUPS = 0,	/* [source][answer] */
@@ -126,7 +128,9 @@ enum stats_id {
 	STATS_DANE_LOOKUPS = STATS_CACHE_EVICTED + CACHE_EVICT_CLASSES,
 				/* [enum stats_dane] */
 	STATS_HTTP_REQUESTS = STATS_DANE_LOOKUPS + STATS_DANE_COUNT,
-	STATS_NCOUNTERS = STATS_HTTP_REQUESTS + STATS_HTTP_COUNT,
+	STATS_FLEET = STATS_HTTP_REQUESTS + STATS_HTTP_COUNT,
+				/* [enum fleet_counter] (lib/fleet.h) */
+	STATS_NCOUNTERS = STATS_FLEET + STATS_FLEET_COUNT,
 };
 
 /* Every slot summed, and the header's facts. */

@@ -164,6 +164,22 @@ static cfg_opt_t config_cache_opts[] = {
 	CFG_END()
 };
 
+/* the fleet tier (fleet.h); disabled while servers is empty */
+static cfg_opt_t config_fleet_opts[] = {
+	CFG_STR_LIST_CB("servers", 0, CFGF_NONE, config_cb_str),
+	CFG_STR_CB("mode", "read-write", CFGF_NONE, config_cb_str),
+	CFG_STR_CB("prefix", "postsmtpsts:", CFGF_NONE, config_cb_str),
+	CFG_FLOAT_CB("timeout", 0.2, CFGF_NONE, config_cb_float),
+	CFG_FLOAT_CB("connect_timeout", 1.0, CFGF_NONE, config_cb_float),
+	CFG_INT_CB("lease", 10, CFGF_NONE, config_cb_int),
+	CFG_FLOAT_CB("lease_wait", 3.0, CFGF_NONE, config_cb_float),
+	CFG_INT_CB("grace", 86400, CFGF_NONE, config_cb_int),
+	CFG_STR_CB("user", "", CFGF_NONE, config_cb_str),
+	CFG_STR_CB("password_file", "", CFGF_NONE, config_cb_str),
+	CFG_STR_CB("key_file", "", CFGF_NONE, config_cb_str),
+	CFG_END()
+};
+
 #define CONFIG_TITLED	(CFGF_MULTI | CFGF_TITLE | CFGF_NO_TITLE_DUPES)
 
 static cfg_opt_t config_opts[] = {
@@ -189,6 +205,7 @@ static cfg_opt_t config_opts[] = {
 	CFG_SEC("dns", config_dns_opts, CFGF_NONE),
 	CFG_SEC("https", config_https_opts, CFGF_NONE),
 	CFG_SEC("cache", config_cache_opts, CFGF_NONE),
+	CFG_SEC("fleet", config_fleet_opts, CFGF_NONE),
 	CFG_END()
 };
 
@@ -1337,6 +1354,239 @@ config_build_cache(struct config_ctx *ctx, cfg_t *cfg, struct config *cf)
 	cf->cache.enabled = cfg_getbool(sec, "enabled") ? 1 : 0;
 }
 
+/* -- the fleet section ---------------------------------------------- */
+
+/*
+ * config_fleet_ms - a fleet time option in seconds (fraction allowed) as
+ * milliseconds in [1, CONFIG_MAX_FLEET_TIMEOUT_MS]
+ */
+static int
+config_fleet_ms(struct config_ctx *ctx, cfg_t *sec, const char *name)
+{
+	double	 v = cfg_getfloat(sec, name) * 1000.0;
+
+	if (v < 1.0 || v > (double)CONFIG_MAX_FLEET_TIMEOUT_MS) {
+		config_err(ctx, sec, name, 0, "fleet: %s must be between "
+		    "0.001 and %d seconds", name,
+		    CONFIG_MAX_FLEET_TIMEOUT_MS / 1000);
+		return (1);
+	}
+	return ((int)(v + 0.5));
+}
+
+/*
+ * config_fleet_server - parse "/path" (unix socket) or "host:port",
+ * "[v6]:port" into *sv; NULL or why not
+ */
+static const char *
+config_fleet_server(const char *spec, struct config_fleet_server *sv)
+{
+	const char *colon, *host;
+	size_t	 hlen;
+	long	 port;
+	char	*end;
+	unsigned char a[sizeof(struct in6_addr)];
+	char	 hbuf[INET6_ADDRSTRLEN + 1];
+
+	memset(sv, 0, sizeof(*sv));
+	if (spec[0] == '/') {
+		if (strlen(spec) >= sizeof(((struct sockaddr_un *)0)->sun_path))
+			return ("is too long for a unix socket path");
+		if (config_path_ok(spec) != NULL)
+			return ("is not a usable path");
+		sv->path = xstrdup(spec);
+		sv->spec = xstrdup(spec);
+		return (NULL);
+	}
+	if ((colon = strrchr(spec, ':')) == NULL)
+		return ("is neither /path nor host:port");
+	host = spec;
+	hlen = (size_t)(colon - spec);
+	if (hlen >= 2 && host[0] == '[' && host[hlen - 1] == ']') {
+		host++;
+		hlen -= 2;
+	}
+	if (hlen == 0 || hlen >= sizeof(hbuf))
+		return ("has no usable address");
+	memcpy(hbuf, host, hlen);
+	hbuf[hlen] = '\0';
+	/* an address, not a name: the resolver resolves nothing in its
+	 * start-up path, and a name would hide which server is meant */
+	if (inet_pton(AF_INET, hbuf, a) != 1 &&
+	    inet_pton(AF_INET6, hbuf, a) != 1)
+		return ("has no IPv4 or IPv6 address before the port");
+	if (!isdigit((unsigned char)colon[1]))
+		return ("has no port");
+	errno = 0;
+	port = strtol(colon + 1, &end, 10);
+	if (*end != '\0' || errno != 0 || port < 1 || port > 65535)
+		return ("has no valid port (1-65535)");
+	sv->host = xstrdup(hbuf);
+	sv->port = (int)port;
+	sv->spec = xstrdup(spec);
+	return (NULL);
+}
+
+/*
+ * config_fleet_secret - read a secret file (password or key) into a new
+ * buffer of *len bytes (NUL-terminated too), one trailing newline removed;
+ * NULL with *why set
+ */
+static unsigned char *
+config_fleet_secret(const char *path, size_t min, size_t max, size_t *len,
+    const char **why)
+{
+	unsigned char *out;
+	struct stat st;
+	ssize_t	 n;
+	size_t	 got = 0;
+	int	 fd;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1) {
+		*why = strerror(errno);
+		return (NULL);
+	}
+	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode)) {
+		*why = "not a regular file";
+		close(fd);
+		return (NULL);
+	}
+	if ((st.st_mode & (S_IRWXO)) != 0) {
+		*why = "readable by others (chmod o-rwx)";
+		close(fd);
+		return (NULL);
+	}
+	out = xmalloc(max + 2);
+	while (got < max + 1) {
+		n = read(fd, out + got, max + 1 - got);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	close(fd);
+	if (got > 0 && out[got - 1] == '\n')
+		got--;
+	if (got > 0 && out[got - 1] == '\r')
+		got--;
+	if (got > max || got < min) {
+		*why = got > max ? "is too long" : "is too short";
+		explicit_bzero(out, max + 2);
+		free(out);
+		return (NULL);
+	}
+	out[got] = '\0';
+	*len = got;
+	return (out);
+}
+
+/* config_build_fleet - the fleet section */
+static void
+config_build_fleet(struct config_ctx *ctx, cfg_t *cfg, struct config *cf)
+{
+	char	 esc[LOG_ESCAPE_MAX + 8];
+	cfg_t	*sec = cfg_getsec(cfg, "fleet");
+	struct config_fleet *fl = &cf->fleet;
+	const char *s, *why;
+	unsigned int i, n;
+	size_t	 len;
+	char	*path;
+
+	n = sec != NULL ? cfg_size(sec, "servers") : 0;
+	s = config_str(sec, "mode");
+	if (strcmp(s, "read-write") == 0)
+		fl->mode = CONFIG_FLEET_READ_WRITE;
+	else if (strcmp(s, "read-only") == 0)
+		fl->mode = CONFIG_FLEET_READ_ONLY;
+	else
+		config_err(ctx, sec, "mode", 0, "fleet: mode \"%s\" is not "
+		    "read-write or read-only", config_esc(esc, sizeof(esc), s));
+	s = config_str(sec, "prefix");
+	if (strlen(s) > CONFIG_MAX_FLEET_PREFIX)
+		config_err(ctx, sec, "prefix", 0, "fleet: prefix is longer "
+		    "than %d bytes", CONFIG_MAX_FLEET_PREFIX);
+	else if (strspn(s, "abcdefghijklmnopqrstuvwxyz"
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789:._-/") != strlen(s))
+		config_err(ctx, sec, "prefix", 0, "fleet: prefix \"%s\" may "
+		    "hold letters, digits and :._-/ only",
+		    config_esc(esc, sizeof(esc), s));
+	else
+		fl->prefix = xstrdup(s);
+	fl->timeout_ms = config_fleet_ms(ctx, sec, "timeout");
+	fl->connect_timeout_ms = config_fleet_ms(ctx, sec, "connect_timeout");
+	fl->lease_wait_ms = config_fleet_ms(ctx, sec, "lease_wait");
+	fl->lease = (int)config_int(ctx, sec, "fleet", "lease", 1,
+	    CONFIG_MAX_FLEET_LEASE);
+	fl->grace = (int)config_int(ctx, sec, "fleet", "grace", 0,
+	    CONFIG_MAX_FLEET_GRACE);
+	if (fl->lease_wait_ms > fl->lease * 1000)
+		config_err(ctx, sec, "lease_wait", 0, "fleet: lease_wait is "
+		    "longer than the lease (%d s)", fl->lease);
+	s = config_str(sec, "user");
+	if (*s != '\0') {
+		if (!config_name_ok(s))
+			config_err(ctx, sec, "user", 0, "fleet: user \"%s\" "
+			    "is not a valid user name",
+			    config_esc(esc, sizeof(esc), s));
+		else
+			fl->user = xstrdup(s);
+	}
+	if ((path = config_path(ctx, sec, "fleet", "password_file", 1)) !=
+	    NULL) {
+		fl->password_file = xstrdup(path);
+		fl->password = (char *)config_fleet_secret(path, 1,
+		    CONFIG_MAX_FLEET_SECRET, &len, &why);
+		if (fl->password == NULL)
+			config_err(ctx, sec, "password_file", 0, "fleet: "
+			    "password_file %s: %s", config_esc(esc,
+			    sizeof(esc), path), why);
+		else if (strlen(fl->password) != len ||
+		    strchr(fl->password, '\n') != NULL)
+			config_err(ctx, sec, "password_file", 0, "fleet: "
+			    "password_file %s holds more than one line",
+			    config_esc(esc, sizeof(esc), path));
+		free(path);
+	}
+	if (fl->user != NULL && fl->password == NULL)
+		config_err(ctx, sec, "user", 0, "fleet: user needs a "
+		    "password_file");
+	if ((fl->key_file = config_path(ctx, sec, "fleet", "key_file", 1)) !=
+	    NULL) {
+		fl->key = config_fleet_secret(fl->key_file,
+		    CONFIG_MIN_FLEET_KEY, CONFIG_MAX_FLEET_KEY, &fl->keylen,
+		    &why);
+		if (fl->key == NULL)
+			config_err(ctx, sec, "key_file", 0, "fleet: key_file "
+			    "%s: %s (%d to %d bytes)", config_esc(esc,
+			    sizeof(esc), fl->key_file), why,
+			    CONFIG_MIN_FLEET_KEY, CONFIG_MAX_FLEET_KEY);
+	}
+	if (n > CONFIG_MAX_FLEET_SERVERS) {
+		config_err(ctx, sec, "servers", 0, "fleet: more than %d "
+		    "servers", CONFIG_MAX_FLEET_SERVERS);
+		return;
+	}
+	fl->servers = n ? xcalloc(n, sizeof(*fl->servers)) : NULL;
+	for (i = 0; i < n; i++) {
+		s = cfg_getnstr(sec, "servers", i);
+		if ((why = config_fleet_server(s != NULL ? s : "",
+		    &fl->servers[fl->nservers])) != NULL)
+			config_err(ctx, sec, "servers", i, "fleet: server "
+			    "\"%s\" %s", config_esc(esc, sizeof(esc),
+			    s != NULL ? s : ""), why);
+		else
+			fl->nservers++;
+	}
+	fl->enabled = fl->nservers > 0;
+#ifndef HAVE_FLEET
+	if (fl->enabled)
+		config_err(ctx, sec, "servers", 0, "fleet: this postsmtpsts "
+		    "was built without the fleet tier (configure "
+		    "--with-fleet, libhiredis-dev)");
+#endif
+}
+
 /* -- interface ------------------------------------------------------ */
 
 struct config *
@@ -1402,6 +1652,7 @@ config_load(const char *path, char *errbuf, size_t errsz)
 	config_build_dns(&ctx, cfg, cf);
 	config_build_https(&ctx, cfg, cf);
 	config_build_cache(&ctx, cfg, cf);
+	config_build_fleet(&ctx, cfg, cf);
 	if (ctx.nerr > 0) {
 		config_free(cf);
 		cf = NULL;
@@ -1490,6 +1741,24 @@ config_free(struct config *cf)
 	free(cf->https.ca_file);
 	free(cf->https.proxy);
 	free(cf->cache.path);
+	for (i = 0; i < cf->fleet.nservers; i++) {
+		free(cf->fleet.servers[i].spec);
+		free(cf->fleet.servers[i].path);
+		free(cf->fleet.servers[i].host);
+	}
+	free(cf->fleet.servers);
+	free(cf->fleet.prefix);
+	free(cf->fleet.user);
+	if (cf->fleet.password != NULL) {
+		explicit_bzero(cf->fleet.password, strlen(cf->fleet.password));
+		free(cf->fleet.password);
+	}
+	if (cf->fleet.key != NULL) {
+		explicit_bzero(cf->fleet.key, cf->fleet.keylen);
+		free(cf->fleet.key);
+	}
+	free(cf->fleet.key_file);
+	free(cf->fleet.password_file);
 	free(cf->file);
 	free(cf);
 }
@@ -1711,5 +1980,29 @@ config_dump(const struct config *cf, FILE *fp)
 	fprintf(fp, "\trefresh_concurrency = %d\n",
 	    cf->cache.refresh_concurrency);
 	fprintf(fp, "\tenabled = %s\n", cf->cache.enabled ? "true" : "false");
+	fputs("}\n", fp);
+	if (!cf->fleet.enabled)
+		return;
+	fputs("\nfleet {\n\tservers = {", fp);
+	for (i = 0; i < cf->fleet.nservers; i++) {
+		fputs(i ? ", " : "", fp);
+		config_dump_str(fp, cf->fleet.servers[i].spec);
+	}
+	fputs("}\n", fp);
+	config_dump_kv(fp, "\t", "mode", cf->fleet.mode ==
+	    CONFIG_FLEET_READ_ONLY ? "read-only" : "read-write");
+	config_dump_kv(fp, "\t", "prefix", cf->fleet.prefix);
+	fprintf(fp, "\ttimeout = %d.%03d\n", cf->fleet.timeout_ms / 1000,
+	    cf->fleet.timeout_ms % 1000);
+	fprintf(fp, "\tconnect_timeout = %d.%03d\n",
+	    cf->fleet.connect_timeout_ms / 1000,
+	    cf->fleet.connect_timeout_ms % 1000);
+	fprintf(fp, "\tlease = %d\n", cf->fleet.lease);
+	fprintf(fp, "\tlease_wait = %d.%03d\n", cf->fleet.lease_wait_ms / 1000,
+	    cf->fleet.lease_wait_ms % 1000);
+	fprintf(fp, "\tgrace = %d\n", cf->fleet.grace);
+	config_dump_kv(fp, "\t", "user", cf->fleet.user);
+	config_dump_kv(fp, "\t", "password_file", cf->fleet.password_file);
+	config_dump_kv(fp, "\t", "key_file", cf->fleet.key_file);
 	fputs("}\n", fp);
 }

@@ -55,6 +55,14 @@
 #define CONFIG_MAX_RUNTIME_DIR	75	/* leaves room in sun_path (108) */
 #define CONFIG_MAX_NAME		32	/* user and group names */
 #define CONFIG_MAX_ERRORS	50	/* reported per config_load() */
+#define CONFIG_MAX_FLEET_SERVERS 8	/* fleet: servers tried in turn */
+#define CONFIG_MAX_FLEET_PREFIX	64	/* fleet: key prefix, bytes */
+#define CONFIG_MIN_FLEET_KEY	16	/* fleet: HMAC key bytes */
+#define CONFIG_MAX_FLEET_KEY	1024
+#define CONFIG_MAX_FLEET_SECRET	512	/* fleet: password bytes */
+#define CONFIG_MAX_FLEET_TIMEOUT_MS 10000	/* fleet: one round trip */
+#define CONFIG_MAX_FLEET_LEASE	600	/* fleet: discovery lease, s */
+#define CONFIG_MAX_FLEET_GRACE	31557600	/* fleet: STS key grace, s */
 
 enum config_listen_kind {
 	CONFIG_LISTEN_UNIX,
@@ -140,6 +148,45 @@ struct config_cache {
 	int		 enabled;
 };
 
+enum config_fleet_mode {
+	CONFIG_FLEET_READ_WRITE = 0,	/* "read-write" (default) */
+	CONFIG_FLEET_READ_ONLY,		/* "read-only": edge hosts */
+};
+
+/* One Redis server of the fleet tier: a unix socket or host:port. */
+struct config_fleet_server {
+	char		*spec;		/* as written */
+	char		*path;		/* unix socket path, or NULL */
+	char		*host;		/* TCP address (no []), or NULL */
+	int		 port;
+};
+
+/*
+ * The fleet tier (fleet.h): a Redis/Valkey shared behind the local cache.
+ * Disabled (enabled 0) unless servers are configured.  The secrets are
+ * read from their files by config_load(), so a file the daemon cannot
+ * read is a configuration error with its line.
+ */
+struct config_fleet {
+	int		 enabled;
+	struct config_fleet_server *servers;
+	size_t		 nservers;
+	enum config_fleet_mode mode;
+	char		*prefix;		/* key prefix, may be "" */
+	int		 timeout_ms;		/* one round trip */
+	int		 connect_timeout_ms;
+	int		 lease;			/* discovery lease, seconds */
+	int		 lease_wait_ms;		/* wait for another host's
+						   discovery, then our own */
+	int		 grace;			/* STS keys outlive max_age */
+	char		*user;			/* AUTH user or NULL */
+	char		*password;		/* AUTH password or NULL */
+	char		*password_file;		/* for messages and dumps */
+	unsigned char	*key;			/* HMAC key or NULL */
+	size_t		 keylen;
+	char		*key_file;		/* for messages */
+};
+
 struct config {
 	char		*file;			/* the file it came from */
 	struct config_listen *listen;
@@ -169,6 +216,7 @@ struct config {
 	struct config_dns dns;
 	struct config_https https;
 	struct config_cache cache;
+	struct config_fleet fleet;
 };
 
 /*

@@ -16,6 +16,8 @@
  *                      counters (stats.h: <runtime_dir>/stats of the
  *                      configuration) in the Prometheus text format, the
  *                      same text as its metrics listener
+ *   fleet-stats | push | pull
+ *                      the fleet tier of the configuration (cache_fleet.h)
  *
  * Safe while the daemon runs: list/show/export/stats read one LMDB snapshot
  * and never block the resolver's writes; purge is an ordinary write
@@ -49,6 +51,7 @@
 #include "lib/config.h"
 #include "lib/log.h"
 #include "daemon/stats.h"
+#include "tools/cache_fleet.h"
 #include "tools/tool.h"
 
 #define CACHE_TOOL_DEFAULT_DIR	LOCALSTATEDIR "/lib/postsmtpsts/cache"
@@ -74,7 +77,8 @@ static const struct tool cache_tool = {
 	"usage: postsmtpsts-cache [-v] [-c config] [-d cachedir] command\n"
 	"       postsmtpsts-cache -h | --help | -V | --version\n"
 	"commands: list | show DOMAIN | purge DOMAIN | purge-all |\n"
-	"          export [hash|texthash] | stats\n",
+	"          export [hash|texthash] | stats |\n"
+	"          fleet-stats | push | pull\n",
 	"d:",
 	NULL,
 	0,
@@ -365,7 +369,7 @@ main(int argc, char *argv[])
 	const char	*dir = NULL, *conf = NULL, *cmd, *type = "hash";
 	char		 key[CACHE_KEY_MAX + 1], err[1024];
 	struct tool_opts to;
-	int		 ch, readonly, rv = 0, st;
+	int		 ch, readonly, rv = 0, st, fleet;
 
 	log_init("postsmtpsts-cache", 1, LOG_MAIL);
 	memset(&to, 0, sizeof(to));
@@ -381,8 +385,10 @@ main(int argc, char *argv[])
 	if (argc < 1)
 		cache_tool_usage();
 	cmd = argv[0];
+	fleet = strcmp(cmd, "fleet-stats") == 0 || strcmp(cmd, "push") == 0 ||
+	    strcmp(cmd, "pull") == 0;
 	if (strcmp(cmd, "list") == 0 || strcmp(cmd, "stats") == 0 ||
-	    strcmp(cmd, "purge-all") == 0) {
+	    strcmp(cmd, "purge-all") == 0 || fleet) {
 		if (argc != 1)
 			cache_tool_usage();
 	} else if (strcmp(cmd, "show") == 0 || strcmp(cmd, "purge") == 0) {
@@ -415,8 +421,26 @@ main(int argc, char *argv[])
 			dir = CACHE_TOOL_DEFAULT_DIR;
 	}
 
-	readonly = strcmp(cmd, "purge") != 0 && strcmp(cmd, "purge-all") != 0;
-	if ((c = cache_tool_open(dir, readonly)) == NULL) {
+	if (fleet && cf == NULL) {
+		log_warnx("%s needs the configuration's fleet section (-c)",
+		    cmd);
+		return (1);
+	}
+	if (strcmp(cmd, "fleet-stats") == 0) {
+		rv = cache_fleet_stats(cf);
+		config_free(cf);
+		return (rv);
+	}
+	readonly = strcmp(cmd, "purge") != 0 &&
+	    strcmp(cmd, "purge-all") != 0 && strcmp(cmd, "pull") != 0;
+	if (strcmp(cmd, "pull") == 0) {
+		/* seeding a new host: the cache may not exist yet */
+		if ((c = cache_open(dir, 0, 0, err, sizeof(err))) == NULL) {
+			log_warnx("%s", err);
+			config_free(cf);
+			return (1);
+		}
+	} else if ((c = cache_tool_open(dir, readonly)) == NULL) {
 		if (strcmp(cmd, "stats") == 0)
 			cache_tool_counters(cf);	/* cache or not */
 		config_free(cf);
@@ -449,6 +473,10 @@ main(int argc, char *argv[])
 		rv = st == CACHE_OK ? 0 : 1;
 	} else if (strcmp(cmd, "export") == 0)
 		rv = cache_tool_export(c, type);
+	else if (strcmp(cmd, "push") == 0)
+		rv = cache_fleet_push(cf, c);
+	else if (strcmp(cmd, "pull") == 0)
+		rv = cache_fleet_pull(cf, c);
 	else {
 		rv = cache_tool_stats(c, dir);
 		cache_tool_counters(cf);

@@ -227,6 +227,8 @@ world_up() {
 	(
 		flock 9
 		if ! world_alive; then
+			# 200 bulk domains: tests/e2e/fleet.sh needs them
+			WORLD_BULK=${WORLD_BULK:-200} \
 			"$top_srcdir/tests/world/start" >"$T/world-start.log" 2>&1 9>&- || {
 				echo "# world failed to start:"
 				sed 's/^/#   /' "$T/world-start.log" | tail -n 30

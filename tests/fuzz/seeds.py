@@ -17,6 +17,10 @@ Writes, into tests/fuzz/corpus/<target>/, files named "world-*" or
               tests/unit/test_config.c (string literal tables and
               load_ok()/load_text() calls; answer_cases bodies inside a
               domain section)
+  fleet_record unit-*: every cache_record seed wrapped as a fleet value
+              for a domain key and a "dane:" key, unsigned and signed with
+              the key fuzz_fleet_record.c configures (and a first byte
+              selecting key name and MAC mode)
 
 Hand-written seeds (any other name) are left alone.  The output is
 committed; rerun this after changing the world catalogue or the config
@@ -152,10 +156,40 @@ def config():
     return len(seen) + 1
 
 
+FLEET_KEY = b"postsmtpsts-fuzz-fleet-key-32byt"
+FLEET_LABEL = b"postsmtpsts-fleet-v1"
+
+
+def fleet_record():
+    """fleet values around the cache_record corpus (fleet_record.h)"""
+    import hmac
+    src = os.path.join(CORPUS, "cache_record")
+    d = clean("fleet_record")
+    n = 0
+    for f in sorted(os.listdir(src)):
+        with open(os.path.join(src, f), "rb") as fp:
+            rec = fp.read()
+        if len(rec) < 3 or rec[0] != 0xca:
+            continue
+        kind = rec[2] if len(rec) > 2 else 0
+        dane = 1 if kind == 3 else 0
+        key = b"dane:example.com" if dane else b"example.com"
+        plain = bytes([1, 0]) + rec
+        head = bytes([1, 1]) + rec
+        mac = hmac.new(FLEET_KEY, FLEET_LABEL + bytes([len(key)]) + key +
+                       head, hashlib.sha256).digest()
+        write(d, "unit-%s-plain" % f[:12], bytes([dane]) + plain)
+        write(d, "unit-%s-signed" % f[:12], bytes([dane | 2]) + head + mac)
+        n += 1
+    return n
+
+
 def main():
     n = world()
     m = config()
-    print("seeds.py: %d world cases, %d config texts" % (n, m))
+    k = fleet_record()
+    print("seeds.py: %d world cases, %d config texts, %d fleet values" %
+          (n, m, k))
 
 
 if __name__ == "__main__":

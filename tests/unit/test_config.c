@@ -929,6 +929,163 @@ free_null_and_find_on_null(void **state)
 	assert_string_equal(config_answer_name(CONFIG_ANSWER_MAY), "may");
 }
 
+/* -- the fleet section (fleet.h) ---------------------------------------- */
+
+/* secret_file - a 0600 file holding text; the caller unlinks and frees */
+static char *
+secret_file(const char *text)
+{
+	return (write_temp(text, strlen(text)));
+}
+
+static void
+fleet_section_loads(void **state)
+{
+	char	*key = secret_file("0123456789abcdef0123456789abcdef\n");
+	char	*pw = secret_file("s3cret\n");
+	char	 text[1024], *d1, *d2;
+	struct config *cf, *cf2;
+
+	(void)state;
+	cf = load_ok("");
+	assert_false(cf->fleet.enabled);	/* no servers: off */
+	config_free(cf);
+	snprintf(text, sizeof(text), "fleet {\n"
+	    "\tservers = { \"127.0.0.1:6379\", \"[::1]:6380\", "
+	    "\"/run/redis/redis.sock\" }\n"
+	    "\tmode = read-only\n\tprefix = \"mta:\"\n"
+	    "\ttimeout = 0.05\n\tlease = 20\n\tgrace = 600\n"
+	    "\tuser = postsmtpsts\n\tpassword_file = \"%s\"\n"
+	    "\tkey_file = \"%s\"\n}\n", pw, key);
+#ifndef HAVE_FLEET
+	/* a build without hiredis refuses the section, at its line */
+	{
+		char	 err[TEST_ERRSZ];
+
+		assert_null(load_text(text, err, NULL));
+		assert_non_null(strstr(err, ":2: fleet: this postsmtpsts "
+		    "was built without the fleet tier"));
+	}
+	unlink(key);
+	unlink(pw);
+	free(key);
+	free(pw);
+	return;
+#endif
+	cf = load_ok(text);
+	assert_true(cf->fleet.enabled);
+	assert_int_equal(cf->fleet.nservers, 3);
+	assert_string_equal(cf->fleet.servers[0].host, "127.0.0.1");
+	assert_int_equal(cf->fleet.servers[0].port, 6379);
+	assert_string_equal(cf->fleet.servers[1].host, "::1");
+	assert_int_equal(cf->fleet.servers[1].port, 6380);
+	assert_string_equal(cf->fleet.servers[2].path,
+	    "/run/redis/redis.sock");
+	assert_int_equal(cf->fleet.mode, CONFIG_FLEET_READ_ONLY);
+	assert_string_equal(cf->fleet.prefix, "mta:");
+	assert_int_equal(cf->fleet.timeout_ms, 50);
+	assert_int_equal(cf->fleet.lease, 20);
+	assert_int_equal(cf->fleet.grace, 600);
+	assert_string_equal(cf->fleet.user, "postsmtpsts");
+	assert_string_equal(cf->fleet.password, "s3cret");	/* no \n */
+	assert_int_equal(cf->fleet.keylen, 32);
+	assert_memory_equal(cf->fleet.key, "0123456789abcdef", 16);
+	/* the dump names the files, never the secrets, and loads back */
+	d1 = dump_text(cf);
+	assert_null(strstr(d1, "s3cret"));
+	assert_null(strstr(d1, "0123456789abcdef0123"));
+	cf2 = load_ok(d1);
+	d2 = dump_text(cf2);
+	assert_string_equal(d1, d2);
+	free(d1);
+	free(d2);
+	config_free(cf);
+	config_free(cf2);
+	unlink(key);
+	unlink(pw);
+	free(key);
+	free(pw);
+}
+
+static void
+fleet_errors_name_file_and_line(void **state)
+{
+	char	*shortkey = secret_file("tooshort");
+	char	*open_pw = secret_file("pw");
+	char	 err[TEST_ERRSZ], want[PATH_MAX + 32], text[1024];
+	struct config *cf;
+	char	*path;
+	size_t	 i, n;
+	const struct {
+		const char	*name;
+		const char	*fmt;	/* %s: the file used */
+		const char	*file;
+		int		 line;
+		const char	*msg;
+	} t[] = {
+		{ "server without port", "\nfleet {\n servers = "
+		    "{\"127.0.0.1\"}\n}\n", NULL, 3,
+		    "fleet: server \"127.0.0.1\" is neither /path nor host:port" },
+		{ "server name, not address", "fleet {\n servers = "
+		    "{\"redis.example:6379\"}\n}\n", NULL, 2,
+		    "has no IPv4 or IPv6 address" },
+		{ "port out of range", "fleet {\n\n servers = "
+		    "{\"127.0.0.1:70000\"}\n}\n", NULL, 3,
+		    "has no valid port" },
+		{ "relative socket", "fleet {\n servers = {\"redis.sock:1\"}"
+		    "\n}\n", NULL, 2, "address" },
+		{ "bad mode", "fleet {\n servers = {\"127.0.0.1:1\"}\n"
+		    " mode = write-only\n}\n", NULL, 3,
+		    "fleet: mode \"write-only\" is not read-write or "
+		    "read-only" },
+		{ "bad prefix", "fleet {\n servers = {\"127.0.0.1:1\"}\n"
+		    " prefix = \"a b\"\n}\n", NULL, 3, "fleet: prefix" },
+		{ "zero timeout", "fleet {\n timeout = 0\n}\n", NULL, 2,
+		    "fleet: timeout must be between" },
+		{ "lease_wait over lease", "fleet {\n lease = 2\n"
+		    " lease_wait = 5\n}\n", NULL, 3,
+		    "fleet: lease_wait is longer than the lease" },
+		{ "missing key file", "fleet {\n key_file = "
+		    "\"/nonexistent/fleet.key\"\n}\n", NULL, 2,
+		    "fleet: key_file /nonexistent/fleet.key: No such file" },
+		{ "short key", "fleet {\n\n key_file = \"%s\"\n}\n",
+		    "shortkey", 3, "is too short" },
+		{ "password readable by others", "fleet {\n password_file = "
+		    "\"%s\"\n}\n", "open_pw", 2, "readable by others" },
+		{ "user without password", "fleet {\n user = mta\n}\n",
+		    NULL, 2, "fleet: user needs a password_file" },
+	};
+
+	(void)state;
+	chmod(open_pw, 0644);
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		/* the one "%s" in fmt: the file, if any */
+		const char *pct = strstr(t[i].fmt, "%s");
+		const char *file = t[i].file == NULL ? "" :
+		    strcmp(t[i].file, "shortkey") == 0 ? shortkey : open_pw;
+
+		if (pct == NULL)
+			snprintf(text, sizeof(text), "%s", t[i].fmt);
+		else
+			snprintf(text, sizeof(text), "%.*s%s%s",
+			    (int)(pct - t[i].fmt), t[i].fmt, file, pct + 2);
+		cf = load_text(text, err, &path);
+		if (cf != NULL)
+			fail_msg("%s: loaded", t[i].name);
+		n = (size_t)snprintf(want, sizeof(want), "%s:%d: ", path,
+		    t[i].line);
+		if (strncmp(err, want, n) != 0 || strstr(err, t[i].msg) == NULL)
+			fail_msg("%s: want \"%s...%s\", got:\n%s", t[i].name,
+			    want, t[i].msg, err);
+		unlink(path);
+		free(path);
+	}
+	unlink(shortkey);
+	unlink(open_pw);
+	free(shortkey);
+	free(open_pw);
+}
+
 int
 main(void)
 {
@@ -948,6 +1105,8 @@ main(void)
 		cmocka_unit_test(small_errbuf_is_terminated),
 		cmocka_unit_test(unreadable_files),
 		cmocka_unit_test(free_null_and_find_on_null),
+		cmocka_unit_test(fleet_section_loads),
+		cmocka_unit_test(fleet_errors_name_file_and_line),
 	};
 
 	return (cmocka_run_group_tests_name("config", tests, NULL, NULL));

@@ -1,0 +1,125 @@
+/*
+ * rfleet.h - the resolver's side of the fleet tier
+ *
+ * NAME
+ *	rfleet - read-through, write-through and one discovery per domain
+ *	fleet-wide, for the resolver process
+ * SYNOPSIS
+ *	rf = rfleet_new(base, cf, cache, store, arg);
+ *	t = rfleet_lookup(rf, domain, want_sts, want_dane, refresh, cb, arg);
+ *	    (NULL: no fleet now, discover at once; else cb(arg, &res) later)
+ *	rfleet_push(rf, t, key, &rec);	after storing a discovered record
+ *	rfleet_done(t);			the job is over (or cancelled)
+ *	rfleet_free(rf);
+ * DESCRIPTION
+ *	Before a job discovers anything, rfleet_lookup() reads the fleet's
+ *	records for the parts it wants (one GET each, bounded by
+ *	fleet.timeout).  A record that passes the trust-on-first-use gate
+ *	(fleet_facts_take: no downgrade, never staler than ours) is stored
+ *	in the local cache; a part whose record is now fresh (for a
+ *	proactive refresh: not due) needs no discovery.  For the parts left,
+ *	the resolver takes the domain's lease (SET NX PX, fleet.lease): if
+ *	another host holds it, rfleet polls the fleet's records every
+ *	RFLEET_POLL_MS until they appear or fleet.lease_wait passes, then
+ *	gives up into its own discovery.  cb reports what was taken; the
+ *	job discovers the rest.
+ *
+ *	rfleet_push() writes a record the resolver stored back to the fleet
+ *	(compare-and-set through the same gate).  The lease is released
+ *	when the job is done and its pushes are written, so a host arriving
+ *	in between finds the record, not a free lease.  When the connection
+ *	comes (back) up, every fresh local record is pushed in slices
+ *	(RFLEET_RESYNC_SLICE entries, at most RFLEET_RESYNC_INFLIGHT at
+ *	once): what this host learned while Redis was down or empty reaches
+ *	the fleet.  Read-only mode reads, never leases, pushes or resyncs.
+ *
+ *	Workers never see any of this: they read LMDB.
+ */
+#ifndef RFLEET_H
+#define RFLEET_H
+
+#include "lib/cache.h"
+
+struct event_base;
+struct config;
+struct cache;
+struct rfleet;
+struct rfleet_ticket;
+
+#define RFLEET_POLL_MS		50	/* re-read while another host
+					   holds the lease */
+#define RFLEET_RESYNC_SLICE	128	/* entries per resync step */
+#define RFLEET_RESYNC_INFLIGHT	64	/* resync pushes at once */
+
+/* What the fleet gave a job: each part taken (stored locally, usable). */
+struct rfleet_result {
+	int		 have_sts;
+	struct cache_record sts;
+	int		 have_dane;
+	struct cache_record dane;
+};
+
+typedef void	rfleet_cb(void *arg, const struct rfleet_result *res);
+/* how a record taken from the fleet is written: the resolver's one store
+ * path (room made in a full cache, failures counted and logged) */
+typedef void	rfleet_store_fn(void *arg, const char *key,
+		    const struct cache_record *rec);
+
+#ifdef HAVE_FLEET
+/* rfleet_new - NULL when cf has no fleet section; cache is read (and
+ * walked for the resync), store(arg, ...) writes */
+struct rfleet *rfleet_new(struct event_base *base, const struct config *cf,
+	    struct cache *cache, rfleet_store_fn *store, void *store_arg);
+void	rfleet_free(struct rfleet *rf);
+struct rfleet_ticket *rfleet_lookup(struct rfleet *rf, const char *domain,
+	    int want_sts, int want_dane, int refresh, rfleet_cb *cb, void *arg);
+void	rfleet_push(struct rfleet *rf, struct rfleet_ticket *t,
+	    const char *key, const struct cache_record *rec);
+void	rfleet_done(struct rfleet_ticket *t);
+#else
+static inline struct rfleet *
+rfleet_new(struct event_base *base, const struct config *cf,
+    struct cache *cache, rfleet_store_fn *store, void *store_arg)
+{
+	(void)base;
+	(void)cf;
+	(void)cache;
+	(void)store;
+	(void)store_arg;
+	return (NULL);
+}
+static inline void
+rfleet_free(struct rfleet *rf)
+{
+	(void)rf;
+}
+static inline struct rfleet_ticket *
+rfleet_lookup(struct rfleet *rf, const char *domain, int want_sts,
+    int want_dane, int refresh, rfleet_cb *cb, void *arg)
+{
+	(void)rf;
+	(void)domain;
+	(void)want_sts;
+	(void)want_dane;
+	(void)refresh;
+	(void)cb;
+	(void)arg;
+	return (NULL);
+}
+static inline void
+rfleet_push(struct rfleet *rf, struct rfleet_ticket *t, const char *key,
+    const struct cache_record *rec)
+{
+	(void)rf;
+	(void)t;
+	(void)key;
+	(void)rec;
+}
+static inline void
+rfleet_done(struct rfleet_ticket *t)
+{
+	(void)t;
+}
+#endif
+
+#endif

@@ -1,0 +1,148 @@
+/*
+ * fleet_record.c - the value of one fleet key (format: fleet_record.h)
+ *
+ * Wraps cache_record_encode()/cache_record_decode(): the fleet keeps the
+ * very bytes the local cache keeps, behind a version byte, a flags byte
+ * and an optional HMAC-SHA256 (gnutls_hmac).  Pure; the MAC is compared in
+ * constant time.
+ */
+#include "autoconf.h"
+
+#include <stdint.h>
+#include <string.h>
+
+#include <gnutls/gnutls.h>
+#include <gnutls/crypto.h>
+
+#include "lib/cache_record.h"
+#include "lib/fleet_record.h"
+
+/* fleet_record_kind_ok - rec's kind fits key (dane: prefix or not) */
+static int
+fleet_record_kind_ok(const char *key, size_t klen, int kind)
+{
+	size_t	 dlen;
+	int	 dane = 0;
+
+	(void)cache_key_domain(key, klen, &dlen, &dane);
+	return (dane ? kind == CACHE_KIND_DANE :
+	    kind == CACHE_KIND_NONE || kind == CACHE_KIND_STS);
+}
+
+/* fleet_record_mac - HMAC-SHA256 of label, key and v[0..vlen) into mac */
+static int
+fleet_record_mac(const char *key, size_t klen, const unsigned char *v,
+    size_t vlen, const unsigned char *mackey, size_t mlen,
+    unsigned char mac[FLEET_RECORD_MAC_LEN])
+{
+	gnutls_hmac_hd_t h;
+	unsigned char	 kl = (unsigned char)klen;
+
+	if (klen > CACHE_KEY_MAX ||
+	    gnutls_hmac_init(&h, GNUTLS_MAC_SHA256, mackey, mlen) < 0)
+		return (-1);
+	if (gnutls_hmac(h, FLEET_RECORD_MAC_LABEL,
+	    sizeof(FLEET_RECORD_MAC_LABEL) - 1) < 0 ||
+	    gnutls_hmac(h, &kl, 1) < 0 || gnutls_hmac(h, key, klen) < 0 ||
+	    gnutls_hmac(h, v, vlen) < 0) {
+		gnutls_hmac_deinit(h, NULL);
+		return (-1);
+	}
+	gnutls_hmac_deinit(h, mac);
+	return (0);
+}
+
+/* fleet_record_mac_equal - constant-time comparison of two MACs */
+static int
+fleet_record_mac_equal(const unsigned char *a, const unsigned char *b)
+{
+	unsigned char	 d = 0;
+	size_t		 i;
+
+	for (i = 0; i < FLEET_RECORD_MAC_LEN; i++)
+		d |= a[i] ^ b[i];
+	return (d == 0);
+}
+
+int
+fleet_record_encode(const char *key, size_t klen,
+    const struct cache_record *rec, const unsigned char *mackey, size_t mlen,
+    unsigned char *out, size_t outsz, size_t *outlen)
+{
+	size_t	 rlen;
+
+	if (!cache_key_valid(key, klen) ||
+	    !fleet_record_kind_ok(key, klen, rec->kind) ||
+	    outsz < FLEET_RECORD_HEAD_LEN)
+		return (-1);
+	out[0] = FLEET_RECORD_VERSION;
+	out[1] = mackey != NULL ? FLEET_RECORD_F_MAC : 0;
+	if (cache_record_encode(rec, out + FLEET_RECORD_HEAD_LEN,
+	    outsz - FLEET_RECORD_HEAD_LEN, &rlen) == -1)
+		return (-1);
+	rlen += FLEET_RECORD_HEAD_LEN;
+	if (mackey != NULL) {
+		if (outsz - rlen < FLEET_RECORD_MAC_LEN ||
+		    fleet_record_mac(key, klen, out, rlen, mackey, mlen,
+		    out + rlen) == -1)
+			return (-1);
+		rlen += FLEET_RECORD_MAC_LEN;
+	}
+	*outlen = rlen;
+	return (0);
+}
+
+enum fleet_decode_status
+fleet_record_decode(const char *key, size_t klen, const unsigned char *p,
+    size_t len, const unsigned char *mackey, size_t mlen,
+    struct cache_record *out)
+{
+	unsigned char	 mac[FLEET_RECORD_MAC_LEN];
+	size_t		 rlen;
+	int		 has_mac;
+
+	if (len > FLEET_RECORD_MAX_LEN)
+		return (FLEET_DECODE_LONG);
+	if (len < FLEET_RECORD_HEAD_LEN)
+		return (FLEET_DECODE_SHORT);
+	if (p[0] != FLEET_RECORD_VERSION || (p[1] & ~FLEET_RECORD_F_MAC) != 0)
+		return (FLEET_DECODE_VERSION);
+	has_mac = (p[1] & FLEET_RECORD_F_MAC) != 0;
+	if (has_mac && len < FLEET_RECORD_HEAD_LEN + FLEET_RECORD_MAC_LEN)
+		return (FLEET_DECODE_SHORT);
+	rlen = has_mac ? len - FLEET_RECORD_MAC_LEN : len;
+	if (mackey != NULL) {
+		if (!has_mac)
+			return (FLEET_DECODE_UNSIGNED);
+		if (fleet_record_mac(key, klen, p, rlen, mackey, mlen,
+		    mac) == -1 || !fleet_record_mac_equal(mac, p + rlen))
+			return (FLEET_DECODE_MAC);
+	}
+	if (cache_record_decode(p + FLEET_RECORD_HEAD_LEN,
+	    rlen - FLEET_RECORD_HEAD_LEN, out) != CACHE_DECODE_OK)
+		return (FLEET_DECODE_RECORD);
+	if (!fleet_record_kind_ok(key, klen, out->kind))
+		return (FLEET_DECODE_KIND);
+	return (FLEET_DECODE_OK);
+}
+
+int64_t
+fleet_record_ttl(const struct cache_record *rec, int64_t now, int64_t grace)
+{
+	int64_t	 until = rec->expires_at;
+
+	if (rec->kind == CACHE_KIND_STS && grace > 0)
+		until += grace;
+	return (until > now ? until - now : 0);
+}
+
+const char *
+fleet_decode_status_name(enum fleet_decode_status st)
+{
+	static const char *const names[FLEET_DECODE_COUNT] = {
+		"ok", "short", "long", "bad-version", "unsigned", "bad-mac",
+		"bad-record", "wrong-kind",
+	};
+
+	return ((unsigned)st < FLEET_DECODE_COUNT ? names[st] : "?");
+}

@@ -1,0 +1,169 @@
+/*
+ * test_fleet_facts.c - the gate between the local cache and the fleet:
+ * downgrades refused (by facts_merge's own rule), staler and expired
+ * records refused, newer ones taken with their own times
+ */
+#include "autoconf.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "lib/cache.h"
+#include "lib/config.h"
+#include "policy/dane.h"
+#include "policy/fleet_facts.h"
+
+#define NOW	1700000000
+#define DAY	86400
+
+static struct config_cache cc = {
+	.path = NULL, .max_size = 0, .negative_ttl = 300,
+	.refresh_before = 0, .enabled = 1,
+};
+
+enum shape { NONE_HELD, STS_ENF, STS_TEST, STS_NONE, NEG, NEG_ERR, DANE_OK,
+	DANE_FAIL };
+
+/* rec - a record of shape, fetched `age` seconds ago, id */
+static struct cache_record
+rec(enum shape s, int64_t age, const char *id)
+{
+	struct cache_record r;
+
+	memset(&r, 0, sizeof(r));
+	r.fetched_at = NOW - age;
+	switch (s) {
+	case STS_ENF:
+	case STS_TEST:
+	case STS_NONE:
+		r.kind = CACHE_KIND_STS;
+		r.sts_mode = s == STS_ENF ? CACHE_STS_ENFORCE : s == STS_TEST ?
+		    CACHE_STS_TESTING : CACHE_STS_NONE;
+		r.max_age = DAY;
+		r.expires_at = r.fetched_at + DAY;
+		r.next_refresh = r.fetched_at + DAY / 2;
+		snprintf(r.id, sizeof(r.id), "%s", id);
+		r.nmx = 1;
+		snprintf(r.mx[0], sizeof(r.mx[0]), "mx.example.com");
+		break;
+	case NEG:
+	case NEG_ERR:
+		r.kind = CACHE_KIND_NONE;
+		r.expires_at = r.fetched_at + 300;
+		r.next_refresh = r.expires_at;
+		r.last_error = s == NEG_ERR ? 1 : 0;
+		break;
+	case DANE_OK:
+	case DANE_FAIL:
+		r.kind = CACHE_KIND_DANE;
+		r.dane = s == DANE_OK ? DANE_ALL : DANE_FAILURE;
+		r.dnssec = CACHE_DNSSEC_SECURE;
+		r.expires_at = r.fetched_at + 3600;
+		r.next_refresh = r.fetched_at + 2700;
+		break;
+	default:
+		break;
+	}
+	return (r);
+}
+
+static void
+gate(void **state)
+{
+	static const struct {
+		const char	*name;
+		const char	*key;
+		enum shape	 have;
+		int64_t		 have_age;
+		const char	*have_id;
+		enum shape	 off;
+		int64_t		 off_age;
+		const char	*off_id;
+		enum fleet_facts_why want;
+	} t[] = {
+		{ "nothing held: policy taken", "example.com", NONE_HELD, 0,
+		    "", STS_ENF, 10, "a", FLEET_FACTS_TAKEN },
+		{ "newer fetch of the same policy", "example.com", STS_ENF,
+		    100, "a", STS_ENF, 10, "a", FLEET_FACTS_TAKEN },
+		{ "new id, weaker mode: a real change", "example.com",
+		    STS_ENF, 100, "a", STS_TEST, 10, "b", FLEET_FACTS_TAKEN },
+		{ "new id, mode none: how a domain retires", "example.com",
+		    STS_ENF, 100, "a", STS_NONE, 10, "b", FLEET_FACTS_TAKEN },
+		{ "same id, weaker mode: refused", "example.com", STS_ENF,
+		    100, "a", STS_TEST, 10, "a", FLEET_FACTS_DOWNGRADE },
+		{ "same id, mode none: refused", "example.com", STS_ENF,
+		    100, "a", STS_NONE, 10, "a", FLEET_FACTS_DOWNGRADE },
+		{ "negative over an unexpired policy: refused",
+		    "example.com", STS_ENF, 100, "a", NEG, 10, "",
+		    FLEET_FACTS_DOWNGRADE },
+		{ "failure over an unexpired policy: refused", "example.com",
+		    STS_ENF, 100, "a", NEG_ERR, 10, "",
+		    FLEET_FACTS_FAILURE },
+		{ "a failure is never shared, even over nothing",
+		    "example.com", NONE_HELD, 0, "", NEG_ERR, 10, "",
+		    FLEET_FACTS_FAILURE },
+		{ "negative over an expired policy", "example.com", STS_ENF,
+		    DAY + 5, "a", NEG, 10, "", FLEET_FACTS_TAKEN },
+		{ "staler policy: refused", "example.com", STS_ENF, 10, "a",
+		    STS_ENF, 100, "a", FLEET_FACTS_STALE },
+		{ "same fetch time: nothing new", "example.com", STS_ENF, 10,
+		    "a", STS_ENF, 10, "a", FLEET_FACTS_STALE },
+		{ "expired offer", "example.com", NONE_HELD, 0, "", STS_ENF,
+		    DAY + 1, "a", FLEET_FACTS_EXPIRED },
+		{ "newer negative over a negative", "example.com", NEG, 100,
+		    "", NEG, 10, "", FLEET_FACTS_TAKEN },
+		{ "dane record under a domain key", "example.com", NONE_HELD,
+		    0, "", DANE_OK, 10, "", FLEET_FACTS_KIND },
+		{ "sts record under a dane key", "dane:example.com",
+		    NONE_HELD, 0, "", STS_ENF, 10, "a", FLEET_FACTS_KIND },
+		{ "dane: newer state taken", "dane:example.com", DANE_OK,
+		    100, "", DANE_OK, 10, "", FLEET_FACTS_TAKEN },
+		{ "dane: failure over a known state: refused",
+		    "dane:example.com", DANE_OK, 100, "", DANE_FAIL, 10, "",
+		    FLEET_FACTS_FAILURE },
+		{ "dane: failure, nothing known: stays local",
+		    "dane:example.com", NONE_HELD, 0, "", DANE_FAIL, 10, "",
+		    FLEET_FACTS_FAILURE },
+	};
+	struct cache_record have, off, out;
+	enum fleet_facts_why why;
+	size_t		 i;
+	int		 r;
+
+	(void)state;
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		print_message("# %s\n", t[i].name);
+		have = rec(t[i].have, t[i].have_age, t[i].have_id);
+		off = rec(t[i].off, t[i].off_age, t[i].off_id);
+		memset(&out, 0, sizeof(out));
+		r = fleet_facts_take(t[i].key, strlen(t[i].key),
+		    t[i].have == NONE_HELD ? NULL : &have, &off, &cc, NOW,
+		    &out, &why);
+		assert_string_equal(fleet_facts_why_name(why),
+		    fleet_facts_why_name(t[i].want));
+		assert_int_equal(r, t[i].want == FLEET_FACTS_TAKEN);
+		if (r == 1) {
+			/* taken as offered, with its own times */
+			assert_int_equal(out.fetched_at, off.fetched_at);
+			assert_int_equal(out.expires_at, off.expires_at);
+			assert_int_equal(out.next_refresh, off.next_refresh);
+			assert_int_equal(out.sts_mode, off.sts_mode);
+			assert_string_equal(out.id, off.id);
+		}
+	}
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(gate),
+	};
+
+	return (cmocka_run_group_tests(tests, NULL, NULL));
+}

@@ -1,0 +1,246 @@
+/*
+ * test_fleet_record.c - the fleet value codec: round trips, MAC checks,
+ * refusals, key expiry
+ */
+#include "autoconf.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "lib/cache_record.h"
+#include "lib/fleet_record.h"
+
+#define NOW	1700000000
+
+static const unsigned char key1[] = "0123456789abcdef0123456789abcdef";
+static const unsigned char key2[] = "fedcba9876543210fedcba9876543210";
+
+/* rec_sts - an enforce record with two mx patterns */
+static struct cache_record
+rec_sts(void)
+{
+	struct cache_record r;
+
+	memset(&r, 0, sizeof(r));
+	r.kind = CACHE_KIND_STS;
+	r.sts_mode = CACHE_STS_ENFORCE;
+	r.dnssec = CACHE_DNSSEC_SECURE;
+	r.max_age = 86400;
+	r.fetched_at = NOW;
+	r.expires_at = NOW + 86400;
+	r.next_refresh = NOW + 43200;
+	snprintf(r.id, sizeof(r.id), "20260101");
+	r.nmx = 2;
+	snprintf(r.mx[0], sizeof(r.mx[0]), "mx1.example.com");
+	snprintf(r.mx[1], sizeof(r.mx[1]), "*.example.net");
+	return (r);
+}
+
+static struct cache_record
+rec_kind(int kind)
+{
+	struct cache_record r = rec_sts();
+
+	if (kind != CACHE_KIND_STS) {
+		memset(&r, 0, sizeof(r));
+		r.kind = (uint8_t)kind;
+		r.dane = kind == CACHE_KIND_DANE ? 1 : 0;
+		r.fetched_at = NOW;
+		r.expires_at = NOW + 300;
+		r.next_refresh = NOW + 300;
+	}
+	return (r);
+}
+
+/* rt - encode under key with mackey, decode with dkey */
+static enum fleet_decode_status
+rt(const char *k, const struct cache_record *in, const unsigned char *ek,
+    const unsigned char *dk, struct cache_record *out)
+{
+	unsigned char	 v[FLEET_RECORD_MAX_LEN];
+	size_t		 len;
+
+	assert_int_equal(fleet_record_encode(k, strlen(k), in, ek,
+	    ek ? 32 : 0, v, sizeof(v), &len), 0);
+	return (fleet_record_decode(k, strlen(k), v, len, dk, dk ? 32 : 0,
+	    out));
+}
+
+static void
+round_trips(void **state)
+{
+	static const struct {
+		const char	*name;
+		const char	*key;
+		int		 kind;
+		const unsigned char *ek, *dk;
+		enum fleet_decode_status want;
+	} t[] = {
+		{ "sts unsigned, no key", "example.com", CACHE_KIND_STS,
+		    NULL, NULL, FLEET_DECODE_OK },
+		{ "sts signed, key", "example.com", CACHE_KIND_STS,
+		    key1, key1, FLEET_DECODE_OK },
+		{ "signed, reader has no key: MAC skipped", "example.com",
+		    CACHE_KIND_STS, key1, NULL, FLEET_DECODE_OK },
+		{ "unsigned, reader has a key", "example.com",
+		    CACHE_KIND_STS, NULL, key1, FLEET_DECODE_UNSIGNED },
+		{ "signed with another key", "example.com", CACHE_KIND_STS,
+		    key2, key1, FLEET_DECODE_MAC },
+		{ "negative entry", "example.org", CACHE_KIND_NONE, key1,
+		    key1, FLEET_DECODE_OK },
+		{ "dane entry", "dane:example.org", CACHE_KIND_DANE, key1,
+		    key1, FLEET_DECODE_OK },
+	};
+	struct cache_record in, out;
+	size_t		 i;
+
+	(void)state;
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		in = rec_kind(t[i].kind);
+		memset(&out, 0x55, sizeof(out));
+		print_message("# %s\n", t[i].name);
+		assert_int_equal(rt(t[i].key, &in, t[i].ek, t[i].dk, &out),
+		    t[i].want);
+		if (t[i].want != FLEET_DECODE_OK)
+			continue;
+		assert_int_equal(out.kind, in.kind);
+		assert_int_equal(out.sts_mode, in.sts_mode);
+		assert_int_equal(out.expires_at, in.expires_at);
+		assert_string_equal(out.id, in.id);
+		assert_int_equal(out.nmx, in.nmx);
+	}
+}
+
+static void
+kind_must_fit_key(void **state)
+{
+	struct cache_record in = rec_kind(CACHE_KIND_DANE);
+	unsigned char	 v[FLEET_RECORD_MAX_LEN];
+	size_t		 len;
+
+	(void)state;
+	/* the encoder refuses, */
+	assert_int_equal(fleet_record_encode("example.com", 11, &in, NULL, 0,
+	    v, sizeof(v), &len), -1);
+	in = rec_kind(CACHE_KIND_STS);
+	assert_int_equal(fleet_record_encode("dane:example.com", 16, &in,
+	    NULL, 0, v, sizeof(v), &len), -1);
+	/* and a value moved by hand to the other key is refused too */
+	assert_int_equal(fleet_record_encode("example.com", 11, &in, NULL, 0,
+	    v, sizeof(v), &len), 0);
+	assert_int_equal(fleet_record_decode("dane:example.com", 16, v, len,
+	    NULL, 0, &in), FLEET_DECODE_KIND);
+	/* not a cache key */
+	assert_int_equal(fleet_record_encode("Example.com", 11, &in, NULL, 0,
+	    v, sizeof(v), &len), -1);
+}
+
+static void
+mac_binds_key_name(void **state)
+{
+	struct cache_record in = rec_sts(), out;
+	unsigned char	 v[FLEET_RECORD_MAX_LEN];
+	size_t		 len;
+
+	(void)state;
+	assert_int_equal(fleet_record_encode("good.example", 12, &in, key1,
+	    32, v, sizeof(v), &len), 0);
+	assert_int_equal(fleet_record_decode("good.example", 12, v, len,
+	    key1, 32, &out), FLEET_DECODE_OK);
+	/* copied to another domain: the MAC no longer matches */
+	assert_int_equal(fleet_record_decode("evil.example", 12, v, len,
+	    key1, 32, &out), FLEET_DECODE_MAC);
+}
+
+static void
+damage_is_refused(void **state)
+{
+	struct cache_record in = rec_sts(), out;
+	unsigned char	 v[FLEET_RECORD_MAX_LEN], w[FLEET_RECORD_MAX_LEN + 2];
+	size_t		 len, i;
+
+	(void)state;
+	assert_int_equal(fleet_record_encode("example.com", 11, &in, key1,
+	    32, v, sizeof(v), &len), 0);
+	/* every single flipped bit is caught by the MAC or the header */
+	for (i = 0; i < len * 8; i++) {
+		memcpy(w, v, len);
+		w[i / 8] ^= (unsigned char)(1u << (i % 8));
+		assert_int_not_equal(fleet_record_decode("example.com", 11, w,
+		    len, key1, 32, &out), FLEET_DECODE_OK);
+	}
+	/* every truncation */
+	for (i = 0; i < len; i++)
+		assert_int_not_equal(fleet_record_decode("example.com", 11, v,
+		    i, key1, 32, &out), FLEET_DECODE_OK);
+	/* an unsigned value's damaged record part */
+	assert_int_equal(fleet_record_encode("example.com", 11, &in, NULL, 0,
+	    v, sizeof(v), &len), 0);
+	v[2] ^= 0xff;		/* the cache record's magic */
+	assert_int_equal(fleet_record_decode("example.com", 11, v, len, NULL,
+	    0, &out), FLEET_DECODE_RECORD);
+	v[2] ^= 0xff;
+	v[0] = 2;
+	assert_int_equal(fleet_record_decode("example.com", 11, v, len, NULL,
+	    0, &out), FLEET_DECODE_VERSION);
+	v[0] = FLEET_RECORD_VERSION;
+	v[1] = 0x80;
+	assert_int_equal(fleet_record_decode("example.com", 11, v, len, NULL,
+	    0, &out), FLEET_DECODE_VERSION);
+	assert_int_equal(fleet_record_decode("example.com", 11, v,
+	    FLEET_RECORD_MAX_LEN + 1, NULL, 0, &out), FLEET_DECODE_LONG);
+	/* too small an output buffer */
+	assert_int_equal(fleet_record_encode("example.com", 11, &in, key1,
+	    32, v, 20, &len), -1);
+}
+
+static void
+key_expiry(void **state)
+{
+	static const struct {
+		const char	*name;
+		int		 kind;
+		int64_t		 now, grace, want;
+	} t[] = {
+		{ "sts: max_age left plus grace", CACHE_KIND_STS, NOW, 3600,
+		    86400 + 3600 },
+		{ "sts expired, inside the grace", CACHE_KIND_STS,
+		    NOW + 86400 + 100, 3600, 3500 },
+		{ "sts past the grace", CACHE_KIND_STS, NOW + 90000, 3600,
+		    0 },
+		{ "negative: its own lifetime, no grace", CACHE_KIND_NONE,
+		    NOW + 100, 3600, 200 },
+		{ "dane: its TTL, no grace", CACHE_KIND_DANE, NOW, 3600,
+		    300 },
+		{ "dane expired", CACHE_KIND_DANE, NOW + 300, 3600, 0 },
+	};
+	struct cache_record r;
+	size_t		 i;
+
+	(void)state;
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		print_message("# %s\n", t[i].name);
+		r = rec_kind(t[i].kind);
+		assert_int_equal(fleet_record_ttl(&r, t[i].now, t[i].grace),
+		    t[i].want);
+	}
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(round_trips),
+		cmocka_unit_test(kind_must_fit_key),
+		cmocka_unit_test(mac_binds_key_name),
+		cmocka_unit_test(damage_is_refused),
+		cmocka_unit_test(key_expiry),
+	};
+
+	return (cmocka_run_group_tests(tests, NULL, NULL));
+}
