@@ -18,6 +18,16 @@
  * they are not there yet.  The outcome is the one the full store would
  * give; the list only ever holds the CAs that were needed.
  *
+ * Chains seen: policy hosts of one operator often share one certificate
+ * (one multi-name certificate for many mta-sts.<domain> names), so the
+ * last TRUST_SEEN_SLOTS chains that verified are remembered by the SHA-256
+ * of their DER, with the parsed end-entity certificate.  The PKIX verdict
+ * (signatures, anchors, constraints, key purpose) depends on the chain and
+ * the time only, not on the host name: a chain seen again within
+ * TRUST_SEEN_SECS, and before any of its certificates expires, needs only
+ * the host name check against the remembered certificate.  Failures are
+ * never remembered.
+ *
  * Limits: TRUST_MAX_ANCHORS certificates per CA file, TRUST_MAX_CHAIN peer
  * certificates (a longer chain is refused unverified, as GnuTLS's own
  * gnutls_certificate_verify_peers() does).
@@ -30,11 +40,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
 
+#include <gnutls/crypto.h>
 #include <gnutls/gnutls.h>
 #include <gnutls/x509.h>
 
@@ -48,8 +60,21 @@ struct trust_anchor {
 	size_t		 derlen;
 };
 
+#define TRUST_SEEN_SLOTS	16	/* verified chains remembered */
+#define TRUST_SEEN_SECS		60	/* for at most this long */
+#define TRUST_DIGEST_LEN	32	/* SHA-256 */
+
+struct trust_seen {
+	unsigned char	 digest[TRUST_DIGEST_LEN];	/* of the chain */
+	gnutls_x509_crt_t leaf;		/* NULL: free slot */
+	time_t		 until;		/* verdict valid before this */
+	unsigned long	 used;		/* LRU tick */
+};
+
 struct trust {
 	gnutls_x509_trust_list_t tl;	/* the shared list */
+	struct trust_seen seen[TRUST_SEEN_SLOTS];
+	unsigned long	 tick;
 	struct trust_anchor *a;		/* sorted by (dnlen, dn) */
 	size_t		 na;
 	size_t		 nparsed;
@@ -182,6 +207,9 @@ trust_free(struct trust *t)
 
 	if (t == NULL)
 		return;
+	for (i = 0; i < TRUST_SEEN_SLOTS; i++)
+		if (t->seen[i].leaf != NULL)
+			gnutls_x509_crt_deinit(t->seen[i].leaf);
 	/* the list owns (and frees) the certificates parsed into it */
 	gnutls_x509_trust_list_deinit(t->tl, 1);
 	for (i = 0; i < t->na && t->a != NULL; i++) {
@@ -245,6 +273,72 @@ trust_need(struct trust *t, const gnutls_datum_t *dn)
 	}
 }
 
+/* trust_chain_digest - SHA-256 over the chain (each DER with its length);
+ * -1 if hashing failed */
+static int
+trust_chain_digest(const gnutls_datum_t *peers, unsigned int n,
+    unsigned char *out)
+{
+	gnutls_hash_hd_t h;
+	unsigned char	 len[4];
+	unsigned int	 i;
+
+	if (gnutls_hash_init(&h, GNUTLS_DIG_SHA256) < 0)
+		return (-1);
+	for (i = 0; i < n; i++) {
+		len[0] = (unsigned char)(peers[i].size >> 24);
+		len[1] = (unsigned char)(peers[i].size >> 16);
+		len[2] = (unsigned char)(peers[i].size >> 8);
+		len[3] = (unsigned char)peers[i].size;
+		if (gnutls_hash(h, len, sizeof(len)) < 0 ||
+		    gnutls_hash(h, peers[i].data, peers[i].size) < 0) {
+			gnutls_hash_deinit(h, NULL);
+			return (-1);
+		}
+	}
+	gnutls_hash_deinit(h, out);
+	return (0);
+}
+
+/* trust_seen_find - the remembered, still valid entry for digest, or NULL */
+static struct trust_seen *
+trust_seen_find(struct trust *t, const unsigned char *digest, time_t now)
+{
+	size_t	 i;
+
+	for (i = 0; i < TRUST_SEEN_SLOTS; i++)
+		if (t->seen[i].leaf != NULL && now < t->seen[i].until &&
+		    memcmp(t->seen[i].digest, digest, TRUST_DIGEST_LEN) == 0) {
+			t->seen[i].used = ++t->tick;
+			return (&t->seen[i]);
+		}
+	return (NULL);
+}
+
+/* trust_seen_add - remember a verified chain; takes ownership of leaf */
+static void
+trust_seen_add(struct trust *t, const unsigned char *digest,
+    gnutls_x509_crt_t leaf, time_t until)
+{
+	struct trust_seen *e = &t->seen[0];
+	size_t		 i;
+
+	for (i = 0; i < TRUST_SEEN_SLOTS; i++) {
+		if (t->seen[i].leaf == NULL) {
+			e = &t->seen[i];
+			break;
+		}
+		if (t->seen[i].used < e->used)
+			e = &t->seen[i];
+	}
+	if (e->leaf != NULL)
+		gnutls_x509_crt_deinit(e->leaf);
+	memcpy(e->digest, digest, TRUST_DIGEST_LEN);
+	e->leaf = leaf;
+	e->until = until;
+	e->used = ++t->tick;
+}
+
 enum trust_verdict
 trust_verify_session(struct trust *t, gnutls_session_t s, const char *host,
     char *why, size_t whysz)
@@ -253,8 +347,11 @@ trust_verify_session(struct trust *t, gnutls_session_t s, const char *host,
 	const gnutls_datum_t	*peers;
 	gnutls_datum_t		 dn, out;
 	gnutls_typed_vdata_st	 vd[2];
+	struct trust_seen	*seen;
+	unsigned char		 digest[TRUST_DIGEST_LEN];
 	unsigned int		 n = 0, i, nchain = 0, status = 0;
-	int			 ret;
+	int			 ret, have_digest;
+	time_t			 now = time(NULL), until, exp;
 	enum trust_verdict	 rc = TRUST_UNVERIFIABLE;
 
 	if (whysz > 0)
@@ -271,6 +368,17 @@ trust_verify_session(struct trust *t, gnutls_session_t s, const char *host,
 		snprintf(why, whysz, "a chain of %u certificates, more than "
 		    "%d", n, TRUST_MAX_CHAIN);
 		return (TRUST_UNVERIFIABLE);
+	}
+	have_digest = trust_chain_digest(peers, n, digest) == 0;
+	if (have_digest &&
+	    (seen = trust_seen_find(t, digest, now)) != NULL) {
+		/* the chain verified lately: only the name is left, as
+		 * gnutls_x509_trust_list_verify_crt2 checks it (RFC 6125) */
+		if (gnutls_x509_crt_check_hostname2(seen->leaf, host, 0))
+			return (TRUST_OK);
+		snprintf(why, whysz, "The certificate is NOT trusted. The "
+		    "name in the certificate does not match the expected. ");
+		return (TRUST_REJECTED);
 	}
 	for (nchain = 0; nchain < n; nchain++) {
 		if (gnutls_x509_crt_init(&chain[nchain]) < 0)
@@ -321,8 +429,21 @@ trust_verify_session(struct trust *t, gnutls_session_t s, const char *host,
 		goto out;
 	}
 	rc = TRUST_OK;
+	if (have_digest) {
+		until = now + TRUST_SEEN_SECS;
+		for (i = 0; i < nchain; i++) {
+			exp = gnutls_x509_crt_get_expiration_time(chain[i]);
+			if (exp != (time_t)-1 && exp < until)
+				until = exp;
+		}
+		if (until > now) {
+			trust_seen_add(t, digest, chain[0], until);
+			chain[0] = NULL;
+		}
+	}
 out:
 	for (i = 0; i < nchain; i++)
-		gnutls_x509_crt_deinit(chain[i]);
+		if (chain[i] != NULL)
+			gnutls_x509_crt_deinit(chain[i]);
 	return (rc);
 }
