@@ -243,6 +243,7 @@ trust_need(struct trust *t, const gnutls_datum_t *dn)
 
 	if (t->whole || t->na == 0)
 		return;
+	memset(&key, 0, sizeof(key));
 	key.dn = dn->data;
 	key.dnlen = dn->size;
 	hit = bsearch(&key, t->a, t->na, sizeof(*t->a), trust_anchor_cmp);
@@ -383,8 +384,8 @@ trust_verify_session(struct trust *t, gnutls_session_t s, const char *host,
 	for (nchain = 0; nchain < n; nchain++) {
 		if (gnutls_x509_crt_init(&chain[nchain]) < 0)
 			break;
-		if ((ret = gnutls_x509_crt_import(chain[nchain],
-		    &peers[nchain], GNUTLS_X509_FMT_DER)) < 0) {
+		if (gnutls_x509_crt_import(chain[nchain], &peers[nchain],
+		    GNUTLS_X509_FMT_DER) < 0) {
 			gnutls_x509_crt_deinit(chain[nchain]);
 			break;
 		}
