@@ -582,6 +582,61 @@ unverified_peer_gets_no_request_and_gives_no_byte(void **state)
 	assert_false(got);
 }
 
+/*
+ * A chain that verified is remembered (trust.c): the same chain again must
+ * still be checked against the new host name, and the CA file is parsed
+ * once for all fetches of one handle.
+ */
+static void
+seen_chain_still_checks_the_name(void **state)
+{
+	static const struct {
+		const char	*host;
+		enum https_error want;
+	} t[] = {
+		{ "mta-sts.small.test", HTTPS_OK },	/* verified, remembered */
+		{ "mta-sts.small.test", HTTPS_OK },	/* remembered */
+		{ "mta-sts.big.test", HTTPS_OK },	/* same chain, its other
+							   name */
+		{ "mta-sts.other.test", HTTPS_ERR_WEBPKI }, /* same chain,
+							   wrong name */
+		{ "mta-sts.small.test", HTTPS_OK },
+	};
+	const char	*addrs[] = { SRV_SMALL_ADDR };
+	struct event_base *base = event_base_new();
+	struct config_https cf;
+	struct https	*h;
+	struct outcome	 o;
+	char		 ca[128], err[256];
+	struct timeval	 tv = { 10, 0 };
+	size_t		 i;
+
+	(void)state;
+	memset(&cf, 0, sizeof(cf));
+	cf.ca_file = (char *)srv_ca(ca, sizeof(ca));
+	cf.timeout = 8;
+	h = https_new(base, &cf, err, sizeof(err));
+	assert_non_null(h);
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		memset(&o, 0, sizeof(o));
+		o.base = base;
+		https_fetch(h, t[i].host, addrs, 1, record, &o);
+		event_base_loopexit(base, &tv);
+		event_base_dispatch(base);
+		assert_int_equal(o.calls, 1);
+		if (o.error != t[i].want)
+			fail_msg("fetch %zu (%s): %s, want %s: %s", i, t[i].host,
+			    https_error_name(o.error),
+			    https_error_name(t[i].want), o.detail);
+		if (t[i].want != HTTPS_OK) {
+			assert_int_equal(o.status, 0);
+			assert_int_equal(o.body_len, 0);
+		}
+	}
+	https_free(h);
+	event_base_free(base);
+}
+
 static void
 error_names(void **state)
 {
@@ -609,6 +664,7 @@ main(void)
 		cmocka_unit_test(wrong_certificate_name_is_webpki),
 		cmocka_unit_test(unknown_ca_is_webpki),
 		cmocka_unit_test(unverified_peer_gets_no_request_and_gives_no_byte),
+		cmocka_unit_test(seen_chain_still_checks_the_name),
 	};
 
 	return (cmocka_run_group_tests(tests, srv_setup, srv_teardown));
