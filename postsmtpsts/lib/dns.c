@@ -241,12 +241,10 @@ dns_configure(struct ub_ctx *ctx, const struct config_dns *cf, char *err,
 	size_t		 i;
 	int		 r, autr, private_view = 0;
 
-	if ((r = ub_ctx_set_option(ctx, "msg-cache-size:",
-	    DNS_MSG_CACHE)) != 0 || (r = ub_ctx_set_option(ctx,
-	    "rrset-cache-size:", DNS_RRSET_CACHE)) != 0) {
-		dns_err(err, errsz, "cache size: %s", ub_strerror(r));
+	if (dns_set_option(ctx, "msg-cache-size: " DNS_MSG_CACHE, err,
+	    errsz) == -1 || dns_set_option(ctx, "rrset-cache-size: "
+	    DNS_RRSET_CACHE, err, errsz) == -1)
 		return (-1);
-	}
 	if (cf->unbound_config != NULL &&
 	    (r = ub_ctx_config(ctx, cf->unbound_config)) != 0) {
 		dns_err(err, errsz, "unbound config %s: %s", cf->unbound_config,
