@@ -31,8 +31,11 @@ COLD2=${COLD2:-1500}
 CONNS=32
 
 # the world's good MTA-STS and DANE domains served by nginx, and their
-# expected answers
-awk -F '\t' 'NR > 1 && $3 ~ /^(secure |dane-only)/ && $8 == "A" {
+# expected answers; none whose policy fetches cache.sh counts in the shared
+# world's HTTPS log (tests may run at the same time)
+CACHE_SH_COUNTS='^(enforce|enforce-wild|ctype-charset|txt-split|http-404)\.pstest$'
+awk -F '\t' -v skip="$CACHE_SH_COUNTS" 'NR > 1 &&
+	$3 ~ /^(secure |dane-only)/ && $8 == "A" && $2 !~ skip {
 	print $2 "\t" $3 }' "$WORLD_CASES" >"$T/cases"
 cut -f1 "$T/cases" >"$T/keys"
 ok "$([ "$(wc -l <"$T/keys")" -ge 10 ]; echo $?)" \
