@@ -6,6 +6,9 @@
 #                                    Postfix, nsd, unbound, nginx, ldns tools,
 #                                    systemd-analyze, man and groff (tests/ci),
 #                                    redis-server (the fleet tier, tests/e2e/fleet.sh)
+#   contrib/install-deps.sh --bench  plus the benchmarks' extras: Debian's
+#                                    postfix-mta-sts-resolver (bench/peer)
+#                                    and perf (profiles in bench/README.md)
 # Installs only what is missing; needs root.  Postfix is preseeded to
 # "No configuration" so installing it configures and starts no mail server.
 set -eu
@@ -18,9 +21,11 @@ TEST="postfix nsd unbound ldnsutils nginx-light bind9-dnsutils openssl
 python3 curl swaks procps iproute2 valgrind clang libclang-rt-14-dev
 shellcheck python3-prometheus-client systemd man-db groff-base cppcheck
 clang-tidy redis-server"
+BENCH="postfix-mta-sts-resolver linux-perf"
 
 pkgs=$BUILD
 [ "${1:-}" = "--test" ] && pkgs="$BUILD $TEST"
+[ "${1:-}" = "--bench" ] && pkgs="$BUILD $TEST $BENCH"
 
 missing=
 for p in $pkgs; do

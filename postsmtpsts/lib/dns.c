@@ -34,6 +34,14 @@
  * builds where the defaults bite, and tests/unit/test_dns.c checks that
  * such names reach the configured server.)
  *
+ * Cache sizes: libunbound's message and RRset caches default to 4 MiB
+ * each, and a policy resolver fills them with the leaf records of domains
+ * it asks about once per refresh (days apart): the resolver's memory then
+ * grew with every new domain until both were full.  DNS_MSG_CACHE and
+ * DNS_RRSET_CACHE keep them small; the records that are asked again (the
+ * zones' NS, DS and DNSKEY sets, in the key cache) stay by LRU.  Set first,
+ * so unbound_config and unbound_options can still change them.
+ *
  * DNSSEC status (RFC 4035 §4.3): ub_result.secure -> DNS_SECURE,
  * ub_result.bogus -> DNS_BOGUS (libunbound then withholds the data; the
  * rcode may still read NOERROR, so callers test security before rcode),
@@ -62,6 +70,8 @@
 					   to tell RFC 5011 state files apart */
 #define DNS_OPTION_MAX		1024	/* one "name: value" option string */
 #define DNS_ERROR_MAX		128
+#define DNS_MSG_CACHE		"256k"	/* libunbound's defaults: 4m */
+#define DNS_RRSET_CACHE		"512k"
 
 /* zones unbound 1.17 answers locally by default (RFC 6761, RFC 7686,
  * RFC 8375) that a private DNS view may serve */
@@ -231,6 +241,10 @@ dns_configure(struct ub_ctx *ctx, const struct config_dns *cf, char *err,
 	size_t		 i;
 	int		 r, autr, private_view = 0;
 
+	if (dns_set_option(ctx, "msg-cache-size: " DNS_MSG_CACHE, err,
+	    errsz) == -1 || dns_set_option(ctx, "rrset-cache-size: "
+	    DNS_RRSET_CACHE, err, errsz) == -1)
+		return (-1);
 	if (cf->unbound_config != NULL &&
 	    (r = ub_ctx_config(ctx, cf->unbound_config)) != 0) {
 		dns_err(err, errsz, "unbound config %s: %s", cf->unbound_config,

@@ -8,8 +8,8 @@
  * RFC 8461 §3.3 as applied to each transfer:
  *  - only https (CURLOPT_PROTOCOLS_STR), TLS >= 1.2, SNI (curl sends the
  *    URL's host), PKIX validation of the chain and the host name against
- *    the CA file or else the system store (HTTPS_SYSTEM_CA_BUNDLE when it
- *    exists, curl's built-in default otherwise) - never both;
+ *    the CA file or else the system store - never both - done by trust.c
+ *    against one trust store parsed once per process (see below);
  *  - no redirects: FOLLOWLOCATION off, a 3xx is HTTPS_ERR_REDIRECT;
  *  - status 200 only, media type text/plain (parameters allowed);
  *  - the body is at most https.max_policy_size bytes (HTTPS_MAX_BODY, 64 KiB,
@@ -19,6 +19,24 @@
  *    grow past the limit;
  *  - connect and total timeouts, and a low-speed limit against slow-drip
  *    servers.  No content decoding is asked for, so limits count real bytes.
+ *
+ * Certificate verification: curl 7.88 with GnuTLS re-parses CURLOPT_CAINFO
+ * for every connection (the cost that dominated cold lookups: libtasn1 and
+ * ~4 MiB per connection), and offers no CA cache or SSL context hook for
+ * GnuTLS.  So curl is told to load no CA at all (CAINFO and CAPATH NULL,
+ * VERIFYPEER/VERIFYHOST off, TLS session resumption off) and the check is
+ * ours: a CURLOPT_PREREQFUNCTION, which curl calls once the connection,
+ * TLS handshake included, is up and before the request is sent, takes the
+ * GnuTLS session (CURLINFO_TLS_SSL_PTR) and verifies its peer chain and
+ * the host name with trust_verify_session().  Failure aborts the transfer
+ * before a single byte of HTTP is written or read (HTTPS_ERR_WEBPKI); the
+ * header and write callbacks refuse anything from a transfer that has not
+ * passed it, so no unverified byte can ever reach the policy parser.
+ *
+ * Connections: a policy host is contacted once per refresh, so nothing is
+ * kept: CURLOPT_FORBID_REUSE closes each connection after its transfer and
+ * CURLMOPT_MAXCONNECTS bounds curl's connection cache anyway.  Memory then
+ * follows the number of fetches in flight, not the number of hosts seen.
  *
  * DNS: the addresses come from dns.c (DNSSEC-aware).  They are handed to
  * curl as CURLOPT_RESOLVE entries in a DNS cache of the transfer's own (a
@@ -49,12 +67,14 @@
 
 #include <curl/curl.h>
 #include <event2/event.h>
+#include <gnutls/gnutls.h>
 
 #include "lib/buf.h"
 #include "lib/config.h"
 #include "lib/domain.h"
 #include "lib/https.h"
 #include "lib/log.h"
+#include "lib/trust.h"
 #include "lib/xmalloc.h"
 
 #define HTTPS_USER_AGENT	PACKAGE_NAME "/" PACKAGE_VERSION
@@ -63,10 +83,7 @@
 #define HTTPS_ADDR_MAX		INET6_ADDRSTRLEN
 #define HTTPS_PORT		443
 #define HTTPS_MS_PER_S		1000
-/* The system store as one file (Debian's ca-certificates): libcurl-gnutls
- * reloads its CA store for every connection, and parsing this one file
- * costs about a fifth of reading the hashed directory /etc/ssl/certs. */
-#define HTTPS_SYSTEM_CA_BUNDLE	"/etc/ssl/certs/ca-certificates.crt"
+#define HTTPS_MAX_CONNECTS	4	/* curl's connection cache, if ever used */
 
 struct https_sock {
 	LIST_ENTRY(https_sock) entry;
@@ -89,6 +106,7 @@ struct https_fetch {
 	void		*arg;
 	struct buf	 body;
 	int		 head_checked;	/* status/type/length looked at */
+	int		 verified;	/* the peer passed trust_verify_session */
 	enum https_error abort_kind;	/* why the write callback stopped */
 	int		 in_multi;
 	int		 done;		/* on the done list */
@@ -108,7 +126,7 @@ struct https {
 	struct event_base *base;
 	CURLM		*multi;
 	struct event	*timer;
-	char		*ca_file;
+	struct trust	*trust;		/* parsed once, shared by all fetches */
 	char		*proxy;
 	long		 connect_timeout_ms;
 	long		 timeout_ms;
@@ -240,10 +258,14 @@ https_new(struct event_base *base, const struct config_https *cf, char *err,
 	TAILQ_INIT(&h->fetches);
 	TAILQ_INIT(&h->done);
 	LIST_INIT(&h->socks);
-	if (cf->ca_file != NULL)
-		h->ca_file = xstrdup(cf->ca_file);
-	else if (access(HTTPS_SYSTEM_CA_BUNDLE, R_OK) == 0)
-		h->ca_file = xstrdup(HTTPS_SYSTEM_CA_BUNDLE);
+	if ((h->trust = trust_new(cf->ca_file, err, errsz)) == NULL) {
+		free(h);
+		curl_global_cleanup();
+		return (NULL);
+	}
+	log_debug(1, "https: trust store %s: %zu anchors",
+	    cf->ca_file != NULL ? cf->ca_file : "(system)",
+	    trust_anchors(h->trust));
 	if (cf->proxy != NULL)
 		h->proxy = xstrdup(cf->proxy);
 	h->connect_timeout_ms = https_ms(cf->connect_timeout,
@@ -257,7 +279,7 @@ https_new(struct event_base *base, const struct config_https *cf, char *err,
 		snprintf(err, errsz, "cannot create the curl multi handle");
 		if (h->multi != NULL)
 			curl_multi_cleanup(h->multi);
-		free(h->ca_file);
+		trust_free(h->trust);
 		free(h->proxy);
 		free(h);
 		curl_global_cleanup();
@@ -267,6 +289,8 @@ https_new(struct event_base *base, const struct config_https *cf, char *err,
 	curl_multi_setopt(h->multi, CURLMOPT_SOCKETDATA, h);
 	curl_multi_setopt(h->multi, CURLMOPT_TIMERFUNCTION, https_timer_cb);
 	curl_multi_setopt(h->multi, CURLMOPT_TIMERDATA, h);
+	curl_multi_setopt(h->multi, CURLMOPT_MAXCONNECTS,
+	    (long)HTTPS_MAX_CONNECTS);
 	return (h);
 }
 
@@ -340,6 +364,78 @@ https_check_head(struct https_fetch *f)
 	return (0);
 }
 
+/* https_unverified - a byte arrived on a transfer whose peer was never
+ * verified: cannot happen while the pre-request check runs, refused */
+static void
+https_unverified(struct https_fetch *f)
+{
+	if (f->abort_kind == HTTPS_OK) {
+		f->abort_kind = HTTPS_ERR_WEBPKI;
+		snprintf(f->detail, sizeof(f->detail),
+		    "response from an unverified peer");
+	}
+}
+
+/* https_prereq_cb - the connection (TLS handshake included) is up and the
+ * request not yet sent: verify the peer now, RFC 8461 §3.3 */
+static int
+https_prereq_cb(void *clientp, char *conn_primary_ip, char *conn_local_ip,
+    int conn_primary_port, int conn_local_port)
+{
+	struct https_fetch		*f = clientp;
+	struct curl_tlssessioninfo	*ti = NULL;
+	char				 why[HTTPS_DETAIL_MAX - 32];
+	char				 esc[HTTPS_DETAIL_MAX - 32];
+
+	(void)conn_primary_ip;
+	(void)conn_local_ip;
+	(void)conn_primary_port;
+	(void)conn_local_port;
+	f->verified = 0;
+	if (curl_easy_getinfo(f->easy, CURLINFO_TLS_SSL_PTR, &ti) !=
+	    CURLE_OK || ti == NULL || ti->backend != CURLSSLBACKEND_GNUTLS ||
+	    ti->internals == NULL) {
+		f->abort_kind = HTTPS_ERR_WEBPKI;
+		snprintf(f->detail, sizeof(f->detail),
+		    "no GnuTLS session to verify");
+		return (CURL_PREREQFUNC_ABORT);
+	}
+	switch (trust_verify_session(f->h->trust,
+	    (gnutls_session_t)ti->internals, f->host, why, sizeof(why))) {
+	case TRUST_OK:
+		break;
+	case TRUST_REJECTED:
+		f->abort_kind = HTTPS_ERR_WEBPKI;
+		log_escape(esc, sizeof(esc), why, strlen(why));
+		snprintf(f->detail, sizeof(f->detail),
+		    "certificate rejected: %s", esc);
+		return (CURL_PREREQFUNC_ABORT);
+	case TRUST_UNVERIFIABLE:
+		/* where curl's own check said "server cert verify failed" */
+		f->abort_kind = HTTPS_ERR_TLS;
+		log_escape(esc, sizeof(esc), why, strlen(why));
+		snprintf(f->detail, sizeof(f->detail),
+		    "server cert verify failed: %s", esc);
+		return (CURL_PREREQFUNC_ABORT);
+	}
+	f->verified = 1;
+	return (CURL_PREREQFUNC_OK);
+}
+
+/* https_header_cb - a response header line: only from a verified peer */
+static size_t
+https_header_cb(char *ptr, size_t size, size_t nitems, void *userdata)
+{
+	struct https_fetch	*f = userdata;
+
+	(void)ptr;
+	if (!f->verified) {
+		https_unverified(f);
+		return (0);
+	}
+	return (size * nitems);
+}
+
 /* https_write_cb - body bytes arrive: check the head once, bound the size */
 static size_t
 https_write_cb(char *ptr, size_t size, size_t nmemb, void *userdata)
@@ -347,6 +443,10 @@ https_write_cb(char *ptr, size_t size, size_t nmemb, void *userdata)
 	struct https_fetch	*f = userdata;
 	size_t			 n = size * nmemb;	/* size is always 1 */
 
+	if (!f->verified) {
+		https_unverified(f);
+		return (0);
+	}
 	if (!f->head_checked && https_check_head(f) == -1)
 		return (0);
 	if (n > f->h->max_body - f->body.len) {
@@ -609,18 +709,28 @@ https_setup(struct https_fetch *f)
 	HTTPS_SETOPT(CURLOPT_REDIR_PROTOCOLS_STR, "https");
 	HTTPS_SETOPT(CURLOPT_FOLLOWLOCATION, 0L);
 	HTTPS_SETOPT(CURLOPT_MAXREDIRS, 0L);
-	HTTPS_SETOPT(CURLOPT_SSL_VERIFYPEER, 1L);
-	HTTPS_SETOPT(CURLOPT_SSL_VERIFYHOST, 2L);
+	/* verification is https_prereq_cb's, against h->trust: curl loads
+	 * no CA (CAINFO and CAPATH cleared, or it would parse its built-in
+	 * bundle per connection) and resumes no TLS session, so every
+	 * transfer has a full handshake and a peer chain to check */
+	HTTPS_SETOPT(CURLOPT_SSL_VERIFYPEER, 0L);
+	HTTPS_SETOPT(CURLOPT_SSL_VERIFYHOST, 0L);
+	HTTPS_SETOPT(CURLOPT_CAINFO, (char *)NULL);
+	HTTPS_SETOPT(CURLOPT_CAPATH, (char *)NULL);
+	HTTPS_SETOPT(CURLOPT_SSL_SESSIONID_CACHE, 0L);
+	HTTPS_SETOPT(CURLOPT_PREREQFUNCTION, https_prereq_cb);
+	HTTPS_SETOPT(CURLOPT_PREREQDATA, f);
+	HTTPS_SETOPT(CURLOPT_HEADERFUNCTION, https_header_cb);
+	HTTPS_SETOPT(CURLOPT_HEADERDATA, f);
 	HTTPS_SETOPT(CURLOPT_SSLVERSION, (long)CURL_SSLVERSION_TLSv1_2);
-	if (h->ca_file != NULL) {
-		/* the CA file instead of the system store, not besides it:
-		 * libcurl-gnutls also loads its built-in CA directory
-		 * (/etc/ssl/certs) unless CAPATH is cleared */
-		HTTPS_SETOPT(CURLOPT_CAINFO, h->ca_file);
-		HTTPS_SETOPT(CURLOPT_CAPATH, (char *)NULL);
-	}
-	if (h->proxy != NULL)
+	/* one fetch per host and refresh: keep no idle connection */
+	HTTPS_SETOPT(CURLOPT_FORBID_REUSE, 1L);
+	if (h->proxy != NULL) {
 		HTTPS_SETOPT(CURLOPT_PROXY, h->proxy);
+		/* the proxy's CONNECT reply is not the peer's: keep it from
+		 * https_header_cb, which refuses unverified headers */
+		HTTPS_SETOPT(CURLOPT_SUPPRESS_CONNECT_HEADERS, 1L);
+	}
 	else
 		HTTPS_SETOPT(CURLOPT_PROXY, "");	/* ignore *_proxy env */
 	HTTPS_SETOPT(CURLOPT_CONNECTTIMEOUT_MS, h->connect_timeout_ms);
@@ -733,7 +843,7 @@ https_free(struct https *h)
 		free(s);
 	}
 	event_free(h->timer);
-	free(h->ca_file);
+	trust_free(h->trust);
 	free(h->proxy);
 	free(h);
 	curl_global_cleanup();

@@ -6,6 +6,10 @@
  * callback), the same under a lowered https.max_policy_size, a good one,
  * a wrong certificate name, an unknown CA.  Those
  * skip when openssl is missing or port 443 cannot be bound (not root).
+ * An eager server (openssl s_server fed a complete policy response on its
+ * standard input, so it pushes it right after the handshake, and logging
+ * what it receives) shows that a peer which fails verification never gets
+ * the request and never gets a byte to the caller.
  */
 #include "autoconf.h"
 
@@ -471,6 +475,168 @@ unknown_ca_is_webpki(void **state)
 	assert_int_equal(o.error, HTTPS_ERR_WEBPKI);
 }
 
+/*
+ * eager_fetch - one fetch of host against a server on <net>.86.3 that
+ * sends a whole 200 text/plain policy response as soon as the handshake is
+ * done, whatever it receives; *got_request says whether the request ever
+ * reached it (it logs what it reads).  Skips when it cannot run.
+ */
+static void
+eager_fetch(const char *host, const char *ca_file, struct outcome *o,
+    int *got_request)
+{
+	static const char resp[] = "HTTP/1.0 200 OK\r\n"
+	    "Content-Type: text/plain\r\nContent-Length: 60\r\n\r\n"
+	    "version: STSv1\nmode: enforce\nmx: mx.eager.test\n"
+	    "max_age: 600\n";
+	char		 addr[32], path[128], cmd[1024], line[256];
+	const char	*addrs[] = { addr };
+	const char	*net;
+	FILE		*fp;
+	pid_t		 pid;
+
+	if (!srv.up)
+		skip();
+	if ((net = getenv("WORLD_NET")) == NULL || strlen(net) > 8 ||
+	    strncmp(net, "127.", 4) != 0)
+		net = "127.0";
+	snprintf(addr, sizeof(addr), "%s.86.3", net);
+	snprintf(path, sizeof(path), "%s/eager.resp", srv.dir);
+	if ((fp = fopen(path, "w")) == NULL)
+		skip();
+	fputs(resp, fp);
+	fclose(fp);
+	snprintf(cmd, sizeof(cmd), "cd %s && rm -f eager.log && "
+	    "(cat eager.resp; sleep 20) | exec openssl s_server -quiet "
+	    "-naccept 1 -accept %s:443 -cert srv.pem -key srv.key "
+	    ">eager.log 2>&1", srv.dir, addr);
+	if ((pid = fork()) == -1)
+		skip();
+	if (pid == 0) {
+		setpgid(0, 0);
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	setpgid(pid, pid);
+	if (!srv_listening(addr)) {
+		kill(-pid, SIGTERM);
+		waitpid(pid, NULL, 0);
+		skip();
+	}
+	/* srv_listening's probe took the one accept: start it again */
+	kill(-pid, SIGTERM);
+	waitpid(pid, NULL, 0);
+	if ((pid = fork()) == -1)
+		skip();
+	if (pid == 0) {
+		setpgid(0, 0);
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	setpgid(pid, pid);
+	usleep(300000);
+	run_fetch_ca(host, addrs, 1, ca_file, o);
+	usleep(200000);			/* let it log what it read */
+	kill(-pid, SIGTERM);
+	waitpid(pid, NULL, 0);
+	*got_request = 0;
+	snprintf(path, sizeof(path), "%s/eager.log", srv.dir);
+	if ((fp = fopen(path, "r")) == NULL)
+		fail_msg("no server log %s", path);
+	while (fgets(line, sizeof(line), fp) != NULL)
+		if (strncmp(line, "GET /.well-known/mta-sts.txt", 28) == 0)
+			*got_request = 1;
+	fclose(fp);
+}
+
+static void
+unverified_peer_gets_no_request_and_gives_no_byte(void **state)
+{
+	struct outcome	 o;
+	char		 ca[128];
+	int		 got;
+
+	(void)state;
+	srv_ca(ca, sizeof(ca));
+	/* the control: a verified peer gets the request, its answer is used */
+	eager_fetch("mta-sts.small.test", ca, &o, &got);
+	assert_int_equal(o.calls, 1);
+	if (o.error != HTTPS_OK)
+		fail_msg("control: %s: %s", https_error_name(o.error),
+		    o.detail);
+	assert_int_equal(o.body_len, 60);
+	assert_true(got);
+	/* wrong name, then unknown CA: no request, no status, no byte */
+	eager_fetch("mta-sts.other.test", ca, &o, &got);
+	assert_int_equal(o.calls, 1);
+	assert_int_equal(o.error, HTTPS_ERR_WEBPKI);
+	assert_int_equal(o.status, 0);
+	assert_int_equal(o.body_len, 0);
+	assert_string_equal(o.content_type, "");
+	assert_false(got);
+	eager_fetch("mta-sts.small.test", NULL, &o, &got);
+	assert_int_equal(o.calls, 1);
+	assert_int_equal(o.error, HTTPS_ERR_WEBPKI);
+	assert_int_equal(o.status, 0);
+	assert_int_equal(o.body_len, 0);
+	assert_false(got);
+}
+
+/*
+ * A chain that verified is remembered (trust.c): the same chain again must
+ * still be checked against the new host name, and the CA file is parsed
+ * once for all fetches of one handle.
+ */
+static void
+seen_chain_still_checks_the_name(void **state)
+{
+	static const struct {
+		const char	*host;
+		enum https_error want;
+	} t[] = {
+		{ "mta-sts.small.test", HTTPS_OK },	/* verified, remembered */
+		{ "mta-sts.small.test", HTTPS_OK },	/* remembered */
+		{ "mta-sts.big.test", HTTPS_OK },	/* same chain, its other
+							   name */
+		{ "mta-sts.other.test", HTTPS_ERR_WEBPKI }, /* same chain,
+							   wrong name */
+		{ "mta-sts.small.test", HTTPS_OK },
+	};
+	const char	*addrs[] = { SRV_SMALL_ADDR };
+	struct event_base *base = event_base_new();
+	struct config_https cf;
+	struct https	*h;
+	struct outcome	 o;
+	char		 ca[128], err[256];
+	struct timeval	 tv = { 10, 0 };
+	size_t		 i;
+
+	(void)state;
+	memset(&cf, 0, sizeof(cf));
+	cf.ca_file = (char *)srv_ca(ca, sizeof(ca));
+	cf.timeout = 8;
+	h = https_new(base, &cf, err, sizeof(err));
+	assert_non_null(h);
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		memset(&o, 0, sizeof(o));
+		o.base = base;
+		https_fetch(h, t[i].host, addrs, 1, record, &o);
+		event_base_loopexit(base, &tv);
+		event_base_dispatch(base);
+		assert_int_equal(o.calls, 1);
+		if (o.error != t[i].want)
+			fail_msg("fetch %zu (%s): %s, want %s: %s", i, t[i].host,
+			    https_error_name(o.error),
+			    https_error_name(t[i].want), o.detail);
+		if (t[i].want != HTTPS_OK) {
+			assert_int_equal(o.status, 0);
+			assert_int_equal(o.body_len, 0);
+		}
+	}
+	https_free(h);
+	event_base_free(base);
+}
+
 static void
 error_names(void **state)
 {
@@ -497,6 +663,8 @@ main(void)
 		cmocka_unit_test(lowered_policy_size_is_enforced),
 		cmocka_unit_test(wrong_certificate_name_is_webpki),
 		cmocka_unit_test(unknown_ca_is_webpki),
+		cmocka_unit_test(unverified_peer_gets_no_request_and_gives_no_byte),
+		cmocka_unit_test(seen_chain_still_checks_the_name),
 	};
 
 	return (cmocka_run_group_tests(tests, srv_setup, srv_teardown));
