@@ -5,7 +5,8 @@
 #   contrib/install-deps.sh --test   plus everything the test suite runs:
 #                                    Postfix, nsd, unbound, nginx, ldns tools,
 #                                    systemd-analyze, man and groff (tests/ci),
-#                                    redis-server (the fleet tier, tests/e2e/fleet.sh)
+#                                    redis-server (the fleet tier, tests/e2e/fleet.sh),
+#                                    debhelper, lintian, autopkgtest (deb.sh)
 #   contrib/install-deps.sh --bench  plus the benchmarks' extras: Debian's
 #                                    postfix-mta-sts-resolver (bench/peer)
 #                                    and perf (profiles in bench/README.md)
