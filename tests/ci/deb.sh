@@ -204,6 +204,10 @@ if world_alive; then
 	mkdir -p "$W/pf"
 	printf 'compatibility_level = 3.6\nmaillog_file = /dev/stderr\nmaillog_file_prefixes = /var, /dev/stdout, /dev/stderr\n' >"$W/pf/main.cf"
 	pq() { postmap -c "$W/pf" -q "$1" socketmap:inet:127.0.0.1:8461:postfix; }
+	if ss -Htln 'sport = :8461' 2>/dev/null | grep -q .; then
+		echo "  127.0.0.1:8461 (the shipped listener) is in use:"
+		ss -Htlnp 'sport = :8461' | sed 's/^/    /'
+	fi
 	/usr/sbin/postsmtpsts -f -c "$conf" >"$W/daemon.log" 2>&1 &
 	DAEMON_PID=$!
 	for _ in $(seq 1 100); do
