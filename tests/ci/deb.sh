@@ -16,6 +16,7 @@
 #      which the lines pointing it at the loopback world's DNS root and CA
 #      are appended, as an operator edits it), runs as _postsmtpsts and
 #      answers postmap -q with the world catalogue's expected answers;
+#      the installed postsmtpsts-cache warm reaches it with the defaults;
 #   6. dpkg --purge leaves nothing: no user, group, state or runtime
 #      directory, conffile, or packaged file.
 #
@@ -231,6 +232,11 @@ if world_alive; then
 	done <"$WORLD_CASES"
 	check "postmap -q: $n world domains answered as cases.tsv expects" \
 	    "$([ "$bad" -eq 0 ] && [ "$n" -eq 5 ]; echo $?)"
+	printf '%s\n' dane-ok.pstest enforce.pstest nosuch-warm.pstest |
+	    /usr/sbin/postsmtpsts-cache warm >"$W/warm.out" 2>&1
+	st=$?
+	check "postsmtpsts-cache warm (default configuration): $(cat "$W/warm.out")" \
+	    "$([ "$st" -eq 0 ] && grep -q '^warm: 3 of 3 domains done .* 2 policies found .* 1 without, 0 failed' "$W/warm.out"; echo $?)"
 	check "the cache is written in /var/lib/postsmtpsts/cache as _postsmtpsts" \
 	    "$([ "$(stat -c %U /var/lib/postsmtpsts/cache/data.mdb 2>/dev/null)" = _postsmtpsts ]; echo $?)"
 	kill -TERM "$DAEMON_PID"; wait "$DAEMON_PID"

@@ -106,8 +106,8 @@ is "$(fetches)" "$f1" "the $N+50 lookups made no policy fetch"
 is "$(discoveries)" "$d1" "the $N+50 lookups ran no discovery"
 
 # -- 4. the second warm, off a pty: one line, nothing fetched
-"$TOOL" -c "$CONF" warm - <"$L" >"$T/out2" 2>"$T/err2"
-ok $? "second warm (stdin, no pty): exit 0"
+"$TOOL" -c "$CONF" warm -j 4 - <"$L" >"$T/out2" 2>"$T/err2"
+ok $? "second warm (-j 4 after the command, stdin, no pty): exit 0"
 is "$(wc -l <"$T/out2" | tr -d ' ')" 1 "off a pty: exactly one line of output"
 ok "$(grep -q -E '^warm: 550 of 550 domains done in [0-9.]+ s \([0-9.]+/s\): 500 policies found \(500 MTA-STS enforce, 0 testing, 0 DANE\), 50 without, 0 failed, 3 lines skipped$' "$T/out2"; echo $?)" \
     "off a pty: the summary line ($(cat "$T/out2"))"
