@@ -27,10 +27,6 @@ if ! make -C build -s install DESTDIR="$root" >"$root.install.log" 2>&1; then
 	abort "make install DESTDIR"
 fi
 rm -f "$root.install.log"
-# verify runs man(1) for each Documentation=man: URL: find the pages just
-# installed (the host need not have them).
-MANPATH=$(find "$root" -type d -path '*/share/man' | head -n1)
-export MANPATH
 
 service=$(find "$root" -name postsmtpsts.service -type f | head -n1)
 socket=$(find "$root" -name postsmtpsts.socket -type f | head -n1)
