@@ -5,7 +5,8 @@
 #   contrib/install-deps.sh --test   plus everything the test suite runs:
 #                                    Postfix, nsd, unbound, nginx, ldns tools,
 #                                    systemd-analyze, man and groff (tests/ci),
-#                                    redis-server (the fleet tier, tests/e2e/fleet.sh)
+#                                    redis-server (the fleet tier, tests/e2e/fleet.sh),
+#                                    debhelper, lintian, autopkgtest (deb.sh)
 #   contrib/install-deps.sh --bench  plus the benchmarks' extras: Debian's
 #                                    postfix-mta-sts-resolver (bench/peer)
 #                                    and perf (profiles in bench/README.md)
@@ -20,7 +21,7 @@ libseccomp-dev libhiredis-dev"
 TEST="postfix nsd unbound ldnsutils nginx-light bind9-dnsutils openssl
 python3 curl swaks procps iproute2 valgrind clang libclang-rt-14-dev
 shellcheck python3-prometheus-client systemd man-db groff-base cppcheck
-clang-tidy redis-server"
+clang-tidy redis-server debhelper dpkg-dev fakeroot lintian autopkgtest"
 BENCH="postfix-mta-sts-resolver linux-perf"
 
 pkgs=$BUILD

@@ -8,7 +8,7 @@
 # (its own directory: tests/run-all builds build/ and build-asan/ with the
 # default directories, and the two must not share a build), installs under
 # /usr/local with /etc, /var and /run as the system directories, creates
-# the "postsmtpsts" system user, and starts the daemon in the foreground
+# the "_postsmtpsts" system user, and starts the daemon in the foreground
 # with the default configuration (Ctrl-C stops it).  README.md ("What the
 # two commands do to the machine") lists what it leaves and how to remove it.
 set -eu
@@ -37,10 +37,10 @@ esac
 
 quickstart_build
 make -C "$QS_BUILD" install >/dev/null
-id postsmtpsts >/dev/null 2>&1 ||
+id _postsmtpsts >/dev/null 2>&1 ||
 	useradd --system --home-dir /var/lib/postsmtpsts --no-create-home \
-		--shell /usr/sbin/nologin postsmtpsts
-install -d -o postsmtpsts -g postsmtpsts -m 0750 /var/lib/postsmtpsts
+		--shell /usr/sbin/nologin _postsmtpsts
+install -d -o _postsmtpsts -g _postsmtpsts -m 0750 /var/lib/postsmtpsts
 echo "quickstart: config /etc/postsmtpsts/postsmtpsts.conf," \
 	"socketmap inet:127.0.0.1:8461 (Postfix: socketmap:inet:127.0.0.1:8461:postfix)," \
 	"cache /var/lib/postsmtpsts/cache"

@@ -19,7 +19,7 @@
 #define CONFIG_DEFAULT_FILE	SYSCONFDIR "/postsmtpsts/postsmtpsts.conf"
 
 /* Defaults of the options whose value is a path or a name. */
-#define CONFIG_DEFAULT_USER		"postsmtpsts"
+#define CONFIG_DEFAULT_USER		"_postsmtpsts"
 #define CONFIG_DEFAULT_RUNTIME_DIR	RUNSTATEDIR "/postsmtpsts"
 #define CONFIG_DEFAULT_PID_FILE	\
 	CONFIG_DEFAULT_RUNTIME_DIR "/postsmtpsts.pid"

@@ -12,6 +12,10 @@
  *   export [hash|texthash]
  *                      Postfix smtp_tls_policy_maps lines for the fresh
  *                      MTA-STS enforce entries: a static fallback table
+ *   warm [-j jobs] [FILE|-]
+ *                      discover the listed domains through the running
+ *                      daemon's resolver (cache_warm.h); -j is read with
+ *                      the other options, before or after "warm"
  *   stats              entry counts, map size and use, then the daemon's
  *                      counters (stats.h: <runtime_dir>/stats of the
  *                      configuration) in the Prometheus text format, the
@@ -52,6 +56,7 @@
 #include "lib/log.h"
 #include "daemon/stats.h"
 #include "tools/cache_fleet.h"
+#include "tools/cache_warm.h"
 #include "tools/tool.h"
 
 #define CACHE_TOOL_DEFAULT_DIR	LOCALSTATEDIR "/lib/postsmtpsts/cache"
@@ -78,8 +83,9 @@ static const struct tool cache_tool = {
 	"       postsmtpsts-cache -h | --help | -V | --version\n"
 	"commands: list | show DOMAIN | purge DOMAIN | purge-all |\n"
 	"          export [hash|texthash] | stats |\n"
-	"          fleet-stats | push | pull\n",
-	"d:",
+	"          fleet-stats | push | pull |\n"
+	"          warm [-j jobs] [FILE|-]\n",
+	"d:j:",
 	NULL,
 	0,
 };
@@ -369,14 +375,19 @@ main(int argc, char *argv[])
 	const char	*dir = NULL, *conf = NULL, *cmd, *type = "hash";
 	char		 key[CACHE_KEY_MAX + 1], err[1024];
 	struct tool_opts to;
+	long		 jobs = 0;
 	int		 ch, readonly, rv = 0, st, fleet;
 
 	log_init("postsmtpsts-cache", 1, LOG_MAIL);
 	memset(&to, 0, sizeof(to));
 	while ((ch = tool_getopt(&cache_tool, argc, argv, &to)) != -1) {
-		if (ch != 'd')
+		if (ch == 'd')
+			dir = optarg;
+		else if (ch == 'j')
+			jobs = tool_number(&cache_tool, optarg, "-j", 1,
+			    CONFIG_MAX_RESOLUTIONS);
+		else
 			cache_tool_usage();
-		dir = optarg;
 	}
 	conf = to.config_file;
 	log_set_verbose(to.verbose);
@@ -385,6 +396,10 @@ main(int argc, char *argv[])
 	if (argc < 1)
 		cache_tool_usage();
 	cmd = argv[0];
+	if (strcmp(cmd, "warm") == 0)		/* cache_warm.h */
+		return (cache_warm_main(conf, jobs, argc, argv));
+	if (jobs != 0)
+		cache_tool_usage();	/* -j is for warm only */
 	fleet = strcmp(cmd, "fleet-stats") == 0 || strcmp(cmd, "push") == 0 ||
 	    strcmp(cmd, "pull") == 0;
 	if (strcmp(cmd, "list") == 0 || strcmp(cmd, "stats") == 0 ||

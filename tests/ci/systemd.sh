@@ -91,20 +91,20 @@ mkdir -p "$root/etc"
 out=$(systemd-sysusers --root="$root" "$sysusers" 2>&1)
 st=$?
 [ -n "$out" ] && printf '%s\n' "$out" | sed 's/^/  /'
-check "systemd-sysusers creates user postsmtpsts" \
-	"$([ "$st" -eq 0 ] && grep -q '^postsmtpsts:' "$root/etc/passwd"; echo $?)"
+check "systemd-sysusers creates user _postsmtpsts" \
+	"$([ "$st" -eq 0 ] && grep -q '^_postsmtpsts:' "$root/etc/passwd"; echo $?)"
 out=$(systemd-tmpfiles --root="$root" --create "$tmpfiles" 2>&1)
 st=$?
 [ -n "$out" ] && printf '%s\n' "$out" | sed 's/^/  /'
-uid=$(awk -F: '$1 == "postsmtpsts" { print $3 }' "$root/etc/passwd")
+uid=$(awk -F: '$1 == "_postsmtpsts" { print $3 }' "$root/etc/passwd")
 bad=0
 while read -r _type path _mode _user _rest; do
 	case "$_type" in d) ;; *) continue ;; esac
 	if [ ! -d "$root$path" ] || [ "$(stat -c %u "$root$path")" != "$uid" ]; then
-		echo "  not created as user postsmtpsts: $path"; bad=1
+		echo "  not created as user _postsmtpsts: $path"; bad=1
 	fi
 done <"$tmpfiles"
-check "systemd-tmpfiles creates the directories owned by postsmtpsts" \
+check "systemd-tmpfiles creates the directories owned by _postsmtpsts" \
 	"$([ "$st" -eq 0 ] && [ -n "$uid" ]; echo $?)"
 check "tmpfiles directories exist with the right owner" "$bad"
 finish

@@ -111,7 +111,7 @@ if command -v setpriv >/dev/null 2>&1 && id nobody >/dev/null 2>&1; then
 	chown nobody "$U/run" "$U/lib"
 	chmod 666 "$NOTIFY_SOCK"
 	cat >"$U/postsmtpsts.conf" <<-EOF
-		user = "postsmtpsts"
+		user = "_postsmtpsts"
 		pid_file = "$U/run/postsmtpsts.pid"
 		runtime_dir = "$U/run"
 		workers = 2

@@ -92,7 +92,7 @@ empty_file_gives_defaults(void **state)
 
 	(void)state;
 	cf = load_ok("");
-	assert_string_equal(cf->user, "postsmtpsts");
+	assert_string_equal(cf->user, "_postsmtpsts");
 	assert_null(cf->group);
 	assert_string_equal(cf->pid_file, RUNSTATEDIR
 	    "/postsmtpsts/postsmtpsts.pid");
@@ -348,7 +348,7 @@ example_file_loads(void **state)
 	assert_int_equal(cf->nmaps, 1);
 	assert_string_equal(cf->maps[0].name, "postfix");
 	assert_int_equal(cf->maps[0].testing_answer, CONFIG_ANSWER_NOTFOUND);
-	assert_string_equal(cf->user, "postsmtpsts");
+	assert_string_equal(cf->user, "_postsmtpsts");
 	assert_int_equal(cf->request_timeout_ms, 5000);
 	assert_int_equal(cf->deadline_answer, CONFIG_ANSWER_NOTFOUND);
 	assert_int_equal(cf->ndomains, 0);
