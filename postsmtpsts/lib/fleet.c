@@ -96,6 +96,8 @@ struct fleet_op {
 	fleet_done_cb	*done_cb;
 	fleet_reply_cb	*reply_cb;
 	fleet_scan_cb	*scan_cb;
+	void		(*on_reply)(struct fleet_op *, redisReply *);
+					/* its reply, after fleet_reply */
 	void		*arg;
 	int		 have_cur;	/* cur holds the value read */
 	size_t		 curlen;
@@ -509,16 +511,23 @@ fleet_op_new(struct fleet *f, enum fleet_op_kind kind, const char *key,
 	return (op);
 }
 
-/* fleet_send - send argv for op, arm its timer; -1 (op freed) on failure */
+static void fleet_reply(redisAsyncContext *, void *, void *);
+
+/*
+ * fleet_send - send argv for op, arm its timer; on_reply(op, reply) gets the
+ * reply (fleet_reply has dealt with finished operations and lost
+ * connections); -1 (op freed) on failure
+ */
 static int
-fleet_send(struct fleet_op *op, redisCallbackFn *cb, int argc,
-    const char **argv, const size_t *argl)
+fleet_send(struct fleet_op *op, void (*on_reply)(struct fleet_op *,
+    redisReply *), int argc, const char **argv, const size_t *argl)
 {
 	struct fleet	*f = op->f;
 	struct timeval	 tv;
 
-	if (f->ac == NULL || redisAsyncCommandArgv(f->ac, cb, op, argc, argv,
-	    argl) != REDIS_OK) {
+	op->on_reply = on_reply;
+	if (f->ac == NULL || redisAsyncCommandArgv(f->ac, fleet_reply, op, argc,
+	    argv, argl) != REDIS_OK) {
 		fleet_op_free(op);
 		return (-1);
 	}
@@ -548,6 +557,17 @@ fleet_reply_op(void *reply, void *priv)
 	}
 	evtimer_del(op->timer);
 	return (op);
+}
+
+/* fleet_reply - every reply: hand it to the operation that is still on */
+static void
+fleet_reply(redisAsyncContext *ac, void *reply, void *priv)
+{
+	struct fleet_op	*op;
+
+	(void)ac;
+	if ((op = fleet_reply_op(reply, priv)) != NULL)
+		op->on_reply(op, reply);
 }
 
 /* fleet_decode - decode a value read for op into op->rec: FLEET_HIT or
@@ -591,15 +611,10 @@ fleet_error_reply(struct fleet_op *op, const redisReply *r)
 
 /* fleet_get_reply - GET answered */
 static void
-fleet_get_reply(redisAsyncContext *ac, void *reply, void *priv)
+fleet_get_reply(struct fleet_op *op, redisReply *r)
 {
-	struct fleet_op	*op;
-	redisReply	*r = reply;
 	enum fleet_status st;
 
-	(void)ac;
-	if ((op = fleet_reply_op(reply, priv)) == NULL)
-		return;
 	if (r->type == REDIS_REPLY_NIL) {
 		fleet_count(op->f, FLEET_C_GET_MISS);
 		st = FLEET_MISS;
@@ -633,14 +648,10 @@ fleet_get(struct fleet *f, const char *key, fleet_get_cb *cb, void *arg)
 
 /* fleet_cas_set_reply - the compare-and-set script answered */
 static void
-fleet_cas_set_reply(redisAsyncContext *ac, void *reply, void *priv)
+fleet_cas_set_reply(struct fleet_op *op, redisReply *r)
 {
-	struct fleet_op	*op;
-	redisReply	*r = reply, *v;
+	redisReply	*v;
 
-	(void)ac;
-	if ((op = fleet_reply_op(reply, priv)) == NULL)
-		return;
 	if (r->type == REDIS_REPLY_INTEGER && r->integer == 1) {
 		fleet_count(op->f, FLEET_C_WRITE);
 		fleet_complete(op, FLEET_OK, NULL);
@@ -722,8 +733,9 @@ fleet_cas_merge(struct fleet_op *op)
 	argl[6] = op->newlen;
 	argv[7] = ttl;
 	argl[7] = strlen(ttl);
-	if (f->ac == NULL || redisAsyncCommandArgv(f->ac, fleet_cas_set_reply,
-	    op, 8, argv, argl) != REDIS_OK) {
+	op->on_reply = fleet_cas_set_reply;
+	if (f->ac == NULL || redisAsyncCommandArgv(f->ac, fleet_reply, op, 8,
+	    argv, argl) != REDIS_OK) {
 		fleet_complete(op, FLEET_DOWN, NULL);
 		fleet_op_free(op);
 		return;
@@ -734,14 +746,8 @@ fleet_cas_merge(struct fleet_op *op)
 
 /* fleet_cas_get_reply - the update's GET answered */
 static void
-fleet_cas_get_reply(redisAsyncContext *ac, void *reply, void *priv)
+fleet_cas_get_reply(struct fleet_op *op, redisReply *r)
 {
-	struct fleet_op	*op;
-	redisReply	*r = reply;
-
-	(void)ac;
-	if ((op = fleet_reply_op(reply, priv)) == NULL)
-		return;
 	if (r->type == REDIS_REPLY_NIL)
 		op->have_cur = 0;
 	else if (r->type == REDIS_REPLY_STRING && r->len <= sizeof(op->cur)) {
@@ -780,15 +786,10 @@ fleet_update(struct fleet *f, const char *key, fleet_merge_fn *merge,
 
 /* fleet_lease_reply - SET NX answered */
 static void
-fleet_lease_reply(redisAsyncContext *ac, void *reply, void *priv)
+fleet_lease_reply(struct fleet_op *op, redisReply *r)
 {
-	struct fleet_op	*op;
-	redisReply	*r = reply;
 	enum fleet_status st;
 
-	(void)ac;
-	if ((op = fleet_reply_op(reply, priv)) == NULL)
-		return;
 	if (r->type == REDIS_REPLY_STATUS) {
 		fleet_count(op->f, FLEET_C_LEASE_WON);
 		st = FLEET_OK;
@@ -835,13 +836,9 @@ fleet_lease(struct fleet *f, const char *domain, int ms, fleet_done_cb *done,
 
 /* fleet_unlease_reply - the release answered: nothing to tell anyone */
 static void
-fleet_unlease_reply(redisAsyncContext *ac, void *reply, void *priv)
+fleet_unlease_reply(struct fleet_op *op, redisReply *reply)
 {
-	struct fleet_op	*op;
-
-	(void)ac;
-	if ((op = fleet_reply_op(reply, priv)) == NULL)
-		return;
+	(void)reply;
 	fleet_complete(op, FLEET_OK, NULL);
 	fleet_op_free(op);
 }
@@ -871,15 +868,10 @@ fleet_unlease(struct fleet *f, const char *domain)
 
 /* fleet_command_reply - any reply, as text */
 static void
-fleet_command_reply(redisAsyncContext *ac, void *reply, void *priv)
+fleet_command_reply(struct fleet_op *op, redisReply *r)
 {
-	struct fleet_op	*op;
-	redisReply	*r = reply;
 	char		 num[24];
 
-	(void)ac;
-	if ((op = fleet_reply_op(reply, priv)) == NULL)
-		return;
 	op->done = 1;
 	evtimer_del(op->timer);
 	if (op->reply_cb != NULL) {
@@ -919,17 +911,13 @@ fleet_command(struct fleet *f, int argc, const char **argv,
 
 /* fleet_scan_reply - SCAN answered: [cursor, [keys...]] */
 static void
-fleet_scan_reply(redisAsyncContext *ac, void *reply, void *priv)
+fleet_scan_reply(struct fleet_op *op, redisReply *r)
 {
-	struct fleet_op	*op;
-	redisReply	*r = reply, *k;
+	redisReply	*k;
 	const char	*keys[FLEET_SCAN_COUNT * 4];
 	char		 cursor[32];
 	size_t		 i, n = 0, plen;
 
-	(void)ac;
-	if ((op = fleet_reply_op(reply, priv)) == NULL)
-		return;
 	if (r->type != REDIS_REPLY_ARRAY || r->elements != 2 ||
 	    r->element[0]->type != REDIS_REPLY_STRING ||
 	    r->element[0]->len >= sizeof(cursor) ||
