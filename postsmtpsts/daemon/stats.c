@@ -211,6 +211,10 @@ static const struct stats_family stats_families[] = {
 	    "records, writes, conflicts, timeouts, connection changes, "
 	    "leases.", STATS_FLEET, STATS_L("event", stats_fleet_names),
 	    STATS_NOLABEL },
+	{ "postsmtpsts_txt_checks_started_total",
+	    "Background re-checks of a cached policy's TXT id, started when a "
+	    "lookup found the TXT TTL passed.", STATS_TXT_CHECKS, STATS_NOLABEL,
+	    STATS_NOLABEL },
 };
 
 int

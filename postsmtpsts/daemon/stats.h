@@ -130,7 +130,9 @@ enum stats_id {
 	STATS_HTTP_REQUESTS = STATS_DANE_LOOKUPS + STATS_DANE_COUNT,
 	STATS_FLEET = STATS_HTTP_REQUESTS + STATS_HTTP_COUNT,
 				/* [enum fleet_counter] (lib/fleet.h) */
-	STATS_NCOUNTERS = STATS_FLEET + STATS_FLEET_COUNT,
+	STATS_TXT_CHECKS = STATS_FLEET + STATS_FLEET_COUNT,
+				/* TXT id re-checks started (facts_txt_due) */
+	STATS_NCOUNTERS,
 };
 
 /* Every slot summed, and the header's facts. */
