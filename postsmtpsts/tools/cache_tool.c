@@ -198,9 +198,14 @@ cache_tool_show(const char *domain, const struct cache_record *rec,
 		    FACTS_TXT_TTL_MAX ? FACTS_TXT_TTL_MAX : rec->txt_ttl)));
 		printf("txt_checked_at: %s\n",
 		    cache_tool_time(t, sizeof(t), rec->txt_checked_at));
-		printf("txt_next_check: %s (%s)\n", cache_tool_time(t,
-		    sizeof(t), facts_txt_next(rec)), facts_txt_due(rec, now) ?
-		    "due: at the next lookup" : "not due");
+		if (rec->txt_checked_at == 0)
+			printf("txt_next_check: - (never checked: due at the "
+			    "next lookup)\n");
+		else
+			printf("txt_next_check: %s (%s)\n", cache_tool_time(t,
+			    sizeof(t), facts_txt_next(rec)),
+			    facts_txt_due(rec, now) ?
+			    "due: at the next lookup" : "not due");
 	}
 	printf("nmx: %u\n", rec->nmx);
 	for (i = 0; i < rec->nmx; i++)
