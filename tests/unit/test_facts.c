@@ -278,7 +278,7 @@ answers_from_records(void **state)
 	    &out), SOCKMAP_OK);
 	assert_non_null(buf_cstr(&out));
 	assert_non_null(strstr(out.data, " policy_type=sts policy_domain="
-	    "example.com policy_ttl=86400 mx_host_pattern=mx1.example.com "
+	    "example.com mx_host_pattern=mx1.example.com "
 	    "mx_host_pattern=*.example.net "));
 	assert_non_null(strstr(out.data, "{ policy_string = mode: enforce }"));
 	assert_non_null(strstr(out.data,
