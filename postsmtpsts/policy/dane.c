@@ -146,17 +146,21 @@ dane_mx_parse(const unsigned char *p, size_t len, uint16_t *pref, char *name)
 enum dane_state
 dane_aggregate(const enum dane_state *hosts, size_t n)
 {
-	size_t	 i, ndane = 0;
+	size_t	 i, ndane = 0, nfailed = 0;
 
+	/* RFC 7672 §2.2: a host whose records cannot be obtained is
+	 * unusable, not the domain; Postfix skips it itself */
 	for (i = 0; i < n; i++) {
 		if (hosts[i] == DANE_FAILURE)
-			return (DANE_FAILURE);
-		if (hosts[i] == DANE_ALL)
+			nfailed++;
+		else if (hosts[i] == DANE_ALL)
 			ndane++;
 	}
+	if (n > 0 && nfailed == n)
+		return (DANE_FAILURE);	/* nothing is known */
 	if (ndane == 0)
 		return (DANE_NONE);
-	return (ndane == n ? DANE_ALL : DANE_SOME);
+	return (ndane == n - nfailed ? DANE_ALL : DANE_SOME);
 }
 
 const char *

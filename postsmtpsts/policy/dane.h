@@ -34,8 +34,11 @@
  * PKIX-TA(0) and PKIX-EE(1) are unusable for SMTP (§3.1.3), and so is
  * anything unknown.
  *
- * The domain's state (dane_aggregate): any host failed -> DANE_FAILURE;
- * else every host DANE -> DANE_ALL; some -> DANE_SOME; none -> DANE_NONE.
+ * The domain's state (dane_aggregate) is computed over the hosts that
+ * resolved; a host whose lookups failed is unusable (RFC 7672 §2.2) and
+ * left to Postfix, which skips it itself: every resolved host DANE ->
+ * DANE_ALL; some -> DANE_SOME; none -> DANE_NONE; every host failed (nothing
+ * is known) -> DANE_FAILURE, as is a bogus MX RRset.
  * ttl is the smallest TTL of the RRsets the state was derived from.
  *
  * postsmtpsts-check uses the same walk (dane_start_opts): its SMTP port for
