@@ -570,6 +570,7 @@ job_dane_done(const struct dane_result *res, void *arg)
 	stats_dane(res->state == DANE_ALL ? STATS_DANE_ONLY :
 	    res->state == DANE_SOME ? STATS_DANE_DANE :
 	    res->state == DANE_FAILURE ? STATS_DANE_FAILURE : STATS_DANE_NONE);
+	stats_dane_failures(res);
 	for (i = 0; i < res->nhosts; i++)
 		if (res->hosts[i].state == DANE_ALL)
 			ndane++;
@@ -582,10 +583,15 @@ job_dane_done(const struct dane_result *res, void *arg)
 	    log_escape(esc, sizeof(esc), res->detail, strlen(res->detail)));
 	for (i = 0; i < res->nhosts; i++)
 		log_debug(1, "domain=%s dane_host=%s state=%s addr_dnssec=%s "
-		    "tlsa=%zu why=\"%s\"", j->node.domain, res->hosts[i].name,
-		    dane_state_name(res->hosts[i].state),
+		    "tlsa=%zu failed=%s%s%s why=\"%s\"", j->node.domain,
+		    res->hosts[i].name, dane_state_name(res->hosts[i].state),
 		    dns_security_name(res->hosts[i].addr_security),
-		    res->hosts[i].ntlsa, res->hosts[i].why);
+		    res->hosts[i].ntlsa, dane_fail_name(res->hosts[i].fail),
+		    res->hosts[i].fail != DANE_FAIL_NONE ? "/" : "",
+		    res->hosts[i].fail == DANE_FAIL_NONE ? "" :
+		    res->hosts[i].fail_rrtype == DNS_TYPE_A ? "A" :
+		    res->hosts[i].fail_rrtype == DNS_TYPE_AAAA ? "AAAA" : "TLSA",
+		    res->hosts[i].why);
 	if (facts_dane_merge(j->have_old_dane ? &j->old_dane : NULL, res,
 	    resolver_now(), &rec) == 0)
 		rec = j->old_dane;
