@@ -30,6 +30,9 @@
 #define IPC_MAX_MSG		(12 + DOMAIN_MAX_LEN + 2 * IPC_MAX_RECORD)
 
 #define IPC_FLAG_REFRESH	0x01	/* bypass cached facts */
+#define IPC_FLAG_TXTCHECK	0x02	/* background re-check of the cached
+					   TXT id (facts_txt_due); the reply
+					   only ends the worker's marker */
 
 enum ipc_status {
 	IPC_STATUS_OK = 0,	/* record holds the facts */

@@ -50,6 +50,14 @@
  * Entries expired for more than RESOLVER_EXPIRED_GRACE seconds are
  * deleted (negative entries included: they simply expire).
  *
+ * TXT id re-check (facts.h): a worker that answered from a cached STS
+ * record whose TXT check is due sends IPC_FLAG_TXTCHECK (once per domain
+ * while it waits).  resolver_txtcheck() starts an MTA-STS job with the
+ * cached id (single flight: joins a running job), so the same id only
+ * moves the check time and a new id fetches; facts_merge() decides what
+ * is kept.  The decision log then says refresh=txt-check, or
+ * refresh=id-change with old_id and id when the id changed.
+ *
  * SIGTERM: stop accepting, cancel discoveries, exit.  Workers reconnect to
  * the next resolver the master starts and ask again.
  */
@@ -109,6 +117,7 @@ struct job {
 	int		 queued;
 	int		 started;	/* counted in r->running */
 	int		 refresh;	/* proactive: fetch without known id */
+	int		 txtcheck;	/* background TXT id re-check */
 	int		 bypass;	/* IPC_FLAG_REFRESH: ignore the cache */
 	int		 want_sts;	/* run the MTA-STS part */
 	int		 want_dane;	/* run the DANE part */
@@ -473,6 +482,31 @@ resolver_store(struct resolver *r, const char *domain,
 	}
 }
 
+/* job_id_changed - 1 if the discovery found another valid id than the
+ * cached, unexpired STS policy's */
+static int
+job_id_changed(const struct job *j, const struct discover_result *res)
+{
+	return (j->have_old && j->old.kind == CACHE_KIND_STS &&
+	    j->old.id[0] != '\0' && res->id != NULL &&
+	    resolver_now() < j->old.expires_at &&
+	    strcmp(res->id, j->old.id) != 0);
+}
+
+/* job_refresh_name - why the discovery ran, for the decision log:
+ * "id-change" (whatever started it), "proactive", "txt-check", "request" */
+static const char *
+job_refresh_name(const struct job *j, const struct discover_result *res)
+{
+	if (job_id_changed(j, res))
+		return ("id-change");
+	if (j->refresh)
+		return ("proactive");
+	if (j->txtcheck)
+		return ("txt-check");
+	return ("request");
+}
+
 /* resolver_fleet_store - a record taken from the fleet (rfleet.h) */
 static void
 resolver_fleet_store(void *arg, const char *key,
@@ -491,13 +525,16 @@ job_discovered(const struct discover_result *res, void *arg)
 	char		 esc[LOG_ESCAPE_MAX * 4 + 8];
 
 	j->dv = NULL;
-	stats_discovery(res, j->refresh);
+	stats_discovery(res, j->refresh || j->txtcheck);
 	if (facts_merge(j->node.domain, j->have_old ? &j->old : NULL, res,
 	    &r->cf->cache, resolver_now(), &rec) == 0)
 		rec = j->old;
-	log_info("domain=%s refresh=%s discovery=%s%s%s txt_dnssec=%s id=%s kind=%s "
-	    "mode=%d max_age=%u kept_cached=%s tlsrpt=\"%s\" detail=\"%s\"",
-	    j->node.domain, j->refresh ? "proactive" : "request",
+	log_info("domain=%s refresh=%s%s%s discovery=%s%s%s txt_dnssec=%s id=%s "
+	    "kind=%s mode=%d max_age=%u kept_cached=%s tlsrpt=\"%s\" "
+	    "detail=\"%s\"",
+	    j->node.domain, job_refresh_name(j, res),
+	    job_id_changed(j, res) ? " old_id=" : "",
+	    job_id_changed(j, res) ? j->old.id : "",
 	    discover_outcome_name(res->outcome),
 	    res->outcome == DISCOVER_FAILURE ? " failure=" : "",
 	    res->outcome == DISCOVER_FAILURE ?
@@ -533,6 +570,7 @@ job_dane_done(const struct dane_result *res, void *arg)
 	stats_dane(res->state == DANE_ALL ? STATS_DANE_ONLY :
 	    res->state == DANE_SOME ? STATS_DANE_DANE :
 	    res->state == DANE_FAILURE ? STATS_DANE_FAILURE : STATS_DANE_NONE);
+	stats_dane_failures(res);
 	for (i = 0; i < res->nhosts; i++)
 		if (res->hosts[i].state == DANE_ALL)
 			ndane++;
@@ -545,10 +583,15 @@ job_dane_done(const struct dane_result *res, void *arg)
 	    log_escape(esc, sizeof(esc), res->detail, strlen(res->detail)));
 	for (i = 0; i < res->nhosts; i++)
 		log_debug(1, "domain=%s dane_host=%s state=%s addr_dnssec=%s "
-		    "tlsa=%zu why=\"%s\"", j->node.domain, res->hosts[i].name,
-		    dane_state_name(res->hosts[i].state),
+		    "tlsa=%zu failed=%s%s%s why=\"%s\"", j->node.domain,
+		    res->hosts[i].name, dane_state_name(res->hosts[i].state),
 		    dns_security_name(res->hosts[i].addr_security),
-		    res->hosts[i].ntlsa, res->hosts[i].why);
+		    res->hosts[i].ntlsa, dane_fail_name(res->hosts[i].fail),
+		    res->hosts[i].fail != DANE_FAIL_NONE ? "/" : "",
+		    res->hosts[i].fail == DANE_FAIL_NONE ? "" :
+		    res->hosts[i].fail_rrtype == DNS_TYPE_A ? "A" :
+		    res->hosts[i].fail_rrtype == DNS_TYPE_AAAA ? "AAAA" : "TLSA",
+		    res->hosts[i].why);
 	if (facts_dane_merge(j->have_old_dane ? &j->old_dane : NULL, res,
 	    resolver_now(), &rec) == 0)
 		rec = j->old_dane;
@@ -800,6 +843,74 @@ resolver_refuse(struct rconn *rc, const struct ipc_request *req)
 	    0, NULL, 0);
 }
 
+/* resolver_wait - rc waits for job j's reply (once per connection) */
+static void
+resolver_wait(struct rconn *rc, struct job *j)
+{
+	struct waiter	*wt;
+
+	TAILQ_FOREACH(wt, &j->waiters, j_entry)
+		if (wt->rc == rc)
+			return;		/* this worker already waits */
+	wt = xcalloc(1, sizeof(*wt));
+	wt->job = j;
+	wt->rc = rc;
+	TAILQ_INSERT_TAIL(&j->waiters, wt, j_entry);
+	TAILQ_INSERT_TAIL(&rc->waiters, wt, r_entry);
+}
+
+/*
+ * resolver_txtcheck - a worker answered from a cached STS record whose TXT
+ * id check is due: re-check it in the background, single flight.  Returns
+ * 0 if handled, -1 if the request is to be treated as a plain one (the
+ * check is no longer due, another worker's re-check already wrote).
+ */
+static int
+resolver_txtcheck(struct rconn *rc, const struct ipc_request *req)
+{
+	struct resolver	*r = rc->r;
+	struct cache_record rec;
+	struct job	*j;
+
+	if ((j = job_find(r, req->domain, req->domain_len)) != NULL) {
+		/* a job runs: its MTA-STS part checks the id anyway */
+		if (!j->want_sts) {
+			if (j->started)
+				job_start_sts(j);
+			else
+				j->want_sts = 1;
+		}
+		resolver_wait(rc, j);
+		return (0);
+	}
+	if (!resolver_cached(r, req->domain, req->domain_len, 0, &rec) ||
+	    !facts_txt_due(&rec, resolver_now()))
+		return (-1);
+	if (r->running >= r->cf->max_resolutions && r->nqueued >=
+	    RESOLVER_QUEUE_PER_SLOT * r->cf->max_resolutions) {
+		resolver_refuse(rc, req);
+		return (0);
+	}
+	j = job_new(r, req->domain, req->domain_len, &rec);
+	j->txtcheck = 1;
+	j->want_sts = 1;
+	log_debug(1, "domain=%s refresh=txt-check id=%s checked_at=%lld "
+	    "txt_ttl=%u", req->domain, rec.id, (long long)rec.txt_checked_at,
+	    (unsigned)rec.txt_ttl);
+	stats_inc(STATS_TXT_CHECKS);
+	if (r->running < r->cf->max_resolutions)
+		job_start(j);
+	else {
+		j->queued = 1;
+		r->nqueued++;
+		TAILQ_INSERT_TAIL(&r->queue, j, q_entry);
+	}
+	if (j->dv == NULL && j->dn == NULL && !j->queued)
+		return (0);	/* finished synchronously: already answered */
+	resolver_wait(rc, j);
+	return (0);
+}
+
 /* resolver_request - a worker asks about a domain */
 static void
 resolver_request(struct rconn *rc, const struct ipc_request *req)
@@ -813,6 +924,8 @@ resolver_request(struct rconn *rc, const struct ipc_request *req)
 	int		 dane_fresh = !r->cf->dane;
 	int64_t		 now = resolver_now();
 
+	if ((req->flags & IPC_FLAG_TXTCHECK) && resolver_txtcheck(rc, req) == 0)
+		return;
 	if ((j = job_find(r, req->domain, req->domain_len)) == NULL) {
 		if (!(req->flags & IPC_FLAG_REFRESH)) {
 			have = resolver_cached(r, req->domain, req->domain_len,

@@ -37,6 +37,7 @@
 
 #include "lib/buf.h"
 #include "lib/config.h"
+#include "policy/dane.h"
 #include "policy/discover.h"
 #include "lib/dns.h"
 #include "lib/https.h"
@@ -108,6 +109,12 @@ static const char *const stats_dane_names[STATS_DANE_COUNT] = {
 };
 static const char *const stats_evict_names[CACHE_EVICT_CLASSES] = {
 	"negative", "expired", "other", "enforce"
+};
+static const char *const stats_dane_fail_names[STATS_DANE_FAIL_CLASSES] = {
+	"bogus", "servfail", "timeout"
+};
+static const char *const stats_rr_names[STATS_RR_COUNT] = {
+	"mx", "a", "aaaa", "tlsa"
 };
 static const char *const stats_http_names[STATS_HTTP_COUNT] = {
 	"200", "400", "404", "405"
@@ -211,6 +218,16 @@ static const struct stats_family stats_families[] = {
 	    "records, writes, conflicts, timeouts, connection changes, "
 	    "leases.", STATS_FLEET, STATS_L("event", stats_fleet_names),
 	    STATS_NOLABEL },
+	{ "postsmtpsts_dane_dns_failures_total",
+	    "DNS lookups that failed during DANE lookups, by class and record "
+	    "type: the MX RRset, or an MX host's A, AAAA or TLSA records (that "
+	    "host is left to Postfix).", STATS_DANE_DNS_FAIL,
+	    STATS_L("class", stats_dane_fail_names),
+	    STATS_L("type", stats_rr_names) },
+	{ "postsmtpsts_txt_checks_started_total",
+	    "Background re-checks of a cached policy's TXT id, started when a "
+	    "lookup found the TXT TTL passed.", STATS_TXT_CHECKS, STATS_NOLABEL,
+	    STATS_NOLABEL },
 };
 
 int
@@ -263,6 +280,29 @@ stats_discovery(const struct discover_result *res, int refresh)
 	    (int)res->https_error <= STATS_HTTPS_ERRORS)
 		stats_inc((enum stats_id)(STATS_HTTPS_ERRORS_BASE +
 		    res->https_error - 1));
+}
+
+/* stats_dane_fail - count one failed lookup of class f, type rr */
+static void
+stats_dane_fail(enum dane_fail f, enum stats_dane_rrtype rr)
+{
+	if (f < DANE_FAIL_BOGUS || f > DANE_FAIL_TIMEOUT)
+		return;
+	stats_inc((enum stats_id)(STATS_DANE_DNS_FAIL +
+	    ((int)f - DANE_FAIL_BOGUS) * STATS_RR_COUNT + rr));
+}
+
+void
+stats_dane_failures(const struct dane_result *res)
+{
+	size_t	 i;
+
+	stats_dane_fail(res->mx_fail, STATS_RR_MX);
+	for (i = 0; i < res->nhosts; i++)
+		stats_dane_fail(res->hosts[i].fail,
+		    res->hosts[i].fail_rrtype == DNS_TYPE_A ? STATS_RR_A :
+		    res->hosts[i].fail_rrtype == DNS_TYPE_AAAA ? STATS_RR_AAAA :
+		    STATS_RR_TLSA);
 }
 
 size_t

@@ -81,6 +81,17 @@ enum stats_dns_error {
 	STATS_DNS_COUNT,
 };
 
+/* DANE lookups that failed (labels class=, type=), for dane.c results:
+ * class = enum dane_fail minus NONE, type below. */
+#define STATS_DANE_FAIL_CLASSES	3	/* bogus, servfail, timeout */
+enum stats_dane_rrtype {
+	STATS_RR_MX,
+	STATS_RR_A,
+	STATS_RR_AAAA,
+	STATS_RR_TLSA,
+	STATS_RR_COUNT,
+};
+
 /* Metrics server replies (label code=). */
 enum stats_http {
 	STATS_HTTP_200,
@@ -130,7 +141,11 @@ enum stats_id {
 	STATS_HTTP_REQUESTS = STATS_DANE_LOOKUPS + STATS_DANE_COUNT,
 	STATS_FLEET = STATS_HTTP_REQUESTS + STATS_HTTP_COUNT,
 				/* [enum fleet_counter] (lib/fleet.h) */
-	STATS_NCOUNTERS = STATS_FLEET + STATS_FLEET_COUNT,
+	STATS_TXT_CHECKS = STATS_FLEET + STATS_FLEET_COUNT,
+				/* TXT id re-checks started (facts_txt_due) */
+	STATS_DANE_DNS_FAIL,	/* [class][enum stats_dane_rrtype] */
+	STATS_NCOUNTERS = STATS_DANE_DNS_FAIL +
+	    STATS_DANE_FAIL_CLASSES * STATS_RR_COUNT,
 };
 
 /* Every slot summed, and the header's facts. */
@@ -237,6 +252,14 @@ stats_http(enum stats_http code)
  * and the HTTPS error of its fetch.
  */
 void	stats_discovery(const struct discover_result *res, int refresh);
+
+/*
+ * stats_dane_failures - the failed lookups of one DANE lookup (resolver),
+ * by class (bogus, servfail, timeout) and record type (the MX RRset, or a
+ * host's A, AAAA or TLSA: each failed host counted once, left to Postfix)
+ */
+struct dane_result;
+void	stats_dane_failures(const struct dane_result *res);
 
 /*
  * stats_create - master, before forking: create path (mode 0640, owned by

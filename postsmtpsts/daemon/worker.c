@@ -35,6 +35,14 @@
  * leave a connection strictly in request order: an answer that is ready
  * while an earlier request still waits is parked in its slot.
  *
+ * A cache answer from an STS record whose TXT id check is due
+ * (facts_txt_due: the TXT TTL has passed) is sent at once, and then the
+ * resolver is asked, once, to re-check the id in the background
+ * (IPC_FLAG_TXTCHECK): the in-flight table holds a marker entry without
+ * waiters until the resolver replies, so further lookups of the domain do
+ * not ask again (nor allocate); a marker whose reply never came is sent
+ * again after WORKER_TXTCHECK_RESEND seconds.
+ *
  * On SIGTERM/SIGINT the worker stops accepting, closes idle connections,
  * lets in-flight requests finish and returns.
  */
@@ -89,6 +97,10 @@
 #define WORKER_TRIM_CONNS	256
 #define WORKER_TRIM_DELAY_MS	200
 
+/* A TXT re-check marker whose reply did not come (a reply the resolver
+ * had to drop) is sent again after this many seconds. */
+#define WORKER_TXTCHECK_RESEND	120
+
 struct inflight;
 
 /* One request whose reply must wait: for the resolver or for its turn. */
@@ -111,6 +123,8 @@ struct inflight {
 	TAILQ_ENTRY(inflight) u_entry;	/* unsent list */
 	TAILQ_HEAD(, slot) waiters;
 	int		 unsent;
+	int		 txtcheck;	/* a background TXT re-check marker */
+	time_t		 asked;		/* txtcheck: when it was queued */
 };
 
 struct conn {
@@ -179,6 +193,7 @@ static void	rclient_connect(struct worker *);
 static void	rclient_lost(struct worker *, const char *, int);
 static void	rclient_close(struct worker *);
 static void	rclient_flush(struct worker *);
+static void	rclient_txtcheck(struct worker *, const char *, size_t, time_t);
 
 /* inflight_find - the entry for a domain, or NULL */
 static struct inflight *
@@ -463,6 +478,7 @@ worker_cache_answer(struct conn *c, const struct config_map *map,
 	char		 err[256], key[CACHE_KEY_MAX + 1];
 	size_t		 klen;
 	time_t		 now;
+	int		 due;
 
 	if (!w->cf->cache.enabled)
 		return (-1);
@@ -505,6 +521,7 @@ worker_cache_answer(struct conn *c, const struct config_map *map,
 		}
 	}
 	stats_cache_read(STATS_CACHE_HIT);
+	due = facts_txt_due(&w->rec, (int64_t)now);
 	buf_init_fixed(&data, w->data, sizeof(w->data));
 	st = facts_answer(domain, &w->rec, map->dane ? &w->drec : NULL, map,
 	    &w->pol, &data);
@@ -512,7 +529,40 @@ worker_cache_answer(struct conn *c, const struct config_map *map,
 	log_debug(1, "domain=%s map=%s source=cache answer=%s", domain,
 	    map->name, sockmap_status_name(st));
 	conn_reply(c, st, data.data, data.len);
+	if (due)
+		rclient_txtcheck(w, domain, len, now);
 	return (0);
+}
+
+/*
+ * rclient_txtcheck - the answer left from a record whose TXT id check is
+ * due: ask the resolver to re-check it, unless this worker already asked
+ * (a marker in the in-flight table) or a request for the domain is out
+ */
+static void
+rclient_txtcheck(struct worker *w, const char *domain, size_t len,
+    time_t now)
+{
+	struct inflight	*inf;
+
+	if ((inf = inflight_find(w, domain, len)) != NULL) {
+		if (!inf->txtcheck || inf->unsent ||
+		    now - inf->asked < WORKER_TXTCHECK_RESEND)
+			return;
+		log_debug(1, "domain=%s: TXT re-check unanswered for %ds: "
+		    "asking again", domain, WORKER_TXTCHECK_RESEND);
+	} else {
+		inf = xcalloc(1, sizeof(*inf));
+		TAILQ_INIT(&inf->waiters);
+		domtab_insert(&w->inflight, &inf->node, domain, len);
+		inf->txtcheck = 1;
+		log_debug(1, "domain=%s: TXT check due: re-check asked",
+		    domain);
+	}
+	inf->asked = now;
+	inf->unsent = 1;
+	TAILQ_INSERT_TAIL(&w->unsent, inf, u_entry);
+	rclient_flush(w);
 }
 
 /* rclient_ask - park the request and ask about the domain */
@@ -536,6 +586,14 @@ rclient_ask(struct conn *c, const struct config_map *map,
 		domtab_insert(&w->inflight, &inf->node, domain, len);
 		inf->unsent = 1;
 		TAILQ_INSERT_TAIL(&w->unsent, inf, u_entry);
+	} else if (inf->txtcheck) {
+		/* a re-check marker: this request needs a full answer (the
+		 * DANE part too), so ask plainly; the resolver joins both */
+		inf->txtcheck = 0;
+		if (!inf->unsent) {
+			inf->unsent = 1;
+			TAILQ_INSERT_TAIL(&w->unsent, inf, u_entry);
+		}
 	}
 	TAILQ_INSERT_TAIL(&inf->waiters, sl, i_entry);
 	sl->inf = inf;
@@ -910,6 +968,8 @@ rclient_flush(struct worker *w)
 		return;
 	while ((inf = TAILQ_FIRST(&w->unsent)) != NULL) {
 		memset(&req, 0, sizeof(req));
+		if (inf->txtcheck)
+			req.flags = IPC_FLAG_TXTCHECK;
 		memcpy(req.domain, inf->node.domain, inf->node.len);
 		req.domain_len = inf->node.len;
 		if ((n = ipc_request_encode(&req, msg, sizeof(msg))) == -1)

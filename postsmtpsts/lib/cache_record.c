@@ -6,11 +6,11 @@
  * freshness tests and the names for logs.  The LMDB store is cache.c; the
  * same encoding travels from the resolver to the workers (ipc.c).
  *
- * Value format, version 1.  Integers little-endian; strings length-prefixed
+ * Value format, version 2.  Integers little-endian; strings length-prefixed
  * (never NUL-terminated); every length checked before it is used:
  *   off len
  *     0   1  magic CACHE_RECORD_MAGIC (0xca)
- *     1   1  version CACHE_RECORD_VERSION (1)
+ *     1   1  version CACHE_RECORD_VERSION (2; 1 is still read, below)
  *     2   1  kind: 1 none, 2 sts, 3 dane
  *     3   1  sts_mode: 0 none, 1 testing, 2 enforce
  *     4   1  dnssec: 0 unknown, 1 insecure, 2 secure, 3 bogus
@@ -21,17 +21,23 @@
  *    19   8  expires_at
  *    27   8  next_refresh
  *    35   8  last_error_at
- *    43   1  n = id length, 0..32, then n bytes of visible ASCII (0x21-0x7e:
+ *    43   4  txt_ttl         (version 2 only)
+ *    47   8  txt_checked_at  (version 2 only)
+ *    55   1  n = id length, 0..32, then n bytes of visible ASCII (0x21-0x7e:
  *            RFC 8461 §3.1 allows only 1*32(ALPHA / DIGIT); upstream checks)
  *     .   2  nmx, 0..CACHE_MAX_MX, then nmx times: 1 byte m = 1..255 and m
  *            bytes of pattern: an optional leading "*." then [A-Za-z0-9_.-]
  *            (RFC 8461 §3.2 / §4.1; so no ':' or blank can reach a Postfix
  *            match= list)
  * Nothing may follow.  A value is accepted whole or refused; any other
- * magic or version (an older or newer format) is a miss for cache_get and
- * is replaced by the resolver's next write.  The encoding is canonical, so
- * the fuzzer checks decode -> encode gives back the same bytes.  To change
- * the format, bump CACHE_RECORD_VERSION: old entries then refresh as misses.
+ * magic or version (a newer format) is a miss for cache_get and is
+ * replaced by the resolver's next write.  Version 1 (the same without the
+ * two TXT fields, id at offset 43) is still decoded, with txt_ttl and
+ * txt_checked_at 0: an upgrade must not forget a cached enforce policy
+ * (that would be a downgrade, RFC 8461 §10.2), and a TXT check time of 0
+ * makes the id check due on first use.  Writes are always version 2.  The
+ * encoding of version 2 is canonical, so the fuzzer checks decode -> encode
+ * gives back the same bytes for it.
  */
 #include "autoconf.h"
 
@@ -51,6 +57,8 @@
 #define CACHE_OFF_EXPIRES	19
 #define CACHE_OFF_REFRESH	27
 #define CACHE_OFF_ERRAT		35
+#define CACHE_OFF_TXTTTL	43
+#define CACHE_OFF_TXTAT		47
 
 /* cache_le16 - read a little-endian uint16 */
 static uint16_t
@@ -219,6 +227,8 @@ cache_record_encode(const struct cache_record *rec, unsigned char *out,
 	cache_set_le(out + CACHE_OFF_EXPIRES, (uint64_t)rec->expires_at, 8);
 	cache_set_le(out + CACHE_OFF_REFRESH, (uint64_t)rec->next_refresh, 8);
 	cache_set_le(out + CACHE_OFF_ERRAT, (uint64_t)rec->last_error_at, 8);
+	cache_set_le(out + CACHE_OFF_TXTTTL, rec->txt_ttl, 4);
+	cache_set_le(out + CACHE_OFF_TXTAT, (uint64_t)rec->txt_checked_at, 8);
 	off = CACHE_RECORD_FIXED_LEN;
 	out[off++] = (unsigned char)idlen;
 	memcpy(out + off, rec->id, idlen);
@@ -239,7 +249,7 @@ enum cache_decode_status
 cache_record_decode(const unsigned char *p, size_t len,
     struct cache_record *out)
 {
-	size_t	 off, n, i;
+	size_t	 off, n, i, fixed;
 	unsigned int nmx;
 
 	if (len < 1)
@@ -248,9 +258,13 @@ cache_record_decode(const unsigned char *p, size_t len,
 		return (CACHE_DECODE_MAGIC);
 	if (len < 2)
 		return (CACHE_DECODE_TRUNCATED);
-	if (p[1] != CACHE_RECORD_VERSION)
+	if (p[1] == CACHE_RECORD_VERSION)
+		fixed = CACHE_RECORD_FIXED_LEN;
+	else if (p[1] == CACHE_RECORD_VERSION_V1)
+		fixed = CACHE_RECORD_FIXED_LEN_V1;
+	else
 		return (CACHE_DECODE_VERSION);
-	if (len < CACHE_RECORD_FIXED_LEN + 1)
+	if (len < fixed + 1)
 		return (CACHE_DECODE_TRUNCATED);
 	if (!cache_enums_valid(p[CACHE_OFF_KIND], p[CACHE_OFF_MODE],
 	    p[CACHE_OFF_DNSSEC]))
@@ -265,8 +279,15 @@ cache_record_decode(const unsigned char *p, size_t len,
 	out->expires_at = cache_le64(p + CACHE_OFF_EXPIRES);
 	out->next_refresh = cache_le64(p + CACHE_OFF_REFRESH);
 	out->last_error_at = cache_le64(p + CACHE_OFF_ERRAT);
+	if (fixed == CACHE_RECORD_FIXED_LEN) {
+		out->txt_ttl = cache_le32(p + CACHE_OFF_TXTTTL);
+		out->txt_checked_at = cache_le64(p + CACHE_OFF_TXTAT);
+	} else {
+		out->txt_ttl = 0;
+		out->txt_checked_at = 0;
+	}
 
-	off = CACHE_RECORD_FIXED_LEN;
+	off = fixed;
 	n = p[off++];
 	if (n > CACHE_ID_LEN - 1)
 		return (CACHE_DECODE_LENGTH);

@@ -19,7 +19,9 @@
 
 #include "lib/domain.h"
 
-#define CACHE_RECORD_VERSION	1
+#define CACHE_RECORD_VERSION	2
+#define CACHE_RECORD_VERSION_V1	1	/* still decoded (no TXT check time):
+					   the TXT check is then due at once */
 #define CACHE_RECORD_MAGIC	0xca	/* first byte of every encoded value */
 #define CACHE_MAX_MX		64	/* RFC 8461 puts no limit; 64 mx lines
 					   is plenty, more = invalid policy
@@ -31,7 +33,8 @@
 #define CACHE_KEY_MAX		(CACHE_DANE_PREFIX_LEN + DOMAIN_MAX_LEN)
 
 /* Encoded sizes: the fixed part, and the largest possible record. */
-#define CACHE_RECORD_FIXED_LEN	(2 + 5 + 4 + 4 * 8)
+#define CACHE_RECORD_FIXED_LEN_V1 (2 + 5 + 4 + 4 * 8)
+#define CACHE_RECORD_FIXED_LEN	(CACHE_RECORD_FIXED_LEN_V1 + 4 + 8)
 #define CACHE_RECORD_MAX_LEN	(CACHE_RECORD_FIXED_LEN + \
 	    1 + (CACHE_ID_LEN - 1) + 2 + CACHE_MAX_MX * (1 + CACHE_MX_LEN - 1))
 
@@ -77,6 +80,10 @@ struct cache_record {
 	int64_t	 expires_at;	/* entry is not used after this */
 	int64_t	 next_refresh;	/* resolver re-checks at/after this */
 	int64_t	 last_error_at;	/* 0 if none */
+	uint32_t txt_ttl;	/* STS: TTL of the _mta-sts TXT as DNS gave
+				   it (clamped by facts.c); 0 = unknown */
+	int64_t	 txt_checked_at; /* STS: unix time the TXT id was last
+				   seen (fetch or id check); 0 = never */
 	char	 id[CACHE_ID_LEN];	/* STS id from the TXT record */
 	uint16_t nmx;
 	char	 mx[CACHE_MAX_MX][CACHE_MX_LEN]; /* RFC 8461 patterns as
@@ -111,7 +118,10 @@ int	cache_record_encode(const struct cache_record *rec, unsigned char *out,
  * cache_record_decode - parse p[0..len) into *out
  *
  * Pure; p need not be aligned or NUL-terminated.  CACHE_DECODE_OK, or why
- * the value was refused (then *out is unspecified).
+ * the value was refused (then *out is unspecified).  A version 1 value
+ * (written before the TXT check time existed) decodes with txt_ttl and
+ * txt_checked_at 0, so a cached policy survives an upgrade (no downgrade
+ * through a format change) and its TXT id is re-checked on first use.
  */
 enum cache_decode_status cache_record_decode(const unsigned char *p,
 	    size_t len, struct cache_record *out);

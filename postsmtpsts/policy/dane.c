@@ -146,17 +146,21 @@ dane_mx_parse(const unsigned char *p, size_t len, uint16_t *pref, char *name)
 enum dane_state
 dane_aggregate(const enum dane_state *hosts, size_t n)
 {
-	size_t	 i, ndane = 0;
+	size_t	 i, ndane = 0, nfailed = 0;
 
+	/* RFC 7672 §2.2: a host whose records cannot be obtained is
+	 * unusable, not the domain; Postfix skips it itself */
 	for (i = 0; i < n; i++) {
 		if (hosts[i] == DANE_FAILURE)
-			return (DANE_FAILURE);
-		if (hosts[i] == DANE_ALL)
+			nfailed++;
+		else if (hosts[i] == DANE_ALL)
 			ndane++;
 	}
+	if (n > 0 && nfailed == n)
+		return (DANE_FAILURE);	/* nothing is known */
 	if (ndane == 0)
 		return (DANE_NONE);
-	return (ndane == n ? DANE_ALL : DANE_SOME);
+	return (ndane == n - nfailed ? DANE_ALL : DANE_SOME);
 }
 
 const char *
@@ -246,6 +250,54 @@ dane_host_done(struct dane_hq *hq, enum dane_state st, const char *why)
 		dane_finish(dn);
 }
 
+/* dane_fail_of - how a lookup failed (DANE_FAIL_NONE: it did not) */
+static enum dane_fail
+dane_fail_of(const struct dns_result *res)
+{
+	if (res->status == DNS_ERR_TIMEOUT)
+		return (DANE_FAIL_TIMEOUT);
+	if (res->status != DNS_OK)
+		return (DANE_FAIL_SERVFAIL);
+	if (res->security == DNS_BOGUS)
+		return (DANE_FAIL_BOGUS);
+	if (res->rcode != DNS_RCODE_NOERROR &&
+	    res->rcode != DNS_RCODE_NXDOMAIN)
+		return (DANE_FAIL_SERVFAIL);
+	return (DANE_FAIL_NONE);
+}
+
+/* dane_host_failed - note a failed lookup of a host (the first; a bogus
+ * answer wins over the others) */
+static void
+dane_host_failed(struct dane_host *h, const struct dns_result *res)
+{
+	enum dane_fail	 f = dane_fail_of(res);
+
+	if (f == DANE_FAIL_NONE)
+		return;
+	if (h->fail == DANE_FAIL_NONE ||
+	    (f == DANE_FAIL_BOGUS && h->fail != DANE_FAIL_BOGUS)) {
+		h->fail = f;
+		h->fail_rrtype = res->rrtype;
+	}
+}
+
+const char *
+dane_fail_name(enum dane_fail f)
+{
+	switch (f) {
+	case DANE_FAIL_NONE:
+		return ("none");
+	case DANE_FAIL_BOGUS:
+		return ("bogus");
+	case DANE_FAIL_SERVFAIL:
+		return ("servfail");
+	case DANE_FAIL_TIMEOUT:
+		return ("timeout");
+	}
+	return ("?");
+}
+
 /* dane_lookup_failed - an answer that is not an answer: why, or NULL */
 static const char *
 dane_lookup_failed(const struct dns_result *res)
@@ -323,16 +375,18 @@ dane_host_addr_cb(const struct dns_result *res, void *arg)
 	}
 	if (dane_lookup_failed(res) != NULL) {
 		h->addr_failed = 1;
-		/* bogus: the host's state is unknown; any other error only
-		 * keeps us from knowing whether DNSSEC applies (and Postfix
-		 * cannot reach the host either): no DANE for it */
+		dane_host_failed(h, res);
+		/* RFC 7672 §2.2: the host is unusable (its DANE state is
+		 * unknown); Postfix skips it by itself, the domain's state
+		 * is computed over the other hosts (dane_aggregate) */
 		if (res->security == DNS_BOGUS) {
 			hq->addr_failed = 1;
-			hq->addr_why = "address records DNSSEC bogus";
+			hq->addr_why = "address records DNSSEC bogus: host "
+			    "left to Postfix";
 		} else if (!hq->addr_failed) {
 			hq->addr_failed = 2;
 			hq->addr_why = "address lookup failed (timeout or "
-			    "SERVFAIL): DNSSEC status unknown, no DANE";
+			    "SERVFAIL): host left to Postfix";
 		}
 		dane_ttl(dn, DANE_FAILURE_TTL);
 	} else {
@@ -371,7 +425,7 @@ dane_host_addr_cb(const struct dns_result *res, void *arg)
 		return;
 	}
 	if (hq->addr_failed == 2) {
-		dane_host_done(hq, DANE_NONE, hq->addr_why);
+		dane_host_done(hq, DANE_FAILURE, hq->addr_why);
 		return;
 	}
 	if (h->addr_security != DNS_SECURE) {
@@ -407,10 +461,13 @@ dane_host_tlsa_cb(const struct dns_result *res, void *arg)
 	h->tlsa_security = res->security;
 	if (dane_lookup_failed(res) != NULL) {
 		/* §2.2: the MX and address records are secure, so the
-		 * TLSA state must be known before the host is used */
+		 * TLSA state must be known before the host is used: it is
+		 * unusable, left to Postfix (which skips it) */
+		dane_host_failed(h, res);
 		dane_host_done(hq, DANE_FAILURE, res->security == DNS_BOGUS ?
-		    "TLSA records DNSSEC bogus" : "TLSA lookup failed "
-		    "(timeout or SERVFAIL)");
+		    "TLSA records DNSSEC bogus: host left to Postfix" :
+		    "TLSA lookup failed (timeout or SERVFAIL): host left to "
+		    "Postfix");
 		return;
 	}
 	if (res->security != DNS_SECURE) {
@@ -516,6 +573,7 @@ dane_mx_cb(const struct dns_result *res, void *arg)
 	dn->res.mx_status = res->status;
 	dn->res.mx_rcode = res->rcode;
 	dn->res.nxdomain = res->status == DNS_OK && res->nxdomain;
+	dn->res.mx_fail = dane_fail_of(res);
 	if ((why = dane_lookup_failed(res)) != NULL) {
 		/* A bogus MX RRset: DANE may apply and cannot be known.  Any
 		 * other error (timeout, SERVFAIL) only hides whether DNSSEC

@@ -18,7 +18,9 @@
  *	hosts at once, A and AAAA in parallel:
  *	  both insecure                -> host: no DANE (§2.2.2)
  *	  bogus                        -> host: failure
- *	  SERVFAIL, timeout            -> host: no DANE (as for the MX)
+ *	  SERVFAIL, timeout            -> host: failure (unusable, RFC 7672
+ *	                                  §2.2: left to Postfix, which skips
+ *	                                  it; not the domain's state)
  *	  secure                       -> TLSA _25._tcp.BASE, where BASE is the
  *	    CNAME-expanded name when the address chain is secure, then, if
  *	    that has no TLSA records, the MX host name itself (§2.2.2)
@@ -34,8 +36,11 @@
  * PKIX-TA(0) and PKIX-EE(1) are unusable for SMTP (§3.1.3), and so is
  * anything unknown.
  *
- * The domain's state (dane_aggregate): any host failed -> DANE_FAILURE;
- * else every host DANE -> DANE_ALL; some -> DANE_SOME; none -> DANE_NONE.
+ * The domain's state (dane_aggregate) is computed over the hosts that
+ * resolved; a host whose lookups failed is unusable (RFC 7672 §2.2) and
+ * left to Postfix, which skips it itself: every resolved host DANE ->
+ * DANE_ALL; some -> DANE_SOME; none -> DANE_NONE; every host failed (nothing
+ * is known) -> DANE_FAILURE, as is a bogus MX RRset.
  * ttl is the smallest TTL of the RRsets the state was derived from.
  *
  * postsmtpsts-check uses the same walk (dane_start_opts): its SMTP port for
@@ -74,6 +79,15 @@ enum dane_state {
 	DANE_FAILURE = 3,	/* bogus, or lookup failed where it counts */
 };
 
+/* How a lookup failed (dane_fail_name), for logs, tools and metrics. */
+enum dane_fail {
+	DANE_FAIL_NONE = 0,
+	DANE_FAIL_BOGUS,	/* DNSSEC validation failed */
+	DANE_FAIL_SERVFAIL,	/* SERVFAIL (any RCODE but NOERROR/NXDOMAIN)
+				   or the resolver failed the query */
+	DANE_FAIL_TIMEOUT,	/* no answer before the deadline */
+};
+
 /* One TLSA record (RFC 6698 §2.1). */
 struct dane_tlsa {
 	uint8_t		 usage;
@@ -108,6 +122,10 @@ struct dane_host {
 	struct dane_tlsa tlsa[DANE_MAX_TLSA];
 	enum dane_state	 state;
 	const char	*why;			/* static text */
+	enum dane_fail	 fail;			/* DANE_FAILURE: how (the first
+						   failed lookup; bogus wins) */
+	int		 fail_rrtype;		/* ... of which record type:
+						   DNS_TYPE_A, _AAAA, _TLSA */
 };
 
 struct dane_result {
@@ -117,6 +135,7 @@ struct dane_result {
 	enum dns_security mx_security;
 	enum dns_status	 mx_status;
 	int		 mx_rcode;
+	enum dane_fail	 mx_fail;	/* the MX lookup failed: how */
 	int		 nxdomain;		/* the domain does not exist */
 	int		 implicit_mx;		/* no MX: the domain itself */
 	int		 null_mx;		/* RFC 7505 "MX 0 ." */
@@ -172,6 +191,9 @@ int		 dane_tlsa_usable(const struct dane_tlsa *t);
  */
 int		 dane_mx_parse(const unsigned char *p, size_t len,
 		    uint16_t *pref, char *name);
+
+/* dane_fail_name - "none", "bogus", "servfail", "timeout" */
+const char	*dane_fail_name(enum dane_fail f);
 
 /* dane_aggregate - the domain's state from its hosts' states */
 enum dane_state	 dane_aggregate(const enum dane_state *hosts, size_t n);

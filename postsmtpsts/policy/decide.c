@@ -114,8 +114,8 @@ decide_tlsrpt(const char *domain, const struct sts_policy *pol,
 	const char	*line;
 	size_t		 i, pos, len, nstr;
 
-	buf_appendf(out, " policy_type=sts policy_domain=%s policy_ttl=%lu",
-	    domain, (unsigned long)pol->max_age);
+	/* no policy_ttl: TLSRPT_README marks it deprecated and unused */
+	buf_appendf(out, " policy_type=sts policy_domain=%s", domain);
 	for (i = 0; i < pol->nmx; i++) {
 		buf_append_str(out, " mx_host_pattern=");
 		buf_append_str(out, pol->mx[i]);

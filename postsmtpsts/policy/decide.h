@@ -33,7 +33,7 @@
  *    "{ policy_string = <text> }" keeps the whitespace of a policy line;
  *    Postfix strips whitespace inside the braces and normalizes runs of it;
  *  - policy_type is "sts" or "no-policy-found"; policy_domain must be a
- *    valid host name; policy_ttl is all digits; mx_host_pattern and
+ *    valid host name; mx_host_pattern and
  *    policy_string may repeat; policy_failure is one of
  *    sts-policy-fetch-error, sts-policy-invalid, sts-webpki-invalid,
  *    validation-failure;
@@ -45,12 +45,13 @@
  * So only an STS answer at level "secure" or "may" carries them:
  *
  *	secure match=mx1.example.com:.example.net servername=hostname
- *	    policy_type=sts policy_domain=example.com policy_ttl=604800
+ *	    policy_type=sts policy_domain=example.com
  *	    mx_host_pattern=mx1.example.com mx_host_pattern=*.example.net
  *	    { policy_string = version: STSv1 } { policy_string = mode: enforce }
  *	    { policy_string = mx: mx1.example.com } ...
  *
- * (one line; policy_ttl is max_age; patterns keep their "*."; every policy
+ * (one line; no policy_ttl: TLSRPT_README marks it deprecated and unused,
+ * Postfix ignores it; patterns keep their "*."; every policy
  * line once, in order, except a line containing '{' or '}' — only an
  * unknown field can — which would break Postfix's brace quoting).
  *

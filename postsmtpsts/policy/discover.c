@@ -255,6 +255,7 @@ discover_txt_cb(const struct dns_result *res, void *arg)
 	dv->res.txt_status = res->status;
 	dv->res.txt_rcode = res->rcode;
 	dv->res.txt_security = res->security;
+	dv->res.txt_ttl = res->status == DNS_OK ? res->ttl : 0;
 	if (res->why_bogus != NULL) {
 		dv->why_bogus = xstrdup(res->why_bogus);
 		dv->res.txt_why_bogus = dv->why_bogus;

@@ -64,6 +64,7 @@ struct discover_result {
 	enum dns_status	 txt_status;
 	int		 txt_rcode;
 	enum dns_security txt_security;
+	int		 txt_ttl;	/* TTL of the TXT answer (0 if none) */
 	const char	*txt_why_bogus;	/* or NULL */
 	size_t		 ntxt;
 	const char *const *txt;		/* joined records, NUL-terminated */

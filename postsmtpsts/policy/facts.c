@@ -49,6 +49,36 @@ facts_next_refresh(const char *domain, int64_t fetched_at, uint32_t max_age,
 	return (fetched_at + interval - facts_spread(domain, interval / 10));
 }
 
+uint32_t
+facts_txt_ttl(int ttl)
+{
+	if (ttl < FACTS_TXT_TTL_MIN)
+		return (FACTS_TXT_TTL_MIN);
+	if (ttl > FACTS_TXT_TTL_MAX)
+		return (FACTS_TXT_TTL_MAX);
+	return ((uint32_t)ttl);
+}
+
+int64_t
+facts_txt_next(const struct cache_record *rec)
+{
+	int64_t		 next;
+
+	next = rec->txt_checked_at + facts_txt_ttl((int)(rec->txt_ttl >
+	    FACTS_TXT_TTL_MAX ? FACTS_TXT_TTL_MAX : rec->txt_ttl));
+	/* a failed refresh backs off: its retry is the next check */
+	if (rec->last_error_at != 0 && next < rec->next_refresh)
+		next = rec->next_refresh;
+	return (next);
+}
+
+int
+facts_txt_due(const struct cache_record *rec, int64_t now)
+{
+	return (rec->kind == CACHE_KIND_STS && now < rec->expires_at &&
+	    now >= facts_txt_next(rec));
+}
+
 /* facts_negative - a short-lived "no usable policy" entry */
 static void
 facts_negative(const struct discover_result *res,
@@ -103,6 +133,8 @@ facts_merge(const char *domain, const struct cache_record *old,
 		out->dnssec = res->txt_security == DNS_SECURE ?
 		    CACHE_DNSSEC_SECURE : CACHE_DNSSEC_INSECURE;
 		out->max_age = pol->max_age;
+		out->txt_ttl = facts_txt_ttl(res->txt_ttl);
+		out->txt_checked_at = now;
 		out->fetched_at = now;
 		out->expires_at = now + pol->max_age;
 		out->next_refresh = facts_next_refresh(domain, now,
@@ -122,6 +154,8 @@ facts_merge(const char *domain, const struct cache_record *old,
 		*out = *old;
 		out->last_error = 0;
 		out->last_error_at = 0;
+		out->txt_ttl = facts_txt_ttl(res->txt_ttl);
+		out->txt_checked_at = now;
 		out->next_refresh = facts_next_refresh(domain,
 		    old->fetched_at, old->max_age, cc->refresh_before);
 		if (out->next_refresh <= now)
@@ -138,6 +172,7 @@ facts_merge(const char *domain, const struct cache_record *old,
 		out->last_error = res->outcome == DISCOVER_FAILURE ?
 		    (uint8_t)res->failure : 0;
 		out->last_error_at = now;
+		out->txt_checked_at = now;	/* next check: the retry */
 		out->next_refresh = now + FACTS_MIN_RETRY +
 		    facts_spread(domain, FACTS_MIN_RETRY / 5);
 		if (out->next_refresh > out->expires_at)

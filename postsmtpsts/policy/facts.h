@@ -24,6 +24,23 @@
  * max_age counts from the last successful fetch; a refresh that only finds
  * the same id does not extend it (only a fetch does), so the resolver's
  * proactive refresh fetches without a known id.
+ *
+ * TXT id freshness (RFC 8461 §3.1, §3.3: a new id means "fetch now"): an
+ * STS record keeps the TTL of the _mta-sts TXT as DNS returned it (clamped
+ * to FACTS_TXT_TTL_MIN..FACTS_TXT_TTL_MAX) and when the id was last seen.
+ * Once that TTL has passed (facts_txt_due), the worker still answers from
+ * the cache and asks the resolver for a re-check in the background, which
+ * runs discover_start() with the cached id:
+ *
+ *   re-check finds           record written
+ *   ---------------------    ----------------------------------------
+ *   the same id              only txt_checked_at (and txt_ttl) move
+ *   another id, policy ok    the new policy (any mode: also none, a
+ *                            narrower or wider mx list)
+ *   another id, fetch fails  KEPT, retry after the backoff above; no TXT
+ *                            re-check before that retry (next_refresh)
+ *   TXT gone, NXDOMAIN,      KEPT, like any failure (never a downgrade);
+ *   SERVFAIL, bogus          the next re-check after the same backoff
  */
 #ifndef FACTS_H
 #define FACTS_H
@@ -43,6 +60,25 @@ struct buf;
 
 #define FACTS_MIN_RETRY		300	/* §3.3: 5 min between failed tries */
 #define FACTS_MAX_REFRESH	86400	/* §10.2: re-check at least daily */
+#define FACTS_TXT_TTL_MIN	30	/* TXT id re-check: at most this often */
+#define FACTS_TXT_TTL_MAX	3600	/* ... and at least this often */
+
+/* facts_txt_ttl - a TXT TTL from DNS clamped to the re-check bounds */
+uint32_t facts_txt_ttl(int ttl);
+
+/*
+ * facts_txt_next - when the TXT id of rec is due for a re-check: the last
+ * check plus its clamped TTL, but not before a failed refresh's retry
+ * (next_refresh, while last_error_at is set).  Only meaningful for STS.
+ */
+int64_t	facts_txt_next(const struct cache_record *rec);
+
+/*
+ * facts_txt_due - 1 if a lookup answered from rec at now should ask for a
+ * background TXT re-check: an unexpired STS record (any mode) whose
+ * facts_txt_next() has come.  Pure and cheap: the worker's hot path.
+ */
+int	facts_txt_due(const struct cache_record *rec, int64_t now);
 
 /*
  * facts_merge - the record to store after discovery res of domain

@@ -52,6 +52,7 @@
 #include "lib/buf.h"
 #include "lib/cache.h"
 #include "policy/dane.h"
+#include "policy/facts.h"
 #include "lib/config.h"
 #include "lib/log.h"
 #include "daemon/stats.h"
@@ -191,6 +192,21 @@ cache_tool_show(const char *domain, const struct cache_record *rec,
 	printf("last_error: %u\n", rec->last_error);
 	printf("last_error_at: %s\n",
 	    cache_tool_time(t, sizeof(t), rec->last_error_at));
+	if (rec->kind == CACHE_KIND_STS) {
+		printf("txt_ttl: %" PRIu32 " (re-check every %" PRIu32
+		    " s)\n", rec->txt_ttl, facts_txt_ttl((int)(rec->txt_ttl >
+		    FACTS_TXT_TTL_MAX ? FACTS_TXT_TTL_MAX : rec->txt_ttl)));
+		printf("txt_checked_at: %s\n",
+		    cache_tool_time(t, sizeof(t), rec->txt_checked_at));
+		if (rec->txt_checked_at == 0)
+			printf("txt_next_check: - (never checked: due at the "
+			    "next lookup)\n");
+		else
+			printf("txt_next_check: %s (%s)\n", cache_tool_time(t,
+			    sizeof(t), facts_txt_next(rec)),
+			    facts_txt_due(rec, now) ?
+			    "due: at the next lookup" : "not due");
+	}
 	printf("nmx: %u\n", rec->nmx);
 	for (i = 0; i < rec->nmx; i++)
 		printf("mx: %s\n", rec->mx[i]);

@@ -174,6 +174,14 @@ query_tlsa_hex(const struct dane_tlsa *t, char *out, size_t outsz)
 	return (out);
 }
 
+/* query_rrtype_name - "A", "AAAA", "TLSA" for a failed host lookup */
+static const char *
+query_rrtype_name(int rrtype)
+{
+	return (rrtype == DNS_TYPE_A ? "A" : rrtype == DNS_TYPE_AAAA ? "AAAA" :
+	    "TLSA");
+}
+
 /* query_print_dane - the DANE part of the human-readable report */
 static void
 query_print_dane(const struct query *qy)
@@ -211,9 +219,15 @@ query_print_dane(const struct query *qy)
 			    sizeof(ub)), t->usable ? ", usable" :
 			    ", unusable for SMTP");
 		}
-		printf("    DANE: %s (%s)\n", h->state == DANE_ALL ? "yes" :
-		    h->state == DANE_FAILURE ? "unknown, lookup failed" : "no",
-		    h->why);
+		if (h->state == DANE_FAILURE && h->fail != DANE_FAIL_NONE)
+			printf("    DANE: unknown, %s lookup failed: %s; host "
+			    "left to Postfix, which skips it (%s)\n",
+			    query_rrtype_name(h->fail_rrtype),
+			    dane_fail_name(h->fail), h->why);
+		else
+			printf("    DANE: %s (%s)\n", h->state == DANE_ALL ?
+			    "yes" : h->state == DANE_FAILURE ?
+			    "unknown, lookup failed" : "no", h->why);
 	}
 	printf("DANE: %s, ttl %d (%s)\n", dane_state_name(d->state), d->ttl,
 	    query_esc(esc, d->detail, strlen(d->detail)));
@@ -282,6 +296,14 @@ query_json_dane(struct buf *b, const struct query *qy)
 		buf_json_cstr(b, dane_state_name(h->state));
 		buf_json_key(b, "why");
 		buf_json_cstr(b, h->why);
+		buf_json_key(b, "failure");
+		buf_json_cstr(b, h->fail == DANE_FAIL_NONE ? NULL :
+		    dane_fail_name(h->fail));
+		buf_json_key(b, "failed_type");
+		buf_json_cstr(b, h->fail == DANE_FAIL_NONE ? NULL :
+		    query_rrtype_name(h->fail_rrtype));
+		buf_json_key(b, "left_to_postfix");
+		buf_append_str(b, h->state == DANE_FAILURE ? "true" : "false");
 		buf_append_char(b, '}');
 		if (i + 1 < d->nhosts)
 			buf_append_char(b, ',');

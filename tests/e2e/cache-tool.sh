@@ -48,6 +48,9 @@ expires_at: $(iso $((NOW + 86400))) (fresh)
 next_refresh: $(iso $((NOW + 43200))) (not due)
 last_error: 0
 last_error_at: -
+txt_ttl: 0 (re-check every 30 s)
+txt_checked_at: -
+txt_next_check: - (never checked: due at the next lookup)
 nmx: 2
 mx: mx1.d0000003.fill.example
 mx: *.d0000003.fill.example" "show: every field"

@@ -83,9 +83,10 @@ daemon_start "${lines[@]}" "cache { path = \"$C\" refresh_interval = 1 }" ||
 is "$(pq enforce.pstest)" "$(sec mx9.enforce.pstest)" \
     "a planted entry is answered from the cache"
 
-# Wait for the refresh ticks: every due entry is tried once.
-wait_until 12 '[ "$(grep -c refresh=proactive "$DAEMON_LOG")" -ge 10 ]'
-is "$(grep -c 'refresh=proactive' "$DAEMON_LOG")" 10 \
+# Wait for the refresh ticks: every due entry is tried once (enforce-wild's
+# finds another id than the planted one: logged refresh=id-change).
+wait_until 12 '[ "$(grep -c "refresh=\(proactive\|id-change\)" "$DAEMON_LOG")" -ge 10 ]'
+is "$(grep -c 'refresh=\(proactive\|id-change\)' "$DAEMON_LOG")" 10 \
     "each due entry refreshed proactively once (then backed off)"
 is "$(pq no-txt.pstest)" "$(sec mx1.no-txt.pstest)" "TOFU: TXT removed -> kept"
 is "$(pq tofu-nx.pstest)" "$(sec mx1.tofu-nx.pstest)" "TOFU: NXDOMAIN -> kept"
@@ -106,6 +107,9 @@ ok "$(grep 'domain=http-404.pstest refresh=proactive' "$DAEMON_LOG" |
 is "$(fetches http-404.pstest)" 1 "the refresh did fetch (HTTPS log)"
 is "$(fetches enforce-wild.pstest)" 1 \
     "proactive refresh of an unexpired entry seen in the HTTPS access log"
+grep -q 'domain=enforce-wild.pstest refresh=id-change old_id=old1 discovery=policy .*id=enforcewild1 ' \
+    "$DAEMON_LOG"
+ok $? "the decision log names the id change: old_id=old1 id=enforcewild1"
 is "$(pq enforce-wild.pstest)" \
     "$(sec mx1.enforce-wild.pstest:.mail.enforce-wild.pstest)" \
     "new id, new policy -> new answer"

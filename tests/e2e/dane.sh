@@ -39,6 +39,8 @@ answer() {
 }
 
 sts="OK secure match=mx1.dane-sts.pstest servername=hostname"
+sts3="OK secure match=mx1.dane-sts-bogus-mx3.pstest servername=hostname"
+stsf="OK secure match=mx1.dane-sts-tlsa-fail.pstest servername=hostname"
 # domain            postfix (defaults)   only            ignore        nodane
 while IFS='|' read -r d def only ign nod; do
 	# first lookups may meet the deadline while DANE is looked up: ask
@@ -57,7 +59,24 @@ dane-servfail.pstest|TEMP|TEMP|NOTFOUND|NOTFOUND
 dane-insecure.pstest|NOTFOUND|NOTFOUND|NOTFOUND|NOTFOUND
 dane-pkix.pstest|NOTFOUND|NOTFOUND|NOTFOUND|NOTFOUND
 dane-sts.pstest|OK dane-only|OK dane-only|OK dane-only|$sts
+dane-bogus-addr.pstest|OK dane-only|OK dane-only|OK dane-only|NOTFOUND
+dane-sts-bogus-mx3.pstest|$sts3|$sts3|$sts3|$sts3
+dane-sts-tlsa-fail.pstest|$stsf|$stsf|$stsf|$stsf
 EOT
+
+# One MX host's DNS trouble is not the domain's (RFC 7672 2.2): the host is
+# left to Postfix, the resolver logs why, the metrics count the failure by
+# class and record type.
+grep -q 'domain=dane-bogus-addr.pstest dane_host=mx-bad.dnssec-bogus-expired.pstest state=failure .*failed=bogus/A why="address records DNSSEC bogus: host left to Postfix"' "$DAEMON_LOG"
+ok $? "dane-bogus-addr: the bogus host is logged as left to Postfix"
+grep -q 'domain=dane-sts-tlsa-fail.pstest dane_host=mx3.dane-sts-tlsa-fail.pstest state=failure .*failed=bogus/TLSA ' "$DAEMON_LOG"
+ok $? "dane-sts-tlsa-fail: the host whose TLSA lookup failed is logged"
+"$TOOL" -c "$CONF" stats >"$T/metrics.txt" 2>&1
+n_a=$(sed -n 's/^postsmtpsts_dane_dns_failures_total{class="bogus",type="a"} //p' "$T/metrics.txt")
+n_tlsa=$(sed -n 's/^postsmtpsts_dane_dns_failures_total{class="bogus",type="tlsa"} //p' "$T/metrics.txt")
+n_mx=$(sed -n 's/^postsmtpsts_dane_dns_failures_total{class="bogus",type="mx"} //p' "$T/metrics.txt")
+ok "$([ "${n_a:-0}" -ge 2 ] && [ "${n_tlsa:-0}" -ge 2 ] && [ "${n_mx:-0}" -ge 1 ]; echo $?)" \
+    "metrics: DANE DNS failures by class and type (bogus: a=${n_a:-} tlsa=${n_tlsa:-} mx=${n_mx:-})"
 
 # The cache: one dane entry per domain, beside its MTA-STS entry.
 "$TOOL" -d "$C" show dane:dane-ok.pstest >"$T/show" 2>&1

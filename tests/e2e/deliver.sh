@@ -10,7 +10,11 @@
 #                                                         testing never blocks)
 # and every DANE case of the catalogue with a delivery column (dane-ok,
 # dane-mismatch, dane-ta, dane-some, dane-cname, dane-implicit,
-# dane-sts-testing): the daemon answers dane-only/dane, and the sender
+# dane-sts-testing; and the narrow failures: dane-bogus-addr, a DANE MX
+# beside a first MX whose address is bogus, and dane-sts-bogus-mx3 /
+# dane-sts-tlsa-fail, MTA-STS domains whose third MX has a bogus address
+# or a failing TLSA lookup: delivered through the good hosts, never
+# TEMP): the daemon answers dane-only/dane, and the sender
 # (smtp_dns_support_level = dnssec, the world's validating resolver) does
 # the TLSA checks itself: a matching TLSA -> sent, Verified; a TLSA that
 # matches nothing -> deferred, whatever MTA-STS says.

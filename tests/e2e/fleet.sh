@@ -268,8 +268,8 @@ for d in 197 198 199 200; do
 	    "A and B still answer enforce for b$d"
 done
 # the refusing daemon's own discovery healed the fleet's record
-# (version 1, flags MAC, cache record magic and version, kind sts, mode 2)
-enforced() { rc --no-raw GET "$PREFIX$1" | grep -qF '"\x01\x01\xca\x01\x02\x02'; }
+# (version 1, flags MAC, cache record magic and version 2, kind sts, mode 2)
+enforced() { rc --no-raw GET "$PREFIX$1" | grep -qF '"\x01\x01\xca\x02\x02\x02'; }
 for _i in $(seq 1 30); do
 	enforced b199.bulk.pstest && enforced b197.bulk.pstest && break
 	sleep 0.1

@@ -29,8 +29,9 @@ cases=$top_srcdir/tests/world/cases.tsv
 need python3 postmap
 world_up || { echo "Bail out! world did not start"; exit 1; }
 
-# the data lines: no header, no comments, no blank lines
-awk -F '\t' 'NR > 1 && !/^[[:space:]]*(#|$)/ { print $1 "\t" $2 "\t" $3 }' \
+# the data lines: no header, no comments, no blank lines, no case whose
+# answer a test changes at runtime (expect -)
+awk -F '\t' 'NR > 1 && !/^[[:space:]]*(#|$)/ && $3 != "-" { print $1 "\t" $2 "\t" $3 }' \
     "$cases" >"$T/cases"
 
 # world_query ARGS... - postsmtpsts-query with the world's resolver and CA

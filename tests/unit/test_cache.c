@@ -178,11 +178,27 @@ record_round_trip_largest(void **state)
 	    -1);
 }
 
+/* Version 1 bytes (before the TXT check fields), still decoded. */
+static const unsigned char golden_v1[] = {
+	0xca, 0x01,			/* magic, version 1 */
+	0x02, 0x02, 0x02, 0x00, 0x03,	/* sts enforce secure, dane,
+					   last_error */
+	0x80, 0x51, 0x01, 0x00,		/* max_age 86400 */
+	0x00, 0xf1, 0x53, 0x65, 0x00, 0x00, 0x00, 0x00, /* 1700000000 */
+	0x80, 0x42, 0x55, 0x65, 0x00, 0x00, 0x00, 0x00, /* +86400 */
+	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, /* -1 */
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, /* 0 */
+	0x02, 'i', 'd',
+	0x02, 0x00,
+	0x05, 'm', 'x', '.', 'e', 'x',
+	0x04, '*', '.', 'e', 'x',
+};
+
 static void
 record_golden_encoding(void **state)
 {
 	static const unsigned char want[] = {
-		0xca, 0x01,			/* magic, version */
+		0xca, 0x02,			/* magic, version */
 		0x02, 0x02, 0x02, 0x00, 0x03,	/* sts enforce secure, dane,
 						   last_error */
 		0x80, 0x51, 0x01, 0x00,		/* max_age 86400 */
@@ -190,6 +206,8 @@ record_golden_encoding(void **state)
 		0x80, 0x42, 0x55, 0x65, 0x00, 0x00, 0x00, 0x00, /* +86400 */
 		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, /* -1 */
 		0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, /* 0 */
+		0x1e, 0x00, 0x00, 0x00,		/* txt_ttl 30 */
+		0x0a, 0xf1, 0x53, 0x65, 0x00, 0x00, 0x00, 0x00, /* +10 */
 		0x02, 'i', 'd',
 		0x02, 0x00,
 		0x05, 'm', 'x', '.', 'e', 'x',
@@ -207,6 +225,8 @@ record_golden_encoding(void **state)
 	rec_a.fetched_at = 1700000000;
 	rec_a.expires_at = 1700086400;
 	rec_a.next_refresh = -1;
+	rec_a.txt_ttl = 30;
+	rec_a.txt_checked_at = 1700000010;
 	memcpy(rec_a.id, "id", 3);
 	rec_a.nmx = 2;
 	memcpy(rec_a.mx[0], "mx.ex", 6);
@@ -214,6 +234,27 @@ record_golden_encoding(void **state)
 	len = test_encode(&rec_a, enc_a, sizeof(enc_a));
 	assert_int_equal(len, sizeof(want));
 	assert_memory_equal(enc_a, want, sizeof(want));
+
+	/* version 1: the same facts, TXT never checked; written as v2 */
+	memset(&rec_b, 0x55, sizeof(rec_b));
+	assert_int_equal(cache_record_decode(golden_v1, sizeof(golden_v1),
+	    &rec_b), CACHE_DECODE_OK);
+	assert_int_equal(rec_b.txt_ttl, 0);
+	assert_int_equal(rec_b.txt_checked_at, 0);
+	assert_int_equal(rec_b.expires_at, 1700086400);
+	assert_int_equal(rec_b.next_refresh, -1);
+	assert_string_equal(rec_b.id, "id");
+	assert_int_equal(rec_b.nmx, 2);
+	assert_string_equal(rec_b.mx[1], "*.ex");
+	rec_b.txt_ttl = 30;
+	rec_b.txt_checked_at = 1700000010;
+	len = test_encode(&rec_b, enc_b, sizeof(enc_b));
+	assert_int_equal(len, sizeof(want));
+	assert_memory_equal(enc_b, want, sizeof(want));
+	/* every truncation of a v1 value is refused too */
+	for (len = 0; len < sizeof(golden_v1); len++)
+		assert_int_equal(cache_record_decode(golden_v1, len, &rec_b),
+		    CACHE_DECODE_TRUNCATED);
 }
 
 static void
@@ -244,41 +285,41 @@ struct decode_case {
 };
 
 /*
- * Offsets into the encoding of test_record(&r, 1): id "id1" at 44..46,
- * nmx at 47..48, mx[0] length at 49, "mx1.d00001.example" at 50..67,
- * mx[1] length at 68, "*.d00001.example" at 69..84.
+ * Offsets into the encoding of test_record(&r, 1): id "id1" at 56..58,
+ * nmx at 59..60, mx[0] length at 61, "mx1.d00001.example" at 62..79,
+ * mx[1] length at 80, "*.d00001.example" at 81..96.
  */
 static const struct decode_case decode_cases[] = {
 	{ "wrong magic", 0, 0xcb, 0, CACHE_DECODE_MAGIC },
 	{ "zero magic", 0, 0x00, 0, CACHE_DECODE_MAGIC },
 	{ "older version 0", 1, 0x00, 0, CACHE_DECODE_VERSION },
-	{ "newer version 2", 1, 0x02, 0, CACHE_DECODE_VERSION },
+	{ "newer version 3", 1, 0x03, 0, CACHE_DECODE_VERSION },
 	{ "trailing byte", SIZE_MAX, 0, 1, CACHE_DECODE_TRAILING },
 	{ "kind 0", 2, 0, 0, CACHE_DECODE_RANGE },
 	{ "kind 4 unknown", 2, 4, 0, CACHE_DECODE_RANGE },
 	{ "kind 255", 2, 255, 0, CACHE_DECODE_RANGE },
 	{ "sts mode 3", 3, 3, 0, CACHE_DECODE_RANGE },
 	{ "dnssec 4", 4, 4, 0, CACHE_DECODE_RANGE },
-	{ "id length 33", 43, 33, 0, CACHE_DECODE_LENGTH },
-	{ "id length 255", 43, 255, 0, CACHE_DECODE_LENGTH },
-	{ "id with NUL", 45, 0x00, 0, CACHE_DECODE_CHAR },
-	{ "id with space", 45, ' ', 0, CACHE_DECODE_CHAR },
-	{ "id with control byte", 45, 0x1b, 0, CACHE_DECODE_CHAR },
-	{ "id with DEL", 45, 0x7f, 0, CACHE_DECODE_CHAR },
-	{ "id with 8-bit byte", 45, 0xc3, 0, CACHE_DECODE_CHAR },
-	{ "nmx 65 (low byte)", 47, 65, 0, CACHE_DECODE_LENGTH },
-	{ "nmx 514 (high byte)", 48, 2, 0, CACHE_DECODE_LENGTH },
-	{ "nmx 3 but two patterns", 47, 3, 0, CACHE_DECODE_TRUNCATED },
-	{ "nmx 1 but two patterns", 47, 1, 0, CACHE_DECODE_TRAILING },
-	{ "mx length 0", 49, 0, 0, CACHE_DECODE_LENGTH },
-	{ "mx length past the end", 68, 200, 0, CACHE_DECODE_TRUNCATED },
-	{ "mx with NUL", 52, 0x00, 0, CACHE_DECODE_CHAR },
-	{ "mx with colon", 52, ':', 0, CACHE_DECODE_CHAR },
-	{ "mx with space", 52, ' ', 0, CACHE_DECODE_CHAR },
-	{ "mx with newline", 52, '\n', 0, CACHE_DECODE_CHAR },
-	{ "mx with inner star", 52, '*', 0, CACHE_DECODE_CHAR },
-	{ "mx star without dot", 70, 'x', 0, CACHE_DECODE_CHAR },
-	{ "mx only a wildcard", 68, 2, 0, CACHE_DECODE_CHAR },
+	{ "id length 33", 55, 33, 0, CACHE_DECODE_LENGTH },
+	{ "id length 255", 55, 255, 0, CACHE_DECODE_LENGTH },
+	{ "id with NUL", 57, 0x00, 0, CACHE_DECODE_CHAR },
+	{ "id with space", 57, ' ', 0, CACHE_DECODE_CHAR },
+	{ "id with control byte", 57, 0x1b, 0, CACHE_DECODE_CHAR },
+	{ "id with DEL", 57, 0x7f, 0, CACHE_DECODE_CHAR },
+	{ "id with 8-bit byte", 57, 0xc3, 0, CACHE_DECODE_CHAR },
+	{ "nmx 65 (low byte)", 59, 65, 0, CACHE_DECODE_LENGTH },
+	{ "nmx 514 (high byte)", 60, 2, 0, CACHE_DECODE_LENGTH },
+	{ "nmx 3 but two patterns", 59, 3, 0, CACHE_DECODE_TRUNCATED },
+	{ "nmx 1 but two patterns", 59, 1, 0, CACHE_DECODE_TRAILING },
+	{ "mx length 0", 61, 0, 0, CACHE_DECODE_LENGTH },
+	{ "mx length past the end", 80, 200, 0, CACHE_DECODE_TRUNCATED },
+	{ "mx with NUL", 64, 0x00, 0, CACHE_DECODE_CHAR },
+	{ "mx with colon", 64, ':', 0, CACHE_DECODE_CHAR },
+	{ "mx with space", 64, ' ', 0, CACHE_DECODE_CHAR },
+	{ "mx with newline", 64, '\n', 0, CACHE_DECODE_CHAR },
+	{ "mx with inner star", 64, '*', 0, CACHE_DECODE_CHAR },
+	{ "mx star without dot", 82, 'x', 0, CACHE_DECODE_CHAR },
+	{ "mx only a wildcard", 80, 2, 0, CACHE_DECODE_CHAR },
 };
 
 static void
@@ -290,9 +331,9 @@ decode_rejects_bad_fields(void **state)
 	(void)state;
 	test_record(&rec_a, 1);
 	len = test_encode(&rec_a, enc_a, sizeof(enc_a));
-	assert_int_equal(len, 85);
-	assert_memory_equal(enc_a + 44, "id1", 3);
-	assert_memory_equal(enc_a + 69, "*.d00001.example", 16);
+	assert_int_equal(len, 97);
+	assert_memory_equal(enc_a + 56, "id1", 3);
+	assert_memory_equal(enc_a + 81, "*.d00001.example", 16);
 	for (i = 0; i < sizeof(decode_cases) / sizeof(decode_cases[0]); i++) {
 		dc = &decode_cases[i];
 		memcpy(enc_b, enc_a, len);

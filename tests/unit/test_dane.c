@@ -123,22 +123,99 @@ mx_rdata(void **state)
 
 /* --- the domain's state ---------------------------------------------- */
 
+/*
+ * The domain's state over the hosts that resolved (a failed host is left
+ * to Postfix), the DANE record facts_dane_merge() keeps at an injected
+ * clock, and the answer an STS enforce domain (or a domain without
+ * MTA-STS) gets with the default map options (dane_some = dane,
+ * dane_lookup_failure = temp).
+ */
+static const char *answer(const struct cache_record *, int,
+    const struct config_map *);
+
 static void
 aggregate_table(void **state)
 {
-	enum dane_state a[] = { DANE_ALL, DANE_ALL };
-	enum dane_state b[] = { DANE_ALL, DANE_NONE };
-	enum dane_state c[] = { DANE_NONE, DANE_NONE };
-	enum dane_state d[] = { DANE_ALL, DANE_FAILURE };
-	enum dane_state e[] = { DANE_NONE, DANE_FAILURE, DANE_ALL };
+#define A	DANE_ALL
+#define N	DANE_NONE
+#define F	DANE_FAILURE
+#define END	-1
+	static const struct {
+		const char	*name;
+		int		 hosts[5];	/* END-terminated */
+		enum dane_state	 want;
+		const char	*sts_answer;	/* with an enforce policy */
+		const char	*plain_answer;	/* without MTA-STS */
+	} t[] = {
+		{ "every host DANE", { A, A, END }, DANE_ALL,
+		  "OK dane-only", "OK dane-only" },
+		{ "one DANE, one without", { A, N, END }, DANE_SOME,
+		  "OK dane", "OK dane" },
+		{ "no DANE", { N, N, END }, DANE_NONE,
+		  "OK secure match=mx.example.com servername=hostname",
+		  "NOTFOUND" },
+		{ "one DANE host, one failed: left to Postfix", { A, F, END },
+		  DANE_ALL, "OK dane-only", "OK dane-only" },
+		{ "no TLSA, third host failed", { N, N, F, END }, DANE_NONE,
+		  "OK secure match=mx.example.com servername=hostname",
+		  "NOTFOUND" },
+		{ "DANE, none, failed", { N, F, A, END }, DANE_SOME,
+		  "OK dane", "OK dane" },
+		{ "every host failed: nothing known", { F, F, END },
+		  DANE_FAILURE, "TEMP DNSSEC lookup of MX or TLSA", NULL },
+		{ "the only host failed", { F, END }, DANE_FAILURE,
+		  "TEMP DNSSEC lookup of MX or TLSA", NULL },
+		{ "no hosts", { END }, DANE_NONE,
+		  "OK secure match=mx.example.com servername=hostname",
+		  "NOTFOUND" },
+	};
+#undef A
+#undef N
+#undef F
+#undef END
+	enum dane_state	 hosts[5];
+	struct dane_result res;
+	struct cache_record sts, rec;
+	struct config_map map;
+	const char	*got;
+	size_t		 i, n;
 
 	(void)state;
-	assert_int_equal(dane_aggregate(a, 2), DANE_ALL);
-	assert_int_equal(dane_aggregate(b, 2), DANE_SOME);
-	assert_int_equal(dane_aggregate(c, 2), DANE_NONE);
-	assert_int_equal(dane_aggregate(d, 2), DANE_FAILURE);
-	assert_int_equal(dane_aggregate(e, 3), DANE_FAILURE);
-	assert_int_equal(dane_aggregate(a, 0), DANE_NONE);
+	memset(&sts, 0, sizeof(sts));
+	sts.kind = CACHE_KIND_STS;
+	sts.sts_mode = CACHE_STS_ENFORCE;
+	sts.max_age = 86400;
+	sts.expires_at = NOW + 86400;
+	sts.nmx = 1;
+	strcpy(sts.mx[0], "mx.example.com");
+	memset(&map, 0, sizeof(map));
+	map.name = "postfix";
+	map.dane = 1;
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		for (n = 0; t[i].hosts[n] != -1; n++)
+			hosts[n] = (enum dane_state)t[i].hosts[n];
+		if (dane_aggregate(hosts, n) != t[i].want)
+			fail_msg("%s: state %s, want %s", t[i].name,
+			    dane_state_name(dane_aggregate(hosts, n)),
+			    dane_state_name(t[i].want));
+		/* what the cache keeps at the injected clock */
+		memset(&res, 0, sizeof(res));
+		res.state = t[i].want;
+		res.ttl = 3600;
+		res.mx_security = DNS_SECURE;
+		assert_int_equal(facts_dane_merge(NULL, &res, NOW, &rec), 1);
+		assert_int_equal(rec.dane, t[i].want);
+		assert_true(rec.expires_at > NOW);
+		got = answer(&sts, rec.dane, &map);
+		if (strncmp(got, t[i].sts_answer, strlen(t[i].sts_answer)) != 0)
+			fail_msg("%s (STS enforce): \"%s\", want \"%s\"",
+			    t[i].name, got, t[i].sts_answer);
+		if (t[i].plain_answer != NULL &&
+		    strcmp(answer(NULL, rec.dane, &map), t[i].plain_answer) != 0)
+			fail_msg("%s (no MTA-STS): \"%s\", want \"%s\"",
+			    t[i].name, answer(NULL, rec.dane, &map),
+			    t[i].plain_answer);
+	}
 	assert_string_equal(dane_state_name(DANE_SOME), "some");
 }
 

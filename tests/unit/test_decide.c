@@ -27,14 +27,14 @@
 #define SECURE	"secure match=mail.example.com:.example.net " \
 	"servername=hostname"
 #define SECURE_RPT SECURE " policy_type=sts policy_domain=example.com " \
-	"policy_ttl=604800 mx_host_pattern=mail.example.com " \
+	"mx_host_pattern=mail.example.com " \
 	"mx_host_pattern=*.example.net { policy_string = version: STSv1 } " \
 	"{ policy_string = mode: enforce } " \
 	"{ policy_string = mx: mail.example.com } " \
 	"{ policy_string = mx: *.example.net } " \
 	"{ policy_string = max_age: 604800 }"
 #define MAY_RPT	"may policy_type=sts policy_domain=example.com " \
-	"policy_ttl=86400 mx_host_pattern=*.example.com " \
+	"mx_host_pattern=*.example.com " \
 	"{ policy_string = version: STSv1 } " \
 	"{ policy_string = mode: testing } " \
 	"{ policy_string = mx: *.example.com } " \
@@ -141,7 +141,7 @@ static const struct decide_case cases[] = {
 	{ "STS enforce, TLSRPT skips a line with braces", "example.com",
 	    NULL, DECIDE_DANE_NONE, DECIDE_STS_POLICY, P_BRACE, 0, O_RPT,
 	    0, SOCKMAP_OK, "secure match=mail.example.com servername=hostname"
-	    " policy_type=sts policy_domain=example.com policy_ttl=60"
+	    " policy_type=sts policy_domain=example.com"
 	    " mx_host_pattern=mail.example.com"
 	    " { policy_string = version: STSv1 }"
 	    " { policy_string = mode: enforce }"

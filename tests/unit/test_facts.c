@@ -278,7 +278,7 @@ answers_from_records(void **state)
 	    &out), SOCKMAP_OK);
 	assert_non_null(buf_cstr(&out));
 	assert_non_null(strstr(out.data, " policy_type=sts policy_domain="
-	    "example.com policy_ttl=86400 mx_host_pattern=mx1.example.com "
+	    "example.com mx_host_pattern=mx1.example.com "
 	    "mx_host_pattern=*.example.net "));
 	assert_non_null(strstr(out.data, "{ policy_string = mode: enforce }"));
 	assert_non_null(strstr(out.data,
@@ -302,6 +302,159 @@ answers_from_records(void **state)
 	    &out), SOCKMAP_NOTFOUND);
 }
 
+/*
+ * TXT id freshness (facts.h): the clamped TXT TTL, when a re-check is due,
+ * and what each re-check outcome leaves in the cache.  The clock is the
+ * `now` argument: fetched at NOW, re-checked at NOW + at.
+ */
+static void
+txt_freshness_table(void **state)
+{
+	static const struct {
+		const char		*name;
+		int			 dns_ttl;	/* TXT TTL at the fetch */
+		uint32_t		 stored;	/* clamped */
+		int64_t			 at;		/* re-check, after NOW */
+		enum discover_outcome	 o;
+		enum discover_failure	 f;
+		const char		*id;		/* found by the re-check */
+		enum sts_mode		 mode;
+		int			 nmx;		/* new policy's mx lines */
+		/* expected */
+		const char		*keep_id;
+		int			 mode_after;	/* enum cache_sts_mode */
+		int			 nmx_after;
+		int			 fetched;	/* fetched_at moved */
+		int64_t			 next_min;	/* facts_txt_next - (NOW+at) */
+		int64_t			 next_max;
+	} cases[] = {
+		{ "ttl 5: floor 30, same id", 5, 30, 30, DISCOVER_UNCHANGED,
+		  DISCOVER_FAIL_NONE, "id1", 0, 0, "id1", CACHE_STS_ENFORCE,
+		  2, 0, 30, 30 },
+		{ "ttl 7200: ceiling 3600, same id", 7200, 3600, 3600,
+		  DISCOVER_UNCHANGED, DISCOVER_FAIL_NONE, "id1", 0, 0, "id1",
+		  CACHE_STS_ENFORCE, 2, 0, 3600, 3600 },
+		{ "ttl 300 kept, same id", 300, 300, 300, DISCOVER_UNCHANGED,
+		  DISCOVER_FAIL_NONE, "id1", 0, 0, "id1", CACHE_STS_ENFORCE,
+		  2, 0, 300, 300 },
+		{ "new id, mode none replaces", 30, 30, 31, DISCOVER_POLICY,
+		  DISCOVER_FAIL_NONE, "id2", STS_MODE_NONE, 1, "id2",
+		  CACHE_STS_NONE, 1, 1, 30, 30 },
+		{ "new id, narrower mx", 30, 30, 30, DISCOVER_POLICY,
+		  DISCOVER_FAIL_NONE, "id2", STS_MODE_ENFORCE, 1, "id2",
+		  CACHE_STS_ENFORCE, 1, 1, 30, 30 },
+		{ "new id, wider mx, testing", 60, 60, 90, DISCOVER_POLICY,
+		  DISCOVER_FAIL_NONE, "id3", STS_MODE_TESTING, 3, "id3",
+		  CACHE_STS_TESTING, 3, 1, 60, 60 },
+		{ "new id, fetch fails: kept, backoff", 30, 30, 30,
+		  DISCOVER_FAILURE, DISCOVER_FAIL_FETCH, NULL, 0, 0, "id1",
+		  CACHE_STS_ENFORCE, 2, 0, FACTS_MIN_RETRY,
+		  FACTS_MIN_RETRY + FACTS_MIN_RETRY / 5 },
+		{ "new id, bad certificate: kept", 30, 30, 40,
+		  DISCOVER_FAILURE, DISCOVER_FAIL_WEBPKI, NULL, 0, 0, "id1",
+		  CACHE_STS_ENFORCE, 2, 0, FACTS_MIN_RETRY,
+		  FACTS_MIN_RETRY + FACTS_MIN_RETRY / 5 },
+		{ "TXT gone / NXDOMAIN: kept", 30, 30, 30, DISCOVER_NO_POLICY,
+		  DISCOVER_FAIL_NONE, NULL, 0, 0, "id1", CACHE_STS_ENFORCE, 2,
+		  0, FACTS_MIN_RETRY, FACTS_MIN_RETRY + FACTS_MIN_RETRY / 5 },
+		{ "TXT SERVFAIL: kept", 30, 30, 30, DISCOVER_FAILURE,
+		  DISCOVER_FAIL_DNS_SERVFAIL, NULL, 0, 0, "id1",
+		  CACHE_STS_ENFORCE, 2, 0, FACTS_MIN_RETRY,
+		  FACTS_MIN_RETRY + FACTS_MIN_RETRY / 5 },
+		{ "TXT bogus: kept", 30, 30, 30, DISCOVER_FAILURE,
+		  DISCOVER_FAIL_DNS_BOGUS, NULL, 0, 0, "id1",
+		  CACHE_STS_ENFORCE, 2, 0, FACTS_MIN_RETRY,
+		  FACTS_MIN_RETRY + FACTS_MIN_RETRY / 5 },
+		{ "weaker mode under the same id: kept", 30, 30, 30,
+		  DISCOVER_POLICY, DISCOVER_FAIL_NONE, "id1", STS_MODE_NONE,
+		  1, "id1", CACHE_STS_ENFORCE, 2, 0, FACTS_MIN_RETRY,
+		  FACTS_MIN_RETRY + FACTS_MIN_RETRY / 5 },
+	};
+	struct cache_record old, rec;
+	struct discover_result r;
+	struct sts_policy *p;
+	size_t		 i;
+	int64_t		 t, next;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		r = result(DISCOVER_POLICY, DISCOVER_FAIL_NONE,
+		    policy(STS_MODE_ENFORCE, 7 * DAY, "mx1.example.com",
+		    "*.example.net"), "id1");
+		r.txt_ttl = cases[i].dns_ttl;
+		assert_int_equal(facts_merge("example.com", NULL, &r, &cc, NOW,
+		    &old), 1);
+		assert_int_equal(old.txt_ttl, cases[i].stored);
+		assert_int_equal(old.txt_checked_at, NOW);
+		/* due exactly when the clamped TTL has passed, any mode */
+		assert_false(facts_txt_due(&old, NOW + cases[i].stored - 1));
+		assert_true(facts_txt_due(&old, NOW + cases[i].stored));
+		t = NOW + cases[i].at;
+		assert_true(facts_txt_due(&old, t));
+
+		p = policy(cases[i].mode, 7 * DAY, "mx1.example.com",
+		    cases[i].nmx >= 2 ? "mx2.example.com" : NULL);
+		if (cases[i].nmx >= 3)
+			strcpy(p->mx[p->nmx++], "*.example.org");
+		r = result(cases[i].o, cases[i].f, cases[i].nmx > 0 ? p :
+		    NULL, cases[i].id);
+		r.txt_ttl = cases[i].dns_ttl;
+		assert_int_equal(facts_merge("example.com", &old, &r, &cc, t,
+		    &rec), 1);
+		if (strcmp(rec.id, cases[i].keep_id) != 0 ||
+		    rec.sts_mode != cases[i].mode_after ||
+		    rec.nmx != cases[i].nmx_after)
+			fail_msg("%s: id %s mode %d nmx %d", cases[i].name,
+			    rec.id, rec.sts_mode, rec.nmx);
+		assert_int_equal(rec.kind, CACHE_KIND_STS);
+		assert_int_equal(rec.fetched_at, cases[i].fetched ? t : NOW);
+		assert_int_equal(rec.txt_checked_at, t);
+		next = facts_txt_next(&rec) - t;
+		if (next < cases[i].next_min || next > cases[i].next_max)
+			fail_msg("%s: next check in %lld s, want %lld..%lld",
+			    cases[i].name, (long long)next,
+			    (long long)cases[i].next_min,
+			    (long long)cases[i].next_max);
+		assert_false(facts_txt_due(&rec, t));
+		assert_true(facts_txt_due(&rec, t + next));
+	}
+}
+
+/* After a failed re-check's backoff, the same id clears the error and the
+ * TTL schedule resumes; records that are not unexpired STS are never due. */
+static void
+txt_due_edges(void **state)
+{
+	struct cache_record old = cached_enforce(0, 7 * DAY), rec, v1;
+	struct discover_result r;
+	int64_t		 t;
+
+	(void)state;
+	r = result(DISCOVER_FAILURE, DISCOVER_FAIL_FETCH, NULL, NULL);
+	assert_int_equal(facts_merge("example.com", &old, &r, &cc, NOW + 30,
+	    &rec), 1);
+	t = facts_txt_next(&rec);
+	assert_true(t >= NOW + 30 + FACTS_MIN_RETRY);
+	r = result(DISCOVER_UNCHANGED, DISCOVER_FAIL_NONE, NULL, "id1");
+	r.txt_ttl = 45;
+	assert_int_equal(facts_merge("example.com", &rec, &r, &cc, t, &old), 1);
+	assert_int_equal(old.last_error_at, 0);
+	assert_int_equal(facts_txt_next(&old), t + 45);
+
+	/* a version 1 record (never checked): due at once */
+	v1 = old;
+	v1.txt_ttl = 0;
+	v1.txt_checked_at = 0;
+	assert_true(facts_txt_due(&v1, NOW));
+	/* expired: the worker does not answer from it at all */
+	assert_false(facts_txt_due(&v1, v1.expires_at));
+	/* negative and DANE entries have no TXT id */
+	v1.kind = CACHE_KIND_NONE;
+	assert_false(facts_txt_due(&v1, NOW));
+	v1.kind = CACHE_KIND_DANE;
+	assert_false(facts_txt_due(&v1, NOW));
+}
+
 int
 main(void)
 {
@@ -315,6 +468,8 @@ main(void)
 		cmocka_unit_test(unchanged_id_keeps_policy),
 		cmocka_unit_test(refresh_schedule),
 		cmocka_unit_test(answers_from_records),
+		cmocka_unit_test(txt_freshness_table),
+		cmocka_unit_test(txt_due_edges),
 	};
 
 	return (cmocka_run_group_tests_name("facts", tests, NULL, NULL));
