@@ -917,7 +917,6 @@ resolver_request(struct rconn *rc, const struct ipc_request *req)
 {
 	struct resolver	*r = rc->r;
 	struct cache_record rec, drec;
-	struct waiter	*wt;
 	struct job	*j;
 	size_t		 len = 0, dlen = 0;
 	int		 have = 0, have_d = 0, sts_fresh = 0;
@@ -988,14 +987,7 @@ resolver_request(struct rconn *rc, const struct ipc_request *req)
 	}
 	if (j->dv == NULL && j->dn == NULL && !j->queued && !j->fleet_wait)
 		return;		/* finished synchronously: already answered */
-	TAILQ_FOREACH(wt, &j->waiters, j_entry)
-		if (wt->rc == rc)
-			return;		/* this worker already waits */
-	wt = xcalloc(1, sizeof(*wt));
-	wt->job = j;
-	wt->rc = rc;
-	TAILQ_INSERT_TAIL(&j->waiters, wt, j_entry);
-	TAILQ_INSERT_TAIL(&rc->waiters, wt, r_entry);
+	resolver_wait(rc, j);
 }
 
 /* rconn_free - a worker went away */
