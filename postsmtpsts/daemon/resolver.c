@@ -129,6 +129,8 @@ struct job {
 	struct cache_record sts;
 	int		 have_dane;	/* dane likewise */
 	struct cache_record dane;
+	int		 store_sts;	/* sts/dane still to be written */
+	int		 store_dane;	/* (job_store) */
 	struct rfleet_ticket *fleet;	/* the fleet's part (rfleet.h) */
 	int		 fleet_asked;
 	int		 fleet_wait;	/* waiting for the fleet's records */
@@ -193,6 +195,8 @@ struct resolver {
 };
 
 static void	job_start(struct job *);
+static void	resolver_store(struct resolver *, const char *,
+		    const struct cache_record *);
 
 /* resolver_now - wall-clock seconds (cache times are absolute) */
 static int64_t
@@ -378,6 +382,42 @@ resolver_send(struct rconn *rc, const char *domain, size_t len,
 	rconn_enqueue(rc, domain, r->msg, (size_t)n);
 }
 
+/*
+ * job_store - write what the job learned: the MTA-STS and DANE records of
+ * one domain in one LMDB transaction (one fdatasync, not two), after the
+ * replies went out (job_finish) so that no lookup waits for the disk.
+ * Nothing else runs between the replies and the commit (one thread), so
+ * a later request for the domain finds the records.  A batch that fails
+ * (a full map: batches do not evict) is retried record by record through
+ * resolver_store, which makes room.
+ */
+static void
+job_store(struct job *j)
+{
+	struct resolver	*r = j->r;
+	char		 key[CACHE_KEY_MAX + 1];
+	int		 st = CACHE_ERROR;
+
+	if (!j->store_sts && !j->store_dane)
+		return;
+	cache_dane_key(j->node.domain, j->node.len, key);
+	if (r->cache != NULL && j->store_sts && j->store_dane &&
+	    cache_txn_begin(r->cache) == CACHE_OK) {
+		if (cache_put(r->cache, j->node.domain, &j->sts) == CACHE_OK &&
+		    cache_put(r->cache, key, &j->dane) == CACHE_OK)
+			st = cache_txn_commit(r->cache);
+		else
+			cache_txn_abort(r->cache);
+	}
+	if (st != CACHE_OK) {
+		if (j->store_sts)
+			resolver_store(r, j->node.domain, &j->sts);
+		if (j->store_dane)
+			resolver_store(r, key, &j->dane);
+	}
+	j->store_sts = j->store_dane = 0;
+}
+
 /* job_free - forget a finished or cancelled job */
 static void
 job_free(struct job *j)
@@ -385,6 +425,7 @@ job_free(struct job *j)
 	struct resolver	*r = j->r;
 	struct waiter	*wt;
 
+	job_store(j);
 	while ((wt = TAILQ_FIRST(&j->waiters)) != NULL)
 		/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc) */
 		waiter_free(wt);
@@ -530,8 +571,7 @@ job_discovered(const struct discover_result *res, void *arg)
 	    &r->cf->cache, resolver_now(), &rec) == 0)
 		rec = j->old;
 	log_info("domain=%s refresh=%s%s%s discovery=%s%s%s txt_dnssec=%s id=%s "
-	    "kind=%s mode=%d max_age=%u kept_cached=%s tlsrpt=\"%s\" "
-	    "detail=\"%s\"",
+	    "kind=%s mode=%d max_age=%u kept_cached=%s detail=\"%s\"",
 	    j->node.domain, job_refresh_name(j, res),
 	    job_id_changed(j, res) ? " old_id=" : "",
 	    job_id_changed(j, res) ? j->old.id : "",
@@ -545,12 +585,11 @@ job_discovered(const struct discover_result *res, void *arg)
 	    (unsigned)rec.max_age,
 	    j->have_old && rec.fetched_at == j->old.fetched_at &&
 	    rec.kind == CACHE_KIND_STS ? "yes" : "no",
-	    res->tlsrpt != NULL ? res->tlsrpt : "",
 	    log_escape(esc, sizeof(esc), res->detail, strlen(res->detail)));
-	resolver_store(r, j->node.domain, &rec);
 	rfleet_push(r->rfleet, j->fleet, j->node.domain, &rec);
 	j->sts = rec;
 	j->have_sts = 1;
+	j->store_sts = 1;	/* job_store, once the replies are out */
 	if (j->dn == NULL && !j->fleet_wait)
 		job_finish(j);
 }
@@ -596,10 +635,10 @@ job_dane_done(const struct dane_result *res, void *arg)
 	    resolver_now(), &rec) == 0)
 		rec = j->old_dane;
 	cache_dane_key(j->node.domain, j->node.len, key);
-	resolver_store(r, key, &rec);
 	rfleet_push(r->rfleet, j->fleet, key, &rec);
 	j->dane = rec;
 	j->have_dane = 1;
+	j->store_dane = 1;	/* job_store, once the replies are out */
 	if (j->dv == NULL && !j->fleet_wait)
 		job_finish(j);
 }
@@ -620,8 +659,10 @@ job_start_sts(struct job *j)
 		known = j->old.id;
 	j->want_sts = 1;
 	j->have_sts = 0;
-	j->dv = discover_start(r->dns, r->https, j->node.domain, known,
-	    job_discovered, j);
+	/* no DISCOVER_TLSRPT: nothing of it is cached (Postfix asks for the
+	 * TLSRPT record itself), and it is a validated lookup per domain */
+	j->dv = discover_start_flags(r->dns, r->https, j->node.domain, known,
+	    0, job_discovered, j);
 }
 
 /* job_start_dane - run the DANE part */

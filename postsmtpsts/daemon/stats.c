@@ -269,7 +269,9 @@ stats_discovery(const struct discover_result *res, int refresh)
 		stats_inc((enum stats_id)(STATS_DISCOVERY_FAIL +
 		    res->failure - 1));
 	stats_dns(res->txt_status, res->txt_rcode, res->txt_security);
-	stats_dns(res->tlsrpt_status, res->tlsrpt_rcode, res->tlsrpt_security);
+	if (res->tlsrpt_asked)
+		stats_dns(res->tlsrpt_status, res->tlsrpt_rcode,
+		    res->tlsrpt_security);
 	if (res->addrs_checked) {
 		if (res->a_security == DNS_BOGUS)
 			stats_inc(STATS_DNS_ERRORS + STATS_DNS_BOGUS);

@@ -462,6 +462,7 @@ discover_tlsrpt_cb(const struct dns_result *res, void *arg)
 	int		 found = 0;
 
 	dv->q_tlsrpt = NULL;
+	dv->res.tlsrpt_asked = 1;
 	dv->res.tlsrpt_status = res->status;
 	dv->res.tlsrpt_rcode = res->rcode;
 	dv->res.tlsrpt_security = res->security;
@@ -498,9 +499,25 @@ discover_tlsrpt_cb(const struct dns_result *res, void *arg)
 		discover_report(dv);
 }
 
+/* discover_tlsrpt_skip - TXT _smtp._tls.D is not wanted: that line is done */
+static void
+discover_tlsrpt_skip(struct discover *dv)
+{
+	dv->tlsrpt_done = 1;
+	dv->res.tlsrpt_note = "not asked";
+}
+
 struct discover *
 discover_start(struct dns *d, struct https *h, const char *domain,
     const char *known_id, discover_cb *cb, void *arg)
+{
+	return (discover_start_flags(d, h, domain, known_id, DISCOVER_TLSRPT,
+	    cb, arg));
+}
+
+struct discover *
+discover_start_flags(struct dns *d, struct https *h, const char *domain,
+    const char *known_id, unsigned int flags, discover_cb *cb, void *arg)
 {
 	struct discover	*dv;
 
@@ -531,14 +548,20 @@ discover_start(struct dns *d, struct https *h, const char *domain,
 		discover_set_detail(dv, "domain name too long");
 		dv->txt_name[0] = dv->host[0] = dv->tlsrpt_name[0] = '\0';
 		dv->q_txt = dns_query(d, "", DNS_TYPE_TXT, discover_txt_cb, dv);
-		dv->q_tlsrpt = dns_query(d, "", DNS_TYPE_TXT,
-		    discover_tlsrpt_cb, dv);
+		if (flags & DISCOVER_TLSRPT)
+			dv->q_tlsrpt = dns_query(d, "", DNS_TYPE_TXT,
+			    discover_tlsrpt_cb, dv);
+		else
+			discover_tlsrpt_skip(dv);
 		return (dv);
 	}
 	dv->q_txt = dns_query(d, dv->txt_name, DNS_TYPE_TXT, discover_txt_cb,
 	    dv);
-	dv->q_tlsrpt = dns_query(d, dv->tlsrpt_name, DNS_TYPE_TXT,
-	    discover_tlsrpt_cb, dv);
+	if (flags & DISCOVER_TLSRPT)
+		dv->q_tlsrpt = dns_query(d, dv->tlsrpt_name, DNS_TYPE_TXT,
+		    discover_tlsrpt_cb, dv);
+	else
+		discover_tlsrpt_skip(dv);
 	return (dv);
 }
 

@@ -8,7 +8,8 @@
  *	  -> one "v=STSv1" record, its id            |  in parallel with
  *	  -> id == known_id: done, "unchanged" (§3.3) |  TXT _smtp._tls.DOMAIN
  *	A + AAAA mta-sts.DOMAIN, in parallel          |  (RFC 8460 §3, only
- *	  -> GET https://mta-sts.DOMAIN/.well-known/  |  returned as text)
+ *	  -> GET https://mta-sts.DOMAIN/.well-known/  |  returned as text;
+ *	                                              |  DISCOVER_TLSRPT)
  *	     mta-sts.txt                (§3.3)        /
  *	  -> sts_policy_parse           (§3.2)
  *
@@ -95,6 +96,8 @@ struct discover_result {
 	const char	*policy_why;	/* parse error, or NULL */
 
 	/* TXT _smtp._tls.DOMAIN (RFC 8460 §3), for logs and TLSRPT */
+	int		 tlsrpt_asked;	/* 0: no DISCOVER_TLSRPT, the
+					 * next five say nothing */
 	enum dns_status	 tlsrpt_status;
 	int		 tlsrpt_rcode;
 	enum dns_security tlsrpt_security;
@@ -114,6 +117,19 @@ struct discover;
 struct discover	*discover_start(struct dns *d, struct https *h,
 		    const char *domain, const char *known_id,
 		    discover_cb *cb, void *arg);
+
+/*
+ * discover_start_flags - discover_start() with flags: DISCOVER_TLSRPT asks
+ * TXT _smtp._tls.DOMAIN too (discover_start() always does).  Without it
+ * the result's tlsrpt is NULL and tlsrpt_note "not asked": the resolver
+ * keeps nothing of the TLSRPT record (Postfix looks it up itself), and the
+ * lookup, a DNSSEC-validated NXDOMAIN for most domains, cost a quarter of
+ * a cold discovery's signature checks (bench/README.md).
+ */
+#define DISCOVER_TLSRPT	0x01
+struct discover	*discover_start_flags(struct dns *d, struct https *h,
+		    const char *domain, const char *known_id,
+		    unsigned int flags, discover_cb *cb, void *arg);
 
 /* discover_cancel - stop every lookup and fetch; no callback; NULL: no-op */
 void		 discover_cancel(struct discover *dv);

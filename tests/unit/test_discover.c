@@ -312,6 +312,24 @@ nxdomain_is_no_policy(void **state)
 	assert_false(rep.have_tlsrpt);
 }
 
+/* the resolver's discovery: no TXT _smtp._tls lookup at all, and the
+ * report does not wait for one */
+static void
+without_tlsrpt_flag_only_the_sts_record_is_asked(void **state)
+{
+	(void)state;
+	discover_start_flags(NULL, NULL, "example.com", "bulk1", 0, record,
+	    NULL);
+	assert_int_equal(fake_nq, 1);
+	assert_string_equal(fake_q[0].name, "_mta-sts.example.com");
+	answer_txt("_mta-sts.example.com", DNS_SECURE, "v=STSv1; id=bulk1;",
+	    NULL);
+	assert_int_equal(rep.calls, 1);
+	assert_int_equal(rep.outcome, DISCOVER_UNCHANGED);
+	assert_false(rep.have_tlsrpt);
+	assert_int_equal(fake_nq, 1);
+}
+
 static void
 full_discovery_yields_policy_and_tlsrpt(void **state)
 {
@@ -508,6 +526,8 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(nxdomain_is_no_policy, reset),
+		cmocka_unit_test_setup(
+		    without_tlsrpt_flag_only_the_sts_record_is_asked, reset),
 		cmocka_unit_test_setup(full_discovery_yields_policy_and_tlsrpt,
 		    reset),
 		cmocka_unit_test_setup(known_id_is_unchanged_without_fetch,

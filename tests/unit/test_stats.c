@@ -222,6 +222,7 @@ discovery_counts_outcome_failure_dns_https(void **state)
 	res.failure = DISCOVER_FAIL_WEBPKI;
 	res.txt_status = DNS_OK;
 	res.txt_rcode = DNS_RCODE_NOERROR;
+	res.tlsrpt_asked = 1;
 	res.tlsrpt_status = DNS_ERR_TIMEOUT;
 	res.fetched = 1;
 	res.https_error = HTTPS_ERR_WEBPKI;
@@ -235,12 +236,20 @@ discovery_counts_outcome_failure_dns_https(void **state)
 	assert_int_equal(D(STATS_DNS_ERRORS + STATS_DNS_TIMEOUT), 1);
 	assert_int_equal(D(STATS_HTTPS_ERRORS_BASE + HTTPS_ERR_WEBPKI - 1), 1);
 
+	/* the resolver's discoveries do not ask for TLSRPT: nothing counted
+	 * for a lookup that did not happen */
+	memcpy(b, stats_slot, sizeof(b));
+	res.tlsrpt_asked = 0;
+	stats_discovery(&res, 1);
+	assert_int_equal(D(STATS_DNS_ERRORS + STATS_DNS_TIMEOUT), 0);
+
 	memcpy(b, stats_slot, sizeof(b));
 	memset(&res, 0, sizeof(res));
 	res.outcome = DISCOVER_FAILURE;
 	res.failure = DISCOVER_FAIL_DNS_SERVFAIL;
 	res.txt_status = DNS_OK;
 	res.txt_rcode = DNS_RCODE_SERVFAIL;
+	res.tlsrpt_asked = 1;
 	res.tlsrpt_status = DNS_OK;
 	res.tlsrpt_security = DNS_BOGUS;
 	res.addrs_checked = 1;
