@@ -122,8 +122,8 @@ struct dane_host {
 	struct dane_tlsa tlsa[DANE_MAX_TLSA];
 	enum dane_state	 state;
 	const char	*why;			/* static text */
-	enum dane_fail	 fail;			/* DANE_FAILURE: how (the first
-						   failed lookup; bogus wins) */
+	enum dane_fail	 fail;			/* DANE_FAILURE: how (bogus
+						   wins, then A, AAAA, TLSA) */
 	int		 fail_rrtype;		/* ... of which record type:
 						   DNS_TYPE_A, _AAAA, _TLSA */
 };

@@ -69,6 +69,8 @@ struct discover {
 	int		 main_done;
 	int		 tlsrpt_done;
 	int		 a_done, aaaa_done;
+	int		 addrs_asked;	/* A/AAAA mta-sts.D sent */
+	int		 fetch_wanted;	/* the TXT said: fetch */
 
 	struct discover_result res;
 	char		 detail[DISCOVER_DETAIL_MAX];
@@ -181,6 +183,10 @@ discover_report(struct discover *dv)
 static void
 discover_main_done(struct discover *dv)
 {
+	/* addresses asked ahead (discover_start_flags) that are not needed */
+	dns_cancel(dv->q_a);
+	dns_cancel(dv->q_aaaa);
+	dv->q_a = dv->q_aaaa = NULL;
 	dv->main_done = 1;
 	if (dv->tlsrpt_done)
 		discover_report(dv);
@@ -349,7 +355,7 @@ discover_addrs_ready(struct discover *dv)
 {
 	size_t	 i, n = 0;
 
-	if (!dv->a_done || !dv->aaaa_done)
+	if (!dv->a_done || !dv->aaaa_done || !dv->fetch_wanted)
 		return;
 	dv->res.addrs_checked = 1;
 	for (i = 0; i < dv->n4; i++)
@@ -395,13 +401,28 @@ discover_aaaa_cb(const struct dns_result *res, void *arg)
 	discover_addrs_ready(dv);
 }
 
-/* discover_fetch_start - resolve mta-sts.D, both families at once */
+/* discover_addrs_ask - resolve mta-sts.D, both families at once */
 static void
-discover_fetch_start(struct discover *dv)
+discover_addrs_ask(struct discover *dv)
 {
+	if (dv->addrs_asked)
+		return;
+	dv->addrs_asked = 1;
 	dv->q_a = dns_query(dv->dns, dv->host, DNS_TYPE_A, discover_a_cb, dv);
 	dv->q_aaaa = dns_query(dv->dns, dv->host, DNS_TYPE_AAAA,
 	    discover_aaaa_cb, dv);
+}
+
+/* discover_fetch_start - the TXT asks for a fetch: once the addresses are
+ * in (maybe already, when they were asked ahead), fetch */
+static void
+discover_fetch_start(struct discover *dv)
+{
+	dv->fetch_wanted = 1;
+	if (dv->addrs_asked)
+		discover_addrs_ready(dv);
+	else
+		discover_addrs_ask(dv);
 }
 
 /* discover_https_cb - the policy body, or why there is none (§3.3) */
@@ -557,6 +578,8 @@ discover_start_flags(struct dns *d, struct https *h, const char *domain,
 	}
 	dv->q_txt = dns_query(d, dv->txt_name, DNS_TYPE_TXT, discover_txt_cb,
 	    dv);
+	if (known_id == NULL)
+		discover_addrs_ask(dv);
 	if (flags & DISCOVER_TLSRPT)
 		dv->q_tlsrpt = dns_query(d, dv->tlsrpt_name, DNS_TYPE_TXT,
 		    discover_tlsrpt_cb, dv);

@@ -8,14 +8,21 @@
  *	  -> one "v=STSv1" record, its id            |  in parallel with
  *	  -> id == known_id: done, "unchanged" (§3.3) |  TXT _smtp._tls.DOMAIN
  *	A + AAAA mta-sts.DOMAIN, in parallel          |  (RFC 8460 §3, only
- *	  -> GET https://mta-sts.DOMAIN/.well-known/  |  returned as text;
- *	                                              |  DISCOVER_TLSRPT)
- *	     mta-sts.txt                (§3.3)        /
+ *	  -> GET https://mta-sts.DOMAIN/.well-known/  |  returned as text,
+ *	     mta-sts.txt                (§3.3)        |  with DISCOVER_TLSRPT)
  *	  -> sts_policy_parse           (§3.2)
  *
  * and reports once, through the callback, with every step's facts so that
  * a tool can print them and the resolver can cache and decide.  Many
  * discoveries may run at once; each can be cancelled.
+ *
+ * Without a known id (a first discovery or a proactive refresh, which
+ * fetches whenever the record is valid) A and AAAA of mta-sts.DOMAIN are
+ * asked together with the TXT record, not after it: the fetch then starts
+ * one DNS round trip earlier; when the TXT says there is no policy the
+ * address lookups are cancelled.  (A domain without MTA-STS costs two
+ * more queries, answered NXDOMAIN, mostly by the same denial records the
+ * TXT answer brought, which libunbound has validated already.)
  *
  * Callback contract as in dns.h: discover_start() always returns a handle,
  * the callback runs exactly once from the event loop unless

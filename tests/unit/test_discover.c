@@ -330,6 +330,48 @@ without_tlsrpt_flag_only_the_sts_record_is_asked(void **state)
 	assert_int_equal(fake_nq, 1);
 }
 
+/* no known id: the policy host's addresses are asked with the TXT record;
+ * when they are in first, the TXT answer starts the fetch at once */
+static void
+addresses_are_asked_ahead_without_known_id(void **state)
+{
+	struct discover	*dv;
+
+	(void)state;
+	dv = discover_start_flags(NULL, NULL, "example.com", NULL, 0, record,
+	    NULL);
+	assert_int_equal(fake_nq, 3);
+	assert_non_null(find("_mta-sts.example.com", DNS_TYPE_TXT));
+	assert_non_null(find("mta-sts.example.com", DNS_TYPE_A));
+	assert_non_null(find("mta-sts.example.com", DNS_TYPE_AAAA));
+	answer_addr("mta-sts.example.com", DNS_TYPE_A, DNS_SECURE);
+	answer_addr("mta-sts.example.com", DNS_TYPE_AAAA, DNS_SECURE);
+	assert_int_equal(fake_nf, 0);		/* not before the TXT */
+	answer_txt("_mta-sts.example.com", DNS_SECURE,
+	    "v=STSv1; id=20240101;", NULL);
+	assert_int_equal(fake_nf, 1);
+	assert_int_equal(fake_f.naddrs, 2);
+	assert_int_equal(fake_nq, 3);		/* nothing asked twice */
+	discover_cancel(dv);
+	assert_false(fake_f.live);
+}
+
+/* ... and when the TXT says there is no policy, they are cancelled and
+ * the report does not wait for them */
+static void
+addresses_asked_ahead_are_cancelled_without_policy(void **state)
+{
+	(void)state;
+	discover_start_flags(NULL, NULL, "example.com", NULL, 0, record,
+	    NULL);
+	answer_none("_mta-sts.example.com", DNS_TYPE_TXT, DNS_RCODE_NXDOMAIN);
+	assert_int_equal(rep.calls, 1);
+	assert_int_equal(rep.outcome, DISCOVER_NO_POLICY);
+	assert_null(find("mta-sts.example.com", DNS_TYPE_A));
+	assert_null(find("mta-sts.example.com", DNS_TYPE_AAAA));
+	assert_int_equal(fake_nf, 0);
+}
+
 static void
 full_discovery_yields_policy_and_tlsrpt(void **state)
 {
@@ -528,6 +570,10 @@ main(void)
 		cmocka_unit_test_setup(nxdomain_is_no_policy, reset),
 		cmocka_unit_test_setup(
 		    without_tlsrpt_flag_only_the_sts_record_is_asked, reset),
+		cmocka_unit_test_setup(
+		    addresses_are_asked_ahead_without_known_id, reset),
+		cmocka_unit_test_setup(
+		    addresses_asked_ahead_are_cancelled_without_policy, reset),
 		cmocka_unit_test_setup(full_discovery_yields_policy_and_tlsrpt,
 		    reset),
 		cmocka_unit_test_setup(known_id_is_unchanged_without_fetch,

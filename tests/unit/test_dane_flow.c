@@ -1,0 +1,359 @@
+/*
+ * test_dane_flow.c - the DANE walk of dane.c with a link-time fake of
+ * dns.h
+ *
+ * The fake replaces dns_query() and dns_cancel(), the only symbols of
+ * dns.o that dane.c uses, so the linker takes them instead of the
+ * library's.  Each test starts a walk, answers its lookups in a chosen
+ * order with chosen facts and checks the single report: above all the
+ * TLSA query asked ahead with the addresses (kept until the addresses
+ * decide, used, or dropped) and which failed lookup a host reports.  The
+ * real thing runs in tests/e2e/dane.sh.
+ */
+#include "autoconf.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "policy/dane.h"
+#include "lib/dns.h"
+
+#define FAKE_MAX	32
+
+/* ---- fake dns.h ---- */
+
+struct dns_query {
+	char		 name[300];
+	int		 rrtype;
+	dns_cb		*cb;
+	void		*arg;
+	int		 live;
+};
+
+static struct dns_query	 fake_q[FAKE_MAX];
+static int		 fake_nq;
+
+struct dns_query *
+dns_query(struct dns *d, const char *name, int rrtype, dns_cb *cb, void *arg)
+{
+	struct dns_query *q;
+
+	(void)d;
+	assert_true(fake_nq < FAKE_MAX);
+	q = &fake_q[fake_nq++];
+	snprintf(q->name, sizeof(q->name), "%s", name);
+	q->rrtype = rrtype;
+	q->cb = cb;
+	q->arg = arg;
+	q->live = 1;
+	return (q);
+}
+
+void
+dns_cancel(struct dns_query *q)
+{
+	if (q != NULL)
+		q->live = 0;
+}
+
+/* ---- the report ---- */
+
+static struct {
+	int		 calls;
+	enum dane_state	 state;
+	size_t		 nhosts;
+	enum dane_state	 host_state;
+	enum dane_fail	 host_fail;
+	int		 host_fail_rrtype;
+	int		 tlsa_looked;
+	size_t		 ntlsa;
+	char		 tlsa_name[300];
+	char		 why[200];
+} rep;
+
+static void
+report(const struct dane_result *r, void *arg)
+{
+	(void)arg;
+	rep.calls++;
+	rep.state = r->state;
+	rep.nhosts = r->nhosts;
+	if (r->nhosts > 0) {
+		rep.host_state = r->hosts[0].state;
+		rep.host_fail = r->hosts[0].fail;
+		rep.host_fail_rrtype = r->hosts[0].fail_rrtype;
+		rep.tlsa_looked = r->hosts[0].tlsa_looked;
+		rep.ntlsa = r->hosts[0].ntlsa;
+		snprintf(rep.tlsa_name, sizeof(rep.tlsa_name), "%s",
+		    r->hosts[0].tlsa_name);
+		snprintf(rep.why, sizeof(rep.why), "%s", r->hosts[0].why);
+	}
+}
+
+static int
+reset(void **state)
+{
+	(void)state;
+	memset(fake_q, 0, sizeof(fake_q));
+	fake_nq = 0;
+	memset(&rep, 0, sizeof(rep));
+	return (0);
+}
+
+/* ---- answering ---- */
+
+/* find - the live query for name/type, or NULL */
+static struct dns_query *
+find(const char *name, int rrtype)
+{
+	int	 i;
+
+	for (i = 0; i < fake_nq; i++)
+		if (fake_q[i].live && fake_q[i].rrtype == rrtype &&
+		    strcmp(fake_q[i].name, name) == 0)
+			return (&fake_q[i]);
+	return (NULL);
+}
+
+/* count - queries ever asked for name/type */
+static int
+count(const char *name, int rrtype)
+{
+	int	 i, n = 0;
+
+	for (i = 0; i < fake_nq; i++)
+		if (fake_q[i].rrtype == rrtype &&
+		    strcmp(fake_q[i].name, name) == 0)
+			n++;
+	return (n);
+}
+
+static void
+answer(const char *name, int rrtype, enum dns_status st, int rcode,
+    enum dns_security sec, const unsigned char *rd, size_t rdlen,
+    const char *canon)
+{
+	struct dns_query	*q = find(name, rrtype);
+	struct dns_result	 res;
+	const unsigned char	*rdv[1] = { rd };
+	size_t			 lenv[1] = { rdlen };
+
+	if (q == NULL)
+		fail_msg("no live query for %s type %d", name, rrtype);
+	memset(&res, 0, sizeof(res));
+	res.status = st;
+	res.error = st == DNS_OK ? NULL : "fake failure";
+	res.qname = q->name;
+	res.rrtype = rrtype;
+	res.rcode = rcode;
+	res.nxdomain = rcode == DNS_RCODE_NXDOMAIN;
+	res.security = sec;
+	res.ttl = 300;
+	res.canonname = canon;
+	res.rdata_count = rd != NULL ? 1 : 0;
+	res.havedata = rd != NULL;
+	res.rdata = rdv;
+	res.rdata_len = lenv;
+	q->live = 0;
+	q->cb(&res, q->arg);
+}
+
+static const unsigned char addr4[4] = { 192, 0, 2, 25 };
+/* 3 1 1 <32 bytes>: DANE-EE, SPKI, SHA2-256: usable */
+static const unsigned char tlsa311[35] = { 3, 1, 1, 0xab };
+
+/* one MX host, mx.example.com, secure */
+static void
+start_one_mx(void)
+{
+	static const unsigned char mx[] = { 0, 10, 2, 'm', 'x', 7, 'e', 'x',
+	    'a', 'm', 'p', 'l', 'e', 3, 'c', 'o', 'm', 0 };
+
+	dane_start(NULL, "example.com", report, NULL);
+	answer("example.com", DNS_TYPE_MX, DNS_OK, DNS_RCODE_NOERROR,
+	    DNS_SECURE, mx, sizeof(mx), NULL);
+}
+
+#define TLSA_NAME	"_25._tcp.mx.example.com"
+
+static void
+addresses(enum dns_security a, enum dns_security aaaa, const char *canon)
+{
+	answer("mx.example.com", DNS_TYPE_A, DNS_OK, DNS_RCODE_NOERROR, a,
+	    addr4, sizeof(addr4), canon);
+	answer("mx.example.com", DNS_TYPE_AAAA, DNS_OK, DNS_RCODE_NOERROR,
+	    aaaa, NULL, 0, canon);
+}
+
+/* ---- tests ---- */
+
+/* the TLSA query goes out with A and AAAA; its answer, in first, waits
+ * for the addresses and is then used as if asked after them */
+static void
+tlsa_ahead_answered_first_is_kept(void **state)
+{
+	(void)state;
+	start_one_mx();
+	assert_non_null(find("mx.example.com", DNS_TYPE_A));
+	assert_non_null(find("mx.example.com", DNS_TYPE_AAAA));
+	assert_non_null(find(TLSA_NAME, DNS_TYPE_TLSA));
+	answer(TLSA_NAME, DNS_TYPE_TLSA, DNS_OK, DNS_RCODE_NOERROR,
+	    DNS_SECURE, tlsa311, sizeof(tlsa311), NULL);
+	assert_int_equal(rep.calls, 0);
+	addresses(DNS_SECURE, DNS_SECURE, NULL);
+	assert_int_equal(rep.calls, 1);
+	assert_int_equal(rep.state, DANE_ALL);
+	assert_int_equal(rep.host_state, DANE_ALL);
+	assert_int_equal(rep.tlsa_looked, 1);
+	assert_int_equal(rep.ntlsa, 1);
+	assert_string_equal(rep.tlsa_name, TLSA_NAME);
+	assert_int_equal(count(TLSA_NAME, DNS_TYPE_TLSA), 1);
+}
+
+/* addresses in first: the pending TLSA answer is waited for, not asked
+ * again */
+static void
+tlsa_ahead_pending_is_waited_for(void **state)
+{
+	(void)state;
+	start_one_mx();
+	addresses(DNS_SECURE, DNS_SECURE, NULL);
+	assert_int_equal(rep.calls, 0);
+	assert_int_equal(count(TLSA_NAME, DNS_TYPE_TLSA), 1);
+	answer(TLSA_NAME, DNS_TYPE_TLSA, DNS_OK, DNS_RCODE_NXDOMAIN,
+	    DNS_SECURE, NULL, 0, NULL);
+	assert_int_equal(rep.calls, 1);
+	assert_int_equal(rep.state, DANE_NONE);
+	assert_int_equal(rep.host_state, DANE_NONE);
+	assert_string_equal(rep.why, "no TLSA records");
+}
+
+/* insecure addresses: RFC 7672 2.2.2, the TLSA records do not count; the
+ * query asked ahead is cancelled and nothing of it is reported */
+static void
+insecure_addresses_drop_the_tlsa_ahead(void **state)
+{
+	(void)state;
+	start_one_mx();
+	addresses(DNS_INSECURE, DNS_SECURE, NULL);
+	assert_int_equal(rep.calls, 1);
+	assert_int_equal(rep.host_state, DANE_NONE);
+	assert_string_equal(rep.why, "address records not DNSSEC secure");
+	assert_null(find(TLSA_NAME, DNS_TYPE_TLSA));	/* cancelled */
+	assert_int_equal(rep.tlsa_looked, 0);
+	assert_string_equal(rep.tlsa_name, "");
+}
+
+/* ... also when its answer (usable records, even) was already in */
+static void
+insecure_addresses_ignore_a_kept_answer(void **state)
+{
+	(void)state;
+	start_one_mx();
+	answer(TLSA_NAME, DNS_TYPE_TLSA, DNS_OK, DNS_RCODE_NOERROR,
+	    DNS_SECURE, tlsa311, sizeof(tlsa311), NULL);
+	addresses(DNS_SECURE, DNS_INSECURE, NULL);
+	assert_int_equal(rep.calls, 1);
+	assert_int_equal(rep.state, DANE_NONE);
+	assert_int_equal(rep.ntlsa, 0);
+	assert_int_equal(rep.tlsa_looked, 0);
+}
+
+/* a CNAME'd host: the expanded name is asked first (2.2.2), then the MX
+ * name again; the answer asked ahead is not used */
+static void
+cname_asks_the_expanded_name(void **state)
+{
+	(void)state;
+	start_one_mx();
+	answer(TLSA_NAME, DNS_TYPE_TLSA, DNS_OK, DNS_RCODE_NOERROR,
+	    DNS_SECURE, tlsa311, sizeof(tlsa311), NULL);
+	addresses(DNS_SECURE, DNS_SECURE, "real.example.net.");
+	assert_int_equal(rep.calls, 0);
+	answer("_25._tcp.real.example.net", DNS_TYPE_TLSA, DNS_OK,
+	    DNS_RCODE_NXDOMAIN, DNS_SECURE, NULL, 0, NULL);
+	assert_int_equal(rep.calls, 0);
+	assert_int_equal(count(TLSA_NAME, DNS_TYPE_TLSA), 2);
+	answer(TLSA_NAME, DNS_TYPE_TLSA, DNS_OK, DNS_RCODE_NOERROR,
+	    DNS_SECURE, tlsa311, sizeof(tlsa311), NULL);
+	assert_int_equal(rep.calls, 1);
+	assert_int_equal(rep.state, DANE_ALL);
+}
+
+/* a failed TLSA lookup asked ahead counts once the addresses are secure:
+ * the host is left to Postfix */
+static void
+tlsa_ahead_failure_counts_for_a_secure_host(void **state)
+{
+	(void)state;
+	start_one_mx();
+	answer(TLSA_NAME, DNS_TYPE_TLSA, DNS_ERR_TIMEOUT, DNS_RCODE_SERVFAIL,
+	    DNS_INSECURE, NULL, 0, NULL);
+	addresses(DNS_SECURE, DNS_SECURE, NULL);
+	assert_int_equal(rep.calls, 1);
+	assert_int_equal(rep.host_state, DANE_FAILURE);
+	assert_int_equal(rep.host_fail, DANE_FAIL_TIMEOUT);
+	assert_int_equal(rep.host_fail_rrtype, DNS_TYPE_TLSA);
+}
+
+/* both address lookups bogus: the host reports A, whichever came first */
+static void
+failed_lookup_reported_is_a_before_aaaa(void **state)
+{
+	(void)state;
+	start_one_mx();
+	answer("mx.example.com", DNS_TYPE_AAAA, DNS_OK, DNS_RCODE_NOERROR,
+	    DNS_BOGUS, NULL, 0, NULL);
+	answer("mx.example.com", DNS_TYPE_A, DNS_OK, DNS_RCODE_NOERROR,
+	    DNS_BOGUS, NULL, 0, NULL);
+	assert_int_equal(rep.calls, 1);
+	assert_int_equal(rep.host_state, DANE_FAILURE);
+	assert_int_equal(rep.host_fail, DANE_FAIL_BOGUS);
+	assert_int_equal(rep.host_fail_rrtype, DNS_TYPE_A);
+	assert_null(find(TLSA_NAME, DNS_TYPE_TLSA));
+}
+
+/* an insecure MX RRset: no DANE, nothing asked ahead */
+static void
+insecure_mx_asks_nothing_ahead(void **state)
+{
+	static const unsigned char mx[] = { 0, 10, 2, 'm', 'x', 7, 'e', 'x',
+	    'a', 'm', 'p', 'l', 'e', 3, 'c', 'o', 'm', 0 };
+
+	(void)state;
+	dane_start(NULL, "example.com", report, NULL);
+	answer("example.com", DNS_TYPE_MX, DNS_OK, DNS_RCODE_NOERROR,
+	    DNS_INSECURE, mx, sizeof(mx), NULL);
+	assert_int_equal(rep.calls, 1);
+	assert_int_equal(rep.state, DANE_NONE);
+	assert_int_equal(count(TLSA_NAME, DNS_TYPE_TLSA), 0);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup(tlsa_ahead_answered_first_is_kept,
+		    reset),
+		cmocka_unit_test_setup(tlsa_ahead_pending_is_waited_for,
+		    reset),
+		cmocka_unit_test_setup(insecure_addresses_drop_the_tlsa_ahead,
+		    reset),
+		cmocka_unit_test_setup(insecure_addresses_ignore_a_kept_answer,
+		    reset),
+		cmocka_unit_test_setup(cname_asks_the_expanded_name, reset),
+		cmocka_unit_test_setup(
+		    tlsa_ahead_failure_counts_for_a_secure_host, reset),
+		cmocka_unit_test_setup(failed_lookup_reported_is_a_before_aaaa,
+		    reset),
+		cmocka_unit_test_setup(insecure_mx_asks_nothing_ahead, reset),
+	};
+
+	return (cmocka_run_group_tests_name("dane_flow", tests, NULL, NULL));
+}
