@@ -42,7 +42,9 @@
  */
 #include "autoconf.h"
 
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include <errno.h>
 #include <stdarg.h>
@@ -503,6 +505,44 @@ cache_write(struct cache *c, enum cache_op op, MDB_val *k, MDB_val *v,
 			return (cache_write_failed(c, rc, what));
 	}
 	return (absent ? CACHE_MISS : CACHE_OK);
+}
+
+int
+cache_unmap_pages(struct cache *c)
+{
+	struct stat	 st;
+	FILE		*fp;
+	char		*line = NULL;
+	size_t		 cap = 0;
+	unsigned long	 start, end, offset, inode;
+	unsigned int	 maj, min;
+	char		 perms[5];
+	int		 fd, n = 0;
+
+	/* LMDB does not tell where it mapped the file (me_mapaddr is only
+	 * set for MDB_FIXEDMAP), and the map moves when it grows: find it by
+	 * the file's device and inode */
+	if (c == NULL || mdb_env_get_fd(c->env, &fd) != 0 ||
+	    fstat(fd, &st) == -1)
+		return (CACHE_ERROR);
+	if ((fp = fopen("/proc/self/maps", "re")) == NULL)
+		return (CACHE_ERROR);
+	while (getline(&line, &cap, fp) != -1) {
+		if (sscanf(line, "%lx-%lx %4s %lx %x:%x %lu", &start, &end,
+		    perms, &offset, &maj, &min, &inode) != 7 ||
+		    inode != (unsigned long)st.st_ino ||
+		    makedev(maj, min) != st.st_dev || end <= start ||
+		    perms[1] == 'w')
+			continue;
+		/* a shared, read-only file mapping: the pages stay in the
+		 * page cache and fault back in, unchanged, when read again */
+		if (madvise((void *)(uintptr_t)start, end - start,
+		    MADV_DONTNEED) == 0)
+			n++;
+	}
+	free(line);
+	(void)fclose(fp);
+	return (n > 0 ? CACHE_OK : CACHE_ERROR);
 }
 
 int

@@ -202,6 +202,17 @@ int	cache_put_room(struct cache *c, const char *domain,
 	    const struct cache_record *rec, int64_t now,
 	    struct cache_evict_stats *es);
 
+/*
+ * cache_unmap_pages - drop this process's mappings of the cache file's
+ * pages (madvise MADV_DONTNEED on the read-only shared map): they stay in
+ * the page cache, shared and bounded by max_size, and fault back in when
+ * read.  For the resolver, which writes every domain and walks the whole
+ * cache each refresh pass: without it its RSS counts every page of the
+ * file it ever touched, and grows with the number of domains, not with
+ * its own memory.  CACHE_OK or CACHE_ERROR (nothing changed).
+ */
+int	cache_unmap_pages(struct cache *c);
+
 /* cache_stats - fill *st: CACHE_OK or CACHE_ERROR */
 int	cache_stats(struct cache *c, struct cache_stats *st);
 

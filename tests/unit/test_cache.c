@@ -542,6 +542,58 @@ test_get(struct cache *c, const char *name, struct cache_record *out)
 	return (cache_get(c, name, strlen(name), out));
 }
 
+/* rss_file_kb - this process's RssFile, from /proc/self/status */
+static long
+rss_file_kb(void)
+{
+	FILE	*fp = fopen("/proc/self/status", "r");
+	char	 line[256];
+	long	 kb = -1;
+
+	if (fp == NULL)
+		return (-1);
+	while (fgets(line, sizeof(line), fp) != NULL)
+		if (sscanf(line, "RssFile: %ld kB", &kb) == 1)
+			break;
+	fclose(fp);
+	return (kb);
+}
+
+/* cache_unmap_pages: the pages a walk mapped leave the RSS, and every
+ * record reads back the same afterwards */
+static void
+unmap_pages_drops_file_pages_not_data(void **state)
+{
+	struct tdir	*t = *state;
+	struct cache	*c;
+	char		 name[TEST_NAME_MAX];
+	unsigned int	 i;
+	long		 before, mapped, after;
+
+	c = test_open(t, 64 << 20, 0);
+	test_fill(c, 0, 4000, 1);
+	before = rss_file_kb();
+	for (i = 0; i < 4000; i++) {	/* map every page */
+		test_name(name, sizeof(name), i);
+		assert_int_equal(test_get(c, name, &rec_b), CACHE_HIT);
+	}
+	mapped = rss_file_kb();
+	assert_int_equal(cache_unmap_pages(c), CACHE_OK);
+	after = rss_file_kb();
+	if (before < 0)
+		skip();		/* no /proc: nothing to measure */
+	/* 4000 records of ~100 bytes: several hundred KiB of pages */
+	assert_true(mapped - after >= 256);
+	for (i = 0; i < 4000; i++) {
+		test_name(name, sizeof(name), i);
+		assert_int_equal(test_get(c, name, &rec_b), CACHE_HIT);
+		test_record(&rec_a, i);
+		assert_int_equal(rec_b.max_age, rec_a.max_age);
+		assert_string_equal(rec_b.id, rec_a.id);
+	}
+	cache_close(c);
+}
+
 static void
 open_creates_private_directory(void **state)
 {
@@ -1688,6 +1740,9 @@ main(void)
 		cmocka_unit_test(encode_rejects_invalid_records),
 		cmocka_unit_test(freshness_helpers),
 		cmocka_unit_test(names_for_logs),
+		cmocka_unit_test_setup_teardown(
+		    unmap_pages_drops_file_pages_not_data, tdir_setup,
+		    tdir_teardown),
 		cmocka_unit_test_setup_teardown(open_creates_private_directory,
 		    tdir_setup, tdir_teardown),
 		cmocka_unit_test_setup_teardown(put_get_del,
