@@ -6,6 +6,7 @@
 #                                    Postfix, nsd, unbound, nginx, ldns tools,
 #                                    systemd-analyze, man and groff (tests/ci),
 #                                    redis-server (the fleet tier, tests/e2e/fleet.sh),
+#                                    gdb (fleet.sh stops a daemon to stage a race),
 #                                    debhelper, lintian, autopkgtest (deb.sh)
 #   contrib/install-deps.sh --bench  plus the benchmarks' extras: Debian's
 #                                    postfix-mta-sts-resolver (bench/peer)
@@ -21,7 +22,7 @@ libseccomp-dev libhiredis-dev"
 TEST="postfix nsd unbound ldnsutils nginx-light bind9-dnsutils openssl
 python3 curl swaks procps iproute2 valgrind clang libclang-rt-14-dev
 shellcheck python3-prometheus-client systemd man-db groff-base cppcheck
-clang-tidy redis-server debhelper dpkg-dev fakeroot lintian autopkgtest"
+clang-tidy redis-server gdb debhelper dpkg-dev fakeroot lintian autopkgtest"
 BENCH="postfix-mta-sts-resolver linux-perf"
 
 pkgs=$BUILD

@@ -62,6 +62,7 @@ struct rfleet_ticket {
 	int		 refs;		/* fleet operations holding t */
 	int		 lease_tried;
 	int		 leased;
+	int		 rechecked;	/* read again after the lease was won */
 	int		 waiting;	/* another host holds the lease */
 	int64_t		 wait_until;	/* monotonic ms */
 	int		 delivered;
@@ -250,10 +251,11 @@ rfleet_lease_cb(void *arg, enum fleet_status st)
 {
 	struct rfleet_ticket *t = arg;
 
-	if (st == FLEET_OK)
-		t->leased = 1;
 	if (!t->job_done) {
-		if (st == FLEET_HELD) {
+		if (st == FLEET_OK) {
+			t->leased = 1;
+			rfleet_step(t);		/* read again first */
+		} else if (st == FLEET_HELD) {
 			t->waiting = 1;
 			t->wait_until = rfleet_ms() +
 			    t->rf->cf->fleet.lease_wait_ms;
@@ -262,40 +264,94 @@ rfleet_lease_cb(void *arg, enum fleet_status st)
 			rfleet_step(t);
 		} else
 			rfleet_deliver(t);
-	}
+	} else if (st == FLEET_OK)
+		t->leased = 1;	/* released with the ticket */
 	/* the lease's reference kept t alive through the calls above */
 	/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc) */
 	rfleet_ticket_release(t);
 }
 
-/* rfleet_step - after the reads: done, lease, or wait and read again */
+enum rfleet_next
+rfleet_next(const struct rfleet_state *s)
+{
+	if (!s->need)
+		return (RFLEET_TAKEN);
+	if (s->waiting)
+		return (s->now_ms >= s->wait_until_ms ? RFLEET_GIVE_UP :
+		    RFLEET_POLL);
+	if (s->leased)
+		return (s->rechecked ? RFLEET_DISCOVER : RFLEET_RECHECK);
+	if (!s->lease_tried && s->writable)
+		return (RFLEET_LEASE);
+	return (RFLEET_DISCOVER);
+}
+
+const char *
+rfleet_next_name(enum rfleet_next n)
+{
+	static const char *const names[RFLEET_NEXT_COUNT] = {
+		"taken", "lease", "recheck", "discover", "poll", "give-up",
+	};
+
+	return ((unsigned)n < RFLEET_NEXT_COUNT ? names[n] : "?");
+}
+
+/* rfleet_step - after the reads: done, lease, read again, wait, or
+ * discover here (the decision: rfleet_next) */
 static void
 rfleet_step(struct rfleet_ticket *t)
 {
 	struct timeval	 tv = { 0, RFLEET_POLL_MS * 1000 };
+	struct rfleet_state s;
 
-	if (!t->need_sts && !t->need_dane) {
+	memset(&s, 0, sizeof(s));
+	s.need = t->need_sts || t->need_dane;
+	s.writable = fleet_writable(t->rf->f);
+	s.lease_tried = t->lease_tried;
+	s.leased = t->leased;
+	s.rechecked = t->rechecked;
+	s.waiting = t->waiting;
+	s.wait_until_ms = t->wait_until;
+	s.now_ms = t->waiting ? rfleet_ms() : 0;
+	switch (rfleet_next(&s)) {
+	case RFLEET_TAKEN:
+		if (t->rechecked)
+			log_debug(1, "domain=%s fleet: written by another "
+			    "host before our lease: taken", t->domain);
 		rfleet_deliver(t);
 		return;
-	}
-	if (t->waiting) {
-		if (rfleet_ms() >= t->wait_until) {
-			log_info("domain=%s fleet: no record after "
-			    "lease_wait: discovering here", t->domain);
-			rfleet_deliver(t);
-		} else
-			evtimer_add(t->timer, &tv);
+	case RFLEET_POLL:
+		evtimer_add(t->timer, &tv);
 		return;
-	}
-	if (!t->lease_tried && fleet_writable(t->rf->f)) {
+	case RFLEET_GIVE_UP:
+		log_info("domain=%s fleet: no record after lease_wait: "
+		    "discovering here", t->domain);
+		rfleet_deliver(t);
+		return;
+	case RFLEET_RECHECK:
+		/*
+		 * Our read missed before the lease was ours: another host
+		 * may have discovered, written and released its lease in
+		 * between (it writes before it releases).  Read once more.
+		 */
+		t->rechecked = 1;
+		if (rfleet_read(t) == 0)
+			rfleet_deliver(t);	/* the fleet went down */
+		return;
+	case RFLEET_LEASE:
 		t->lease_tried = 1;
 		if (fleet_lease(t->rf->f, t->domain,
 		    t->rf->cf->fleet.lease * 1000, rfleet_lease_cb, t) == 0) {
 			t->refs++;
 			return;
 		}
+		rfleet_deliver(t);
+		return;
+	case RFLEET_DISCOVER:
+	default:
+		rfleet_deliver(t);
+		return;
 	}
-	rfleet_deliver(t);
 }
 
 struct rfleet_ticket *

@@ -21,8 +21,13 @@
  *	the resolver takes the domain's lease (SET NX PX, fleet.lease): if
  *	another host holds it, rfleet polls the fleet's records every
  *	RFLEET_POLL_MS until they appear or fleet.lease_wait passes, then
- *	gives up into its own discovery.  cb reports what was taken; the
- *	job discovers the rest.
+ *	gives up into its own discovery.  A lease won is not yet a licence
+ *	to discover: between our read and our SET NX another host may have
+ *	discovered, written and released its lease (it writes before it
+ *	releases), so the parts still missing are read once more, and only
+ *	what that read does not give is discovered.  cb reports what was
+ *	taken; the job discovers the rest.  The decision after each read is
+ *	rfleet_next(), pure.
  *
  *	rfleet_push() writes a record the resolver stored back to the fleet
  *	(compare-and-set through the same gate).  The lease is released
@@ -37,6 +42,8 @@
  */
 #ifndef RFLEET_H
 #define RFLEET_H
+
+#include <stdint.h>
 
 #include "lib/cache.h"
 
@@ -60,6 +67,30 @@ struct rfleet_result {
 };
 
 typedef void	rfleet_cb(void *arg, const struct rfleet_result *res);
+
+/* What a ticket does after its reads (rfleet_next). */
+enum rfleet_next {
+	RFLEET_TAKEN = 0,	/* every part wanted came from the fleet */
+	RFLEET_LEASE,		/* take the domain's lease (SET NX PX) */
+	RFLEET_RECHECK,		/* lease won: read the missing parts again */
+	RFLEET_DISCOVER,	/* discover what is missing here */
+	RFLEET_POLL,		/* another host holds the lease: read again
+				   in RFLEET_POLL_MS */
+	RFLEET_GIVE_UP,		/* lease_wait passed: discover here */
+	RFLEET_NEXT_COUNT,
+};
+
+/* What rfleet_next decides from. */
+struct rfleet_state {
+	int		 need;		/* a part wanted is still missing */
+	int		 writable;	/* read-write: leases may be taken */
+	int		 lease_tried;
+	int		 leased;	/* the lease is ours */
+	int		 rechecked;	/* read again since it became ours */
+	int		 waiting;	/* another host holds it */
+	int64_t		 now_ms;	/* monotonic, when waiting */
+	int64_t		 wait_until_ms;
+};
 /* how a record taken from the fleet is written: the resolver's one store
  * path (room made in a full cache, failures counted and logged) */
 typedef void	rfleet_store_fn(void *arg, const char *key,
@@ -76,6 +107,10 @@ struct rfleet_ticket *rfleet_lookup(struct rfleet *rf, const char *domain,
 void	rfleet_push(struct rfleet *rf, struct rfleet_ticket *t,
 	    const char *key, const struct cache_record *rec);
 void	rfleet_done(struct rfleet_ticket *t);
+/* rfleet_next - the next step of a ticket whose reads are done (pure) */
+enum rfleet_next rfleet_next(const struct rfleet_state *s);
+/* "taken", "lease", "recheck", "discover", "poll", "give-up" */
+const char *rfleet_next_name(enum rfleet_next n);
 #else
 static inline struct rfleet *
 rfleet_new(struct event_base *base, const struct config *cf,

@@ -531,6 +531,12 @@ fleet_send(struct fleet_op *op, void (*on_reply)(struct fleet_op *,
 		fleet_op_free(op);
 		return (-1);
 	}
+	/*
+	 * From now, not from the loop's cached time: a callback that ran
+	 * long (or a process descheduled under load) must not shorten the
+	 * timeout into a spurious "reply timeout" that drops the connection.
+	 */
+	event_base_update_cache_time(f->base);
 	tv = fleet_ms(f->cf->timeout_ms);
 	evtimer_add(op->timer, &tv);
 	return (0);
