@@ -507,6 +507,50 @@ cache_write(struct cache *c, enum cache_op op, MDB_val *k, MDB_val *v,
 	return (absent ? CACHE_MISS : CACHE_OK);
 }
 
+/* cache_maps_num - a number in base at *pp, ending at one of stop (or
+ * NUL if stop is ""); advances *pp past it and the stop character */
+static int
+cache_maps_num(const char **pp, int base, const char *stop,
+    unsigned long *out)
+{
+	char	*end;
+
+	errno = 0;
+	*out = strtoul(*pp, &end, base);
+	if (end == *pp || errno != 0 || strchr(stop, *end) == NULL)
+		return (-1);
+	*pp = *end != '\0' ? end + 1 : end;
+	return (0);
+}
+
+/* cache_maps_line - start, end, perms, device and inode of one line of
+ * /proc/self/maps ("start-end perms offset maj:min inode path") */
+static int
+cache_maps_line(const char *line, unsigned long *start, unsigned long *end,
+    char perms[5], unsigned int *maj, unsigned int *min,
+    unsigned long *inode)
+{
+	const char	*p = line;
+	unsigned long	 off, a, b;
+
+	if (cache_maps_num(&p, 16, "-", start) == -1 ||
+	    cache_maps_num(&p, 16, " ", end) == -1 ||
+	    strlen(p) < 5 || p[4] != ' ')
+		return (-1);
+	memcpy(perms, p, 4);
+	perms[4] = '\0';
+	p += 5;
+	if (cache_maps_num(&p, 16, " ", &off) == -1 ||
+	    cache_maps_num(&p, 16, ":", &a) == -1 ||
+	    cache_maps_num(&p, 16, " ", &b) == -1 ||
+	    cache_maps_num(&p, 10, " \n", inode) == -1 ||
+	    a > 0xfff || b > 0xfffff)
+		return (-1);
+	*maj = (unsigned int)a;
+	*min = (unsigned int)b;
+	return (0);
+}
+
 int
 cache_unmap_pages(struct cache *c)
 {
@@ -514,7 +558,7 @@ cache_unmap_pages(struct cache *c)
 	FILE		*fp;
 	char		*line = NULL;
 	size_t		 cap = 0;
-	unsigned long	 start, end, offset, inode;
+	unsigned long	 start, end, inode;
 	unsigned int	 maj, min;
 	char		 perms[5];
 	int		 fd, n = 0;
@@ -528,9 +572,8 @@ cache_unmap_pages(struct cache *c)
 	if ((fp = fopen("/proc/self/maps", "re")) == NULL)
 		return (CACHE_ERROR);
 	while (getline(&line, &cap, fp) != -1) {
-		if (sscanf(line, "%lx-%lx %4s %lx %x:%x %lu", &start, &end,
-		    perms, &offset, &maj, &min, &inode) != 7 ||
-		    inode != (unsigned long)st.st_ino ||
+		if (cache_maps_line(line, &start, &end, perms, &maj, &min,
+		    &inode) == -1 || inode != (unsigned long)st.st_ino ||
 		    makedev(maj, min) != st.st_dev || end <= start ||
 		    perms[1] == 'w')
 			continue;
