@@ -1320,6 +1320,27 @@ cache_evict(struct cache *c, int64_t now, struct cache_evict_stats *es)
 	return (cache_evict_key(c, now, NULL, CACHE_EVICT_KEEP, es));
 }
 
+/* cache_evict_early - ahead of time, while deleting still has pages to
+ * work with: only what makes room for sure (runs of neighbouring keys
+ * around k); *es gets what was evicted */
+static void
+cache_evict_early(struct cache *c, MDB_val *k, int64_t now,
+    struct cache_evict_stats *es)
+{
+	if (c->evict_idle > 0)
+		c->evict_idle--;
+	else if (!c->batch && !c->readonly && cache_room_low(c)) {
+		if (cache_evict_key(c, now, k, CACHE_EVICT_EXPIRED, es) !=
+		    CACHE_OK)
+			memset(es, 0, sizeof(*es));
+		/* nothing negative or expired in reach: do not walk again
+		 * for every put */
+		if (es->evicted[CACHE_EVICT_NEGATIVE] +
+		    es->evicted[CACHE_EVICT_EXPIRED] == 0)
+			c->evict_idle = CACHE_EVICT_IDLE_PUTS;
+	}
+}
+
 int
 cache_put_room(struct cache *c, const char *domain,
     const struct cache_record *rec, int64_t now, struct cache_evict_stats *es)
@@ -1332,20 +1353,7 @@ cache_put_room(struct cache *c, const char *domain,
 	memset(es, 0, sizeof(*es));
 	k.mv_data = (void *)(uintptr_t)domain;
 	k.mv_size = strlen(domain);
-	/* ahead of time, while deleting still has pages to work with: only
-	 * what makes room for sure (runs of neighbouring keys) */
-	if (c->evict_idle > 0)
-		c->evict_idle--;
-	else if (!c->batch && !c->readonly && cache_room_low(c)) {
-		if (cache_evict_key(c, now, &k, CACHE_EVICT_EXPIRED, es) !=
-		    CACHE_OK)
-			memset(es, 0, sizeof(*es));
-		/* nothing negative or expired in reach: do not walk again
-		 * for every put */
-		if (es->evicted[CACHE_EVICT_NEGATIVE] +
-		    es->evicted[CACHE_EVICT_EXPIRED] == 0)
-			c->evict_idle = CACHE_EVICT_IDLE_PUTS;
-	}
+	cache_evict_early(c, &k, now, es);
 	st = cache_put(c, domain, rec);
 	if (st != CACHE_FULL || c->batch)
 		return (st);
