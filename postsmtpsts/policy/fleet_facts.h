@@ -63,7 +63,7 @@ enum fleet_facts_why {
  * fleet_facts_take - may offered replace have (NULL: nothing held) under
  * cache key key[0..klen) at now?
  *
- * Returns 1 with *out set to the record to store, or 0 (have stays);
+ * Returns 1 with *out (an initialized record) set to the record to store, or 0 (have stays);
  * *why (may be NULL) gets the reason either way.
  */
 int	fleet_facts_take(const char *key, size_t klen,
