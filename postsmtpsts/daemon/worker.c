@@ -943,14 +943,14 @@ rclient_reply(struct worker *w, const struct ipc_reply *rep)
 	buf_init_fixed(&data, w->data, sizeof(w->data));
 	while ((sl = TAILQ_FIRST(&inf->waiters)) != NULL) {
 		buf_reset(&data);
-		if (ok)
+		if (ok) {
 			st = facts_answer(rep->domain, have_sts ? &w->rec :
 			    NULL, have_dane ? &w->drec : NULL, sl->map,
 			    &w->pol, &data, &dropped);
-		if (ok && dropped)
-			worker_tlsrpt_dropped(w, rep->domain, &w->rec,
-			    sl->map);
-		else
+			if (dropped)
+				worker_tlsrpt_dropped(w, rep->domain, &w->rec,
+				    sl->map);
+		} else
 			st = worker_unknown_answer(w, &data);
 		log_debug(1, "domain=%s map=%s source=resolver answer=%s",
 		    rep->domain, sl->map->name, sockmap_status_name(st));
