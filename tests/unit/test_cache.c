@@ -1630,7 +1630,7 @@ test_evict_record(struct cache_record *r, unsigned int i, int cls)
 	test_record(r, i);
 	switch (cls) {
 	case CACHE_EVICT_NEGATIVE:
-		memset(r, 0, sizeof(*r));
+		cache_record_reset(r);
 		r->kind = CACHE_KIND_NONE;
 		r->fetched_at = TEST_NOW - 10 + (int64_t)(i % 10);
 		r->expires_at = TEST_NOW + 3600;
