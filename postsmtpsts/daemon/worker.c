@@ -101,7 +101,8 @@
 /* A TXT re-check marker whose reply did not come (a reply the resolver
  * had to drop) is sent again after this many seconds. */
 #define WORKER_TXTCHECK_RESEND	120
-#define WORKER_DROPPED_MEMO	64	/* domains whose dropped TLSRPT was logged */
+#define WORKER_DROPPED_MEMO	64	/* domains whose dropped TLSRPT is
+					   logged (worker_tlsrpt_dropped) */
 
 struct inflight;
 

@@ -68,7 +68,7 @@ fuzz_check_policy(const struct sts_policy *pol)
 static void
 fuzz_decide(const struct sts_policy *pol, int tlsrpt)
 {
-	static char		 store[SOCKMAP_MAX_OK_DATA];	/* as a worker */
+	static char		 store[SOCKMAP_MAX_OK_DATA];	/* a worker's */
 	struct decide_options	 opt;
 	struct decide_input	 in;
 	struct decide_result	 res;
