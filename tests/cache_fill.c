@@ -67,7 +67,7 @@ cache_fill_number(const char *s, unsigned long long max)
 static void
 cache_fill_dane(struct cache_record *r, int64_t now)
 {
-	memset(r, 0, sizeof(*r));
+	cache_record_reset(r);
 	r->kind = CACHE_KIND_DANE;
 	r->dnssec = CACHE_DNSSEC_INSECURE;
 	r->fetched_at = now - 60;
@@ -79,7 +79,9 @@ cache_fill_dane(struct cache_record *r, int64_t now)
 static void
 cache_fill_record(struct cache_record *r, unsigned int i, int64_t now)
 {
-	memset(r, 0, sizeof(*r));
+	char	 mx[64];
+
+	cache_record_reset(r);
 	r->fetched_at = now - 60;
 	r->max_age = 86400;
 	r->expires_at = now + 86400;
@@ -115,9 +117,11 @@ cache_fill_record(struct cache_record *r, unsigned int i, int64_t now)
 	}
 	r->kind = CACHE_KIND_STS;
 	snprintf(r->id, sizeof(r->id), "fill%u", i);
-	r->nmx = 2;
-	snprintf(r->mx[0], sizeof(r->mx[0]), "mx1.d%07u.fill.example", i);
-	snprintf(r->mx[1], sizeof(r->mx[1]), "*.d%07u.fill.example", i);
+	cache_record_mx_clear(r);
+	snprintf(mx, sizeof(mx), "mx1.d%07u.fill.example", i);
+	cache_record_mx_add(r, mx, strlen(mx));
+	snprintf(mx, sizeof(mx), "*.d%07u.fill.example", i);
+	cache_record_mx_add(r, mx, strlen(mx));
 }
 
 int

@@ -23,10 +23,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lib/cache_record.h"
 #include "lib/domain.h"
 
 #define IPC_VERSION		2
-#define IPC_MAX_RECORD		(64 * 1024)
+#define IPC_MAX_RECORD		CACHE_RECORD_MAX_LEN	/* a policy of 64 KiB
+					   with thousands of mx lines fits */
 #define IPC_MAX_MSG		(12 + DOMAIN_MAX_LEN + 2 * IPC_MAX_RECORD)
 
 #define IPC_FLAG_REFRESH	0x01	/* bypass cached facts */

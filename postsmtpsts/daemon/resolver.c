@@ -195,6 +195,8 @@ struct resolver {
 	unsigned char	 msg[IPC_MAX_MSG];
 	unsigned char	 rec[IPC_MAX_RECORD];
 	unsigned char	 drec[IPC_MAX_RECORD];
+	struct cache_record scratch;	/* a cache read looked at and left */
+	struct cache_record scratch_d;	/* its DANE part */
 };
 
 static void	job_start(struct job *);
@@ -235,10 +237,8 @@ resolver_cached(struct resolver *r, const char *domain, size_t len,
 static int
 resolver_fresh(struct resolver *r, const char *domain, size_t len, int dane)
 {
-	struct cache_record rec;
-
-	return (resolver_cached(r, domain, len, dane, &rec) &&
-	    cache_record_fresh(&rec, resolver_now()));
+	return (resolver_cached(r, domain, len, dane, &r->scratch) &&
+	    cache_record_fresh(&r->scratch, resolver_now()));
 }
 
 /* job_find - the job for a domain, or NULL */
@@ -453,6 +453,10 @@ job_free(struct job *j)
 	rfleet_done(j->fleet);
 	if (j->started)
 		r->running--;
+	cache_record_release(&j->old);
+	cache_record_release(&j->old_dane);
+	cache_record_release(&j->sts);
+	cache_record_release(&j->dane);
 	free(j);
 }
 
@@ -585,14 +589,14 @@ job_discovered(const struct discover_result *res, void *arg)
 {
 	struct job	*j = arg;
 	struct resolver	*r = j->r;
-	struct cache_record rec;
+	struct cache_record *rec = &j->sts;
 	char		 esc[LOG_ESCAPE_MAX * 4 + 8];
 
 	j->dv = NULL;
 	stats_discovery(res, j->refresh || j->txtcheck);
 	if (facts_merge(j->node.domain, j->have_old ? &j->old : NULL, res,
-	    &r->cf->cache, resolver_now(), &rec) == 0)
-		rec = j->old;
+	    &r->cf->cache, resolver_now(), rec) == 0)
+		cache_record_copy(rec, &j->old);
 	log_info("domain=%s refresh=%s%s%s discovery=%s%s%s txt_dnssec=%s id=%s "
 	    "kind=%s mode=%d max_age=%u kept_cached=%s detail=\"%s\"",
 	    j->node.domain, job_refresh_name(j, res),
@@ -604,13 +608,12 @@ job_discovered(const struct discover_result *res, void *arg)
 	    discover_failure_name(res->failure) : "",
 	    dns_security_name(res->txt_security),
 	    res->id != NULL ? res->id : "-",
-	    rec.kind == CACHE_KIND_STS ? "sts" : "none", rec.sts_mode,
-	    (unsigned)rec.max_age,
-	    j->have_old && rec.fetched_at == j->old.fetched_at &&
-	    rec.kind == CACHE_KIND_STS ? "yes" : "no",
+	    rec->kind == CACHE_KIND_STS ? "sts" : "none", rec->sts_mode,
+	    (unsigned)rec->max_age,
+	    j->have_old && rec->fetched_at == j->old.fetched_at &&
+	    rec->kind == CACHE_KIND_STS ? "yes" : "no",
 	    log_escape(esc, sizeof(esc), res->detail, strlen(res->detail)));
-	rfleet_push(r->rfleet, j->fleet, j->node.domain, &rec);
-	j->sts = rec;
+	rfleet_push(r->rfleet, j->fleet, j->node.domain, rec);
 	j->have_sts = 1;
 	j->store_sts = 1;	/* job_store, once the replies are out */
 	if (j->dn == NULL && !j->fleet_wait)
@@ -623,7 +626,7 @@ job_dane_done(const struct dane_result *res, void *arg)
 {
 	struct job	*j = arg;
 	struct resolver	*r = j->r;
-	struct cache_record rec;
+	struct cache_record *rec = &j->dane;
 	char		 key[CACHE_KEY_MAX + 1], esc[LOG_ESCAPE_MAX * 4 + 8];
 	size_t		 i, ndane = 0;
 
@@ -655,11 +658,10 @@ job_dane_done(const struct dane_result *res, void *arg)
 		    res->hosts[i].fail_rrtype == DNS_TYPE_AAAA ? "AAAA" : "TLSA",
 		    res->hosts[i].why);
 	if (facts_dane_merge(j->have_old_dane ? &j->old_dane : NULL, res,
-	    resolver_now(), &rec) == 0)
-		rec = j->old_dane;
+	    resolver_now(), rec) == 0)
+		cache_record_copy(rec, &j->old_dane);
 	cache_dane_key(j->node.domain, j->node.len, key);
-	rfleet_push(r->rfleet, j->fleet, key, &rec);
-	j->dane = rec;
+	rfleet_push(r->rfleet, j->fleet, key, rec);
 	j->have_dane = 1;
 	j->store_dane = 1;	/* job_store, once the replies are out */
 	if (j->dv == NULL && !j->fleet_wait)
@@ -714,12 +716,12 @@ job_fleet_done(void *arg, const struct rfleet_result *res)
 	j->have_old = 0;
 	j->have_old_dane = 0;
 	if (res->have_sts && j->dv == NULL) {
-		j->sts = res->sts;
+		cache_record_copy(&j->sts, &res->sts);
 		j->have_sts = 1;
 		j->want_sts = 0;
 	}
 	if (res->have_dane && j->dn == NULL) {
-		j->dane = res->dane;
+		cache_record_copy(&j->dane, &res->dane);
 		j->have_dane = 1;
 		j->want_dane = 0;
 	}
@@ -767,7 +769,7 @@ job_new(struct resolver *r, const char *domain, size_t len,
 	j->r = r;
 	TAILQ_INIT(&j->waiters);
 	if (old != NULL) {
-		j->old = *old;
+		cache_record_copy(&j->old, old);
 		j->have_old = 1;
 	}
 	domtab_insert(&r->jobs, &j->node, domain, len);
@@ -802,7 +804,7 @@ resolver_walk_cb(const char *key, size_t klen,
 		}
 		if (dane) {
 			j = job_new(r, domain, len, NULL);
-			j->old_dane = *rec;
+			cache_record_copy(&j->old_dane, rec);
 			j->have_old_dane = 1;
 			j->want_dane = 1;
 		} else {
@@ -936,7 +938,7 @@ static int
 resolver_txtcheck(struct rconn *rc, const struct ipc_request *req)
 {
 	struct resolver	*r = rc->r;
-	struct cache_record rec;
+	struct cache_record *rec = &r->scratch;
 	struct job	*j;
 
 	if ((j = job_find(r, req->domain, req->domain_len)) != NULL) {
@@ -950,20 +952,20 @@ resolver_txtcheck(struct rconn *rc, const struct ipc_request *req)
 		resolver_wait(rc, j);
 		return (0);
 	}
-	if (!resolver_cached(r, req->domain, req->domain_len, 0, &rec) ||
-	    !facts_txt_due(&rec, resolver_now()))
+	if (!resolver_cached(r, req->domain, req->domain_len, 0, rec) ||
+	    !facts_txt_due(rec, resolver_now()))
 		return (-1);
 	if (r->running >= r->cf->max_resolutions && r->nqueued >=
 	    RESOLVER_QUEUE_PER_SLOT * r->cf->max_resolutions) {
 		resolver_refuse(rc, req);
 		return (0);
 	}
-	j = job_new(r, req->domain, req->domain_len, &rec);
+	j = job_new(r, req->domain, req->domain_len, rec);
 	j->txtcheck = 1;
 	j->want_sts = 1;
 	log_debug(1, "domain=%s refresh=txt-check id=%s checked_at=%lld "
-	    "txt_ttl=%u", req->domain, rec.id, (long long)rec.txt_checked_at,
-	    (unsigned)rec.txt_ttl);
+	    "txt_ttl=%u", req->domain, rec->id,
+	    (long long)rec->txt_checked_at, (unsigned)rec->txt_ttl);
 	stats_inc(STATS_TXT_CHECKS);
 	if (r->running < r->cf->max_resolutions)
 		job_start(j);
@@ -983,7 +985,7 @@ static void
 resolver_request(struct rconn *rc, const struct ipc_request *req)
 {
 	struct resolver	*r = rc->r;
-	struct cache_record rec, drec;
+	struct cache_record *rec = &r->scratch, *drec = &r->scratch_d;
 	struct job	*j;
 	size_t		 len = 0, dlen = 0;
 	int		 have = 0, have_d = 0, sts_fresh = 0;
@@ -995,18 +997,18 @@ resolver_request(struct rconn *rc, const struct ipc_request *req)
 	if ((j = job_find(r, req->domain, req->domain_len)) == NULL) {
 		if (!(req->flags & IPC_FLAG_REFRESH)) {
 			have = resolver_cached(r, req->domain, req->domain_len,
-			    0, &rec);
-			sts_fresh = have && cache_record_fresh(&rec, now);
+			    0, rec);
+			sts_fresh = have && cache_record_fresh(rec, now);
 			if (r->cf->dane) {
 				have_d = resolver_cached(r, req->domain,
-				    req->domain_len, 1, &drec);
+				    req->domain_len, 1, drec);
 				dane_fresh = have_d &&
-				    cache_record_fresh(&drec, now);
+				    cache_record_fresh(drec, now);
 			}
 		}
 		if (sts_fresh && dane_fresh &&
-		    cache_record_encode(&rec, r->rec, sizeof(r->rec),
-		    &len) == 0 && (!have_d || cache_record_encode(&drec,
+		    cache_record_encode(rec, r->rec, sizeof(r->rec),
+		    &len) == 0 && (!have_d || cache_record_encode(drec,
 		    r->drec, sizeof(r->drec), &dlen) == 0)) {
 			resolver_send(rc, req->domain, req->domain_len,
 			    IPC_STATUS_OK, r->rec, len, dlen > 0 ? r->drec :
@@ -1019,9 +1021,9 @@ resolver_request(struct rconn *rc, const struct ipc_request *req)
 			return;
 		}
 		j = job_new(r, req->domain, req->domain_len,
-		    have ? &rec : NULL);
+		    have ? rec : NULL);
 		if (have_d) {
-			j->old_dane = drec;
+			cache_record_copy(&j->old_dane, drec);
 			j->have_old_dane = 1;
 		}
 		j->bypass = (req->flags & IPC_FLAG_REFRESH) != 0;
@@ -1241,6 +1243,8 @@ resolver_main(const struct config *cf, int lfd)
 	https_free(r->https);
 	dns_free(r->dns);
 	event_base_free(r->base);
+	cache_record_release(&r->scratch);
+	cache_record_release(&r->scratch_d);
 	free(r);
 	return (0);
 }

@@ -115,6 +115,8 @@ rfleet_ticket_release(struct rfleet_ticket *t)
 		fleet_unlease(t->rf->f, t->domain);
 	if (t->timer != NULL)
 		event_free(t->timer);
+	cache_record_release(&t->res.sts);
+	cache_record_release(&t->res.dane);
 	free(t);
 }
 
@@ -140,15 +142,17 @@ rfleet_offer(struct rfleet_ticket *t, const char *key,
     const struct cache_record *rec, struct cache_record *out)
 {
 	struct rfleet	*rf = t->rf;
-	struct cache_record have;
+	struct cache_record have = { 0 };
 	enum fleet_facts_why why;
 	int64_t		 now = rfleet_now();
-	int		 held;
+	int		 held, taken;
 
 	held = rf->cache != NULL && cache_get(rf->cache, key, strlen(key),
 	    &have) == CACHE_HIT;
-	if (!fleet_facts_take(key, strlen(key), held ? &have : NULL, rec,
-	    &rf->cf->cache, now, out, &why)) {
+	taken = fleet_facts_take(key, strlen(key), held ? &have : NULL, rec,
+	    &rf->cf->cache, now, out, &why);
+	cache_record_release(&have);
+	if (!taken) {
 		if (why == FLEET_FACTS_DOWNGRADE)
 			log_warnx("fleet: key=%s refused: weaker than the "
 			    "policy cached here (kind=%s mode=%s id=%s)", key,
@@ -173,7 +177,7 @@ rfleet_get_done(struct rfleet_ticket *t, int dane, enum fleet_status st,
     const struct cache_record *rec)
 {
 	char		 key[CACHE_KEY_MAX + 1];
-	struct cache_record out;
+	struct cache_record out = { 0 };
 
 	t->gets--;
 	if (!t->job_done && st == FLEET_HIT) {
@@ -185,14 +189,15 @@ rfleet_get_done(struct rfleet_ticket *t, int dane, enum fleet_status st,
 			if (dane) {
 				t->need_dane = 0;
 				t->res.have_dane = 1;
-				t->res.dane = out;
+				cache_record_copy(&t->res.dane, &out);
 			} else {
 				t->need_sts = 0;
 				t->res.have_sts = 1;
-				t->res.sts = out;
+				cache_record_copy(&t->res.sts, &out);
 			}
 		}
 	}
+	cache_record_release(&out);
 	if (!t->job_done && t->gets == 0)
 		rfleet_step(t);
 	/* this GET's reference kept t alive through rfleet_step */
@@ -416,6 +421,7 @@ rfleet_push_done(void *arg, enum fleet_status st)
 		p->rf->resync_inflight--;
 	if (p->t != NULL)
 		rfleet_ticket_release(p->t);
+	cache_record_release(&p->rec);
 	free(p);
 }
 
@@ -434,9 +440,10 @@ rfleet_push_one(struct rfleet *rf, struct rfleet_ticket *t, int resync,
 	p->t = t;
 	p->resync = resync;
 	snprintf(p->key, sizeof(p->key), "%s", key);
-	p->rec = *rec;
+	cache_record_copy(&p->rec, rec);
 	if (fleet_update(rf->f, p->key, rfleet_push_merge, rfleet_push_done,
 	    p) == -1) {
+		cache_record_release(&p->rec);
 		free(p);
 		return (-1);
 	}

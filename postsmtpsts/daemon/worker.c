@@ -70,6 +70,7 @@
 #include "daemon/child.h"
 #include "lib/domain.h"
 #include "lib/domtab.h"
+#include "lib/hash.h"
 #include "policy/facts.h"
 #include "policy/pins.h"
 #include "daemon/ipc.h"
@@ -100,6 +101,8 @@
 /* A TXT re-check marker whose reply did not come (a reply the resolver
  * had to drop) is sent again after this many seconds. */
 #define WORKER_TXTCHECK_RESEND	120
+#define WORKER_DROPPED_MEMO	64	/* domains whose dropped TLSRPT is
+					   logged (worker_tlsrpt_dropped) */
 
 struct inflight;
 
@@ -180,14 +183,48 @@ struct worker {
 	uint64_t	 t0;		/* the request being answered */
 	char		 reply[WORKER_REPLY_BUFSZ];	/* hot-path scratch */
 	char		 rbuf[16384];			/* read(2) scratch */
-	char		 data[SOCKMAP_MAX_REPLY];
+	char		 data[SOCKMAP_MAX_OK_DATA];
 	unsigned char	 msg[IPC_MAX_MSG];
 	struct cache_record rec;
 	struct cache_record drec;	/* DANE facts */
+	struct {
+		uint32_t h;		/* hash_fnv1a of the domain */
+		int64_t	 fetched_at;	/* of the record logged */
+	}		 dropped[WORKER_DROPPED_MEMO];	/* TLSRPT left out:
+							   logged for these */
 	struct sts_policy pol;
 };
 
 static void	conn_kick(struct conn *);
+
+/*
+ * worker_tlsrpt_dropped - a tlsrpt map's answer went without its TLSRPT
+ * attributes (the policy is too large for them within Postfix's 100000
+ * bytes): warn once per domain and fetched record in this worker, not at
+ * every lookup (a small memo by domain hash; a collision only repeats a
+ * warning)
+ */
+static void
+worker_tlsrpt_dropped(struct worker *w, const char *domain,
+    const struct cache_record *rec, const struct config_map *map)
+{
+	uint32_t	 h = hash_fnv1a(domain, strlen(domain));
+	size_t		 i = h % WORKER_DROPPED_MEMO;
+
+	if (w->dropped[i].h == h && w->dropped[i].fetched_at ==
+	    rec->fetched_at) {
+		log_debug(1, "domain=%s map=%s tlsrpt=dropped", domain,
+		    map->name);
+		return;
+	}
+	w->dropped[i].h = h;
+	w->dropped[i].fetched_at = rec->fetched_at;
+	log_warnx("domain=%s map=%s tlsrpt=dropped nmx=%u: the TLSRPT "
+	    "attributes of this policy would not fit Postfix's %d-byte "
+	    "socketmap reply: answering the policy without them (no TLSRPT "
+	    "report for this domain)", domain, map->name, (unsigned)rec->nmx,
+	    SOCKMAP_MAX_REPLY);
+}
 static int	conn_process(struct conn *);
 static void	rclient_connect(struct worker *);
 static void	rclient_lost(struct worker *, const char *, int);
@@ -478,7 +515,7 @@ worker_cache_answer(struct conn *c, const struct config_map *map,
 	char		 err[256], key[CACHE_KEY_MAX + 1];
 	size_t		 klen;
 	time_t		 now;
-	int		 due;
+	int		 due, dropped;
 
 	if (!w->cf->cache.enabled)
 		return (-1);
@@ -524,7 +561,9 @@ worker_cache_answer(struct conn *c, const struct config_map *map,
 	due = facts_txt_due(&w->rec, (int64_t)now);
 	buf_init_fixed(&data, w->data, sizeof(w->data));
 	st = facts_answer(domain, &w->rec, map->dane ? &w->drec : NULL, map,
-	    &w->pol, &data);
+	    &w->pol, &data, &dropped);
+	if (dropped)
+		worker_tlsrpt_dropped(w, domain, &w->rec, map);
 	stats_lookup(STATS_SRC_CACHE, st, w->t0);
 	log_debug(1, "domain=%s map=%s source=cache answer=%s", domain,
 	    map->name, sockmap_status_name(st));
@@ -884,7 +923,7 @@ rclient_reply(struct worker *w, const struct ipc_reply *rep)
 	struct slot	*sl;
 	struct buf	 data;
 	enum sockmap_status st;
-	int		 ok, have_sts, have_dane;
+	int		 ok, have_sts, have_dane, dropped = 0;
 
 	if ((inf = inflight_find(w, rep->domain, rep->domain_len)) == NULL)
 		return;		/* every waiter hit its deadline already */
@@ -905,11 +944,14 @@ rclient_reply(struct worker *w, const struct ipc_reply *rep)
 	buf_init_fixed(&data, w->data, sizeof(w->data));
 	while ((sl = TAILQ_FIRST(&inf->waiters)) != NULL) {
 		buf_reset(&data);
-		if (ok)
+		if (ok) {
 			st = facts_answer(rep->domain, have_sts ? &w->rec :
 			    NULL, have_dane ? &w->drec : NULL, sl->map,
-			    &w->pol, &data);
-		else
+			    &w->pol, &data, &dropped);
+			if (dropped)
+				worker_tlsrpt_dropped(w, rep->domain, &w->rec,
+				    sl->map);
+		} else
 			st = worker_unknown_answer(w, &data);
 		log_debug(1, "domain=%s map=%s source=resolver answer=%s",
 		    rep->domain, sl->map->name, sockmap_status_name(st));
@@ -1249,6 +1291,8 @@ worker_main(const struct config *cf, const int *fds, int nfds, int id)
 	if (w->ev_drain != NULL)
 		event_free(w->ev_drain);
 	event_base_free(w->base);
+	cache_record_release(&w->rec);
+	cache_record_release(&w->drec);
 	free(w);
 	log_debug(1, "worker %d exiting", id);
 	return (0);

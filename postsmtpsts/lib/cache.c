@@ -717,7 +717,7 @@ cache_iterate_from(struct cache *c, const char *after, size_t afterlen,
 		mdb_txn_abort(txn);
 		return (CACHE_ERROR);
 	}
-	rec = xmalloc(sizeof(*rec));
+	rec = xcalloc(1, sizeof(*rec));
 	if (after != NULL) {
 		k.mv_data = (void *)(uintptr_t)after;
 		k.mv_size = afterlen;
@@ -747,6 +747,7 @@ cache_iterate_from(struct cache *c, const char *after, size_t afterlen,
 	}
 	mdb_cursor_close(cur);
 	mdb_txn_abort(txn);
+	cache_record_release(rec);
 	free(rec);
 	return (st);
 }
@@ -1267,7 +1268,7 @@ cache_evict_key(struct cache *c, int64_t now, const MDB_val *near,
 		return (CACHE_ERROR);
 	}
 	vic = xcalloc(CACHE_EVICT_BATCH, sizeof(*vic));
-	rec = xmalloc(sizeof(*rec));
+	rec = xcalloc(1, sizeof(*rec));
 	if ((rc = cache_evict_walk(c, now, near, maxcls, vic, &n,
 	    rec)) != 0) {
 		st = cache_write_failed(c, rc, "evict walk");
@@ -1309,6 +1310,7 @@ cache_evict_key(struct cache *c, int64_t now, const MDB_val *near,
 		    "policies: evicted %zu of them (least recently fetched "
 		    "first); raise cache.max_size", c->path, nkeep);
 done:
+	cache_record_release(rec);
 	free(rec);
 	free(vic);
 	return (st);

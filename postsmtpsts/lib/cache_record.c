@@ -28,7 +28,9 @@
  *     .   2  nmx, 0..CACHE_MAX_MX, then nmx times: 1 byte m = 1..255 and m
  *            bytes of pattern: an optional leading "*." then [A-Za-z0-9_.-]
  *            (RFC 8461 §3.2 / §4.1; so no ':' or blank can reach a Postfix
- *            match= list)
+ *            match= list); the nmx (1 + m) add up to at most
+ *            CACHE_MX_BYTES_MAX (64 KiB: every policy RFC 8461 §3.2 allows
+ *            fits, since its mx lines take more bytes than that; issue 13)
  * Nothing may follow.  A value is accepted whole or refused; any other
  * magic or version (a newer format) is a miss for cache_get and is
  * replaced by the resolver's next write.  Version 1 (the same without the
@@ -42,9 +44,11 @@
 #include "autoconf.h"
 
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lib/cache_record.h"
+#include "lib/xmalloc.h"
 
 /* Field offsets of the fixed part (see the format above). */
 #define CACHE_OFF_KIND		2
@@ -130,6 +134,107 @@ cache_mx_valid(const unsigned char *s, size_t n)
 	return (1);
 }
 
+void
+cache_record_init(struct cache_record *rec)
+{
+	memset(rec, 0, sizeof(*rec));
+}
+
+void
+cache_record_release(struct cache_record *rec)
+{
+	if (rec == NULL)
+		return;
+	free(rec->mx);
+	cache_record_init(rec);
+}
+
+/* cache_record_mx_room - make rec->mx hold at least n bytes */
+static void
+cache_record_mx_room(struct cache_record *rec, size_t n)
+{
+	size_t	 cap;
+
+	if (n <= rec->mxcap)
+		return;
+	/* Grow to a power of two from 256, capped at the limit + 1. */
+	for (cap = rec->mxcap > 0 ? rec->mxcap : 256; cap < n; cap *= 2)
+		;
+	if (cap > CACHE_MX_BYTES_MAX)
+		cap = CACHE_MX_BYTES_MAX;
+	rec->mx = xreallocarray(rec->mx, cap, 1);
+	rec->mxcap = (uint32_t)cap;
+}
+
+void
+cache_record_copy(struct cache_record *dst, const struct cache_record *src)
+{
+	char		*mx = dst->mx;
+	uint32_t	 cap = dst->mxcap;
+
+	if (dst == src)
+		return;
+	memcpy(dst, src, sizeof(*dst));
+	dst->mx = mx;
+	dst->mxcap = cap;
+	dst->mxlen = 0;
+	if (src->mxlen > 0) {
+		cache_record_mx_room(dst, src->mxlen);
+		memcpy(dst->mx, src->mx, src->mxlen);
+		dst->mxlen = src->mxlen;
+	}
+}
+
+void
+cache_record_reset(struct cache_record *rec)
+{
+	char		*mx = rec->mx;
+	uint32_t	 cap = rec->mxcap;
+
+	memset(rec, 0, sizeof(*rec));
+	rec->mx = mx;
+	rec->mxcap = cap;
+}
+
+void
+cache_record_mx_clear(struct cache_record *rec)
+{
+	rec->nmx = 0;
+	rec->mxlen = 0;
+}
+
+int
+cache_record_mx_add(struct cache_record *rec, const char *p, size_t len)
+{
+	if (len == 0 || len > CACHE_MX_LEN - 1 || rec->nmx >= CACHE_MAX_MX ||
+	    len + 1 > CACHE_MX_BYTES_MAX - rec->mxlen)
+		return (-1);
+	cache_record_mx_room(rec, rec->mxlen + len + 1);
+	memcpy(rec->mx + rec->mxlen, p, len);
+	rec->mx[rec->mxlen + len] = '\0';
+	rec->mxlen += (uint32_t)(len + 1);
+	rec->nmx++;
+	return (0);
+}
+
+const char *
+cache_record_mx_next(const struct cache_record *rec, size_t *pos,
+    size_t *len)
+{
+	const char	*s, *nul;
+
+	if (*pos >= rec->mxlen)
+		return (NULL);
+	s = rec->mx + *pos;
+	nul = memchr(s, '\0', rec->mxlen - *pos);
+	if (nul == NULL)	/* not a record cache_record_mx_add made */
+		return (NULL);
+	if (len != NULL)
+		*len = (size_t)(nul - s);
+	*pos += (size_t)(nul - s) + 1;
+	return (s);
+}
+
 size_t
 cache_dane_key(const char *domain, size_t len, char *out)
 {
@@ -194,7 +299,8 @@ int
 cache_record_encode(const struct cache_record *rec, unsigned char *out,
     size_t outsz, size_t *outlen)
 {
-	size_t	 idlen, need, off, m, i;
+	const char	*mx;
+	size_t		 idlen, need, off, m, i, pos;
 
 	if (!cache_enums_valid(rec->kind, rec->sts_mode, rec->dnssec))
 		return (-1);
@@ -202,16 +308,20 @@ cache_record_encode(const struct cache_record *rec, unsigned char *out,
 	if (idlen == CACHE_ID_LEN ||
 	    !cache_id_valid((const unsigned char *)rec->id, idlen))
 		return (-1);
-	if (rec->nmx > CACHE_MAX_MX)
+	if (rec->mxlen > CACHE_MX_BYTES_MAX ||
+	    rec->mxlen > rec->mxcap)
 		return (-1);
-	need = CACHE_RECORD_FIXED_LEN + 1 + idlen + 2;
-	for (i = 0; i < rec->nmx; i++) {
-		m = strnlen(rec->mx[i], CACHE_MX_LEN);
-		if (m == 0 || m == CACHE_MX_LEN ||
-		    !cache_mx_valid((const unsigned char *)rec->mx[i], m))
+	/* Every pattern valid, and exactly nmx of them fill mxlen. */
+	for (i = 0, pos = 0; i < rec->nmx; i++) {
+		if ((mx = cache_record_mx_next(rec, &pos, &m)) == NULL ||
+		    m == 0 || m > CACHE_MX_LEN - 1 ||
+		    !cache_mx_valid((const unsigned char *)mx, m))
 			return (-1);
-		need += 1 + m;
 	}
+	if (pos != rec->mxlen)
+		return (-1);
+	/* Each pattern takes 1 + m bytes both here and at rec->mx. */
+	need = CACHE_RECORD_FIXED_LEN + 1 + idlen + 2 + rec->mxlen;
 	if (need > outsz)
 		return (-1);
 
@@ -235,10 +345,10 @@ cache_record_encode(const struct cache_record *rec, unsigned char *out,
 	off += idlen;
 	cache_set_le(out + off, rec->nmx, 2);
 	off += 2;
-	for (i = 0; i < rec->nmx; i++) {
-		m = strlen(rec->mx[i]);
+	pos = 0;
+	while ((mx = cache_record_mx_next(rec, &pos, &m)) != NULL) {
 		out[off++] = (unsigned char)m;
-		memcpy(out + off, rec->mx[i], m);
+		memcpy(out + off, mx, m);
 		off += m;
 	}
 	*outlen = off;
@@ -249,7 +359,7 @@ enum cache_decode_status
 cache_record_decode(const unsigned char *p, size_t len,
     struct cache_record *out)
 {
-	size_t	 off, n, i, fixed;
+	size_t	 off, n, i, fixed, start, total;
 	unsigned int nmx;
 
 	if (len < 1)
@@ -303,8 +413,12 @@ cache_record_decode(const unsigned char *p, size_t len,
 		return (CACHE_DECODE_TRUNCATED);
 	nmx = cache_le16(p + off);
 	off += 2;
+	out->nmx = 0;
+	out->mxlen = 0;
 	if (nmx > CACHE_MAX_MX)
 		return (CACHE_DECODE_LENGTH);
+	/* First pass: check every pattern, so the block grows once. */
+	start = off;
 	for (i = 0; i < nmx; i++) {
 		if (len - off < 1)
 			return (CACHE_DECODE_TRUNCATED);
@@ -316,13 +430,23 @@ cache_record_decode(const unsigned char *p, size_t len,
 			return (CACHE_DECODE_TRUNCATED);
 		if (!cache_mx_valid(p + off, n))
 			return (CACHE_DECODE_CHAR);
-		memcpy(out->mx[i], p + off, n);
-		out->mx[i][n] = '\0';
+		off += n;
+	}
+	total = off - start;	/* = the sum of 1 + n = bytes at out->mx */
+	if (total > CACHE_MX_BYTES_MAX)
+		return (CACHE_DECODE_LENGTH);
+	if (off != len)
+		return (CACHE_DECODE_TRAILING);
+	cache_record_mx_room(out, total);
+	/* Second pass: copy, a NUL after each pattern. */
+	for (i = 0, off = start; i < nmx; i++) {
+		n = p[off++];
+		memcpy(out->mx + out->mxlen, p + off, n);
+		out->mx[out->mxlen + n] = '\0';
+		out->mxlen += (uint32_t)(n + 1);
 		off += n;
 	}
 	out->nmx = (uint16_t)nmx;
-	if (off != len)
-		return (CACHE_DECODE_TRAILING);
 	return (CACHE_DECODE_OK);
 }
 

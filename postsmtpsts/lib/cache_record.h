@@ -23,9 +23,12 @@
 #define CACHE_RECORD_VERSION_V1	1	/* still decoded (no TXT check time):
 					   the TXT check is then due at once */
 #define CACHE_RECORD_MAGIC	0xca	/* first byte of every encoded value */
-#define CACHE_MAX_MX		64	/* RFC 8461 puts no limit; 64 mx lines
-					   is plenty, more = invalid policy
-					   upstream */
+#define CACHE_MX_BYTES_MAX	65536	/* the mx patterns of a record, each
+					   counted with one byte more (its
+					   length byte / NUL): what a policy
+					   of RFC 8461's 64 KiB can hold */
+#define CACHE_MAX_MX		65535	/* nmx is 16 bits on the wire; the
+					   byte limit binds first (13107) */
 #define CACHE_MX_LEN		256	/* "*." + 253 + NUL */
 #define CACHE_ID_LEN		33	/* 32 + NUL (RFC 8461 §3.1) */
 #define CACHE_DANE_PREFIX	"dane:"
@@ -36,7 +39,7 @@
 #define CACHE_RECORD_FIXED_LEN_V1 (2 + 5 + 4 + 4 * 8)
 #define CACHE_RECORD_FIXED_LEN	(CACHE_RECORD_FIXED_LEN_V1 + 4 + 8)
 #define CACHE_RECORD_MAX_LEN	(CACHE_RECORD_FIXED_LEN + \
-	    1 + (CACHE_ID_LEN - 1) + 2 + CACHE_MAX_MX * (1 + CACHE_MX_LEN - 1))
+	    1 + (CACHE_ID_LEN - 1) + 2 + CACHE_MX_BYTES_MAX)
 
 #define CACHE_DEFAULT_MAP_SIZE	((size_t)1 << 30)  /* new env, map_size 0 */
 #define CACHE_MAX_READERS	512	/* reader slots: one per open handle */
@@ -61,10 +64,15 @@ enum cache_dnssec {
 };
 
 /*
- * What is known about one domain.  About 16.5 KB because of mx[]: keep one
- * per process or per request slot, not on small stacks.  Strings are
- * NUL-terminated; after a decode, mx[i] for i >= nmx and the bytes after
- * each string's NUL are left as they were.
+ * What is known about one domain.  Strings are NUL-terminated.  The MX
+ * patterns live in a heap block the record owns: mx[0..mxlen) holds nmx
+ * patterns back to back, each followed by a NUL (read them with
+ * cache_record_mx_next()).  A record therefore starts zeroed
+ * (cache_record_init(), a static, or "= { 0 }"), is copied only with
+ * cache_record_copy() (a struct assignment would share the block), and
+ * ends with cache_record_release().  The block only grows, so a record
+ * reused for every lookup (a worker's) allocates only when it meets a
+ * larger policy than before.
  */
 struct cache_record {
 	uint8_t	 kind;		/* enum cache_kind */
@@ -85,9 +93,12 @@ struct cache_record {
 	int64_t	 txt_checked_at; /* STS: unix time the TXT id was last
 				   seen (fetch or id check); 0 = never */
 	char	 id[CACHE_ID_LEN];	/* STS id from the TXT record */
-	uint16_t nmx;
-	char	 mx[CACHE_MAX_MX][CACHE_MX_LEN]; /* RFC 8461 patterns as
-					   published (keep "*.") */
+	uint16_t nmx;		/* patterns at mx */
+	uint32_t mxlen;		/* bytes of mx in use, NULs included:
+				   <= CACHE_MX_BYTES_MAX */
+	uint32_t mxcap;		/* bytes allocated at mx */
+	char	*mx;		/* RFC 8461 patterns as published (keep
+				   "*."); NULL when none was ever held */
 };
 
 /* Why cache_record_decode() refused a value. */
@@ -102,11 +113,43 @@ enum cache_decode_status {
 	CACHE_DECODE_CHAR,	/* a byte a string may not hold */
 };
 
+/* cache_record_init - an empty record owning no memory (all zero) */
+void	cache_record_init(struct cache_record *rec);
+/* cache_record_release - free what rec owns; rec is left as after init */
+void	cache_record_release(struct cache_record *rec);
+/* cache_record_copy - make dst a deep copy of src (dst initialized; its
+ * block is reused when large enough) */
+void	cache_record_copy(struct cache_record *dst,
+	    const struct cache_record *src);
+/* cache_record_reset - every field zero, no pattern; the block is kept
+ * (rec initialized) */
+void	cache_record_reset(struct cache_record *rec);
+/* cache_record_mx_clear - forget the patterns (the block is kept) */
+void	cache_record_mx_clear(struct cache_record *rec);
+/*
+ * cache_record_mx_add - append pattern p[0..len) (no NUL needed)
+ *
+ * Returns -1, rec unchanged, if len is 0 or > CACHE_MX_LEN - 1, or the
+ * record would pass CACHE_MAX_MX patterns or CACHE_MX_BYTES_MAX bytes.
+ * The characters are checked by cache_record_encode(), not here.
+ */
+int	cache_record_mx_add(struct cache_record *rec, const char *p,
+	    size_t len);
+/*
+ * cache_record_mx_next - iterate over the patterns
+ *
+ * Start with *pos = 0; returns the next NUL-terminated pattern (its length
+ * in *len if len is not NULL), or NULL at the end.
+ */
+const char *cache_record_mx_next(const struct cache_record *rec, size_t *pos,
+	    size_t *len);
+
 /*
  * cache_record_encode - the on-disk form of rec, into out[0..outsz)
  *
  * Pure.  Sets *outlen and returns 0, or returns -1 if rec would not decode
- * (bad kind/mode/dnssec, unterminated or bad string, nmx > CACHE_MAX_MX) or
+ * (bad kind/mode/dnssec, unterminated or bad string, mxlen not matching
+ * nmx patterns or over CACHE_MX_BYTES_MAX) or
  * outsz is too small; CACHE_RECORD_MAX_LEN bytes always suffice.  The
  * encoding is canonical: decoding a value and encoding the result gives
  * the same bytes.
@@ -117,8 +160,11 @@ int	cache_record_encode(const struct cache_record *rec, unsigned char *out,
 /*
  * cache_record_decode - parse p[0..len) into *out
  *
- * Pure; p need not be aligned or NUL-terminated.  CACHE_DECODE_OK, or why
- * the value was refused (then *out is unspecified).  A version 1 value
+ * p need not be aligned or NUL-terminated.  *out must be initialized (see
+ * struct cache_record): its mx block is grown (xrealloc) when the value
+ * holds more pattern bytes than it has room for, and is otherwise reused;
+ * no other allocation and no I/O.  CACHE_DECODE_OK, or why the value was
+ * refused (then *out is unspecified but still releasable).  A version 1 value
  * (written before the TXT check time existed) decodes with txt_ttl and
  * txt_checked_at 0, so a cached policy survives an upgrade (no downgrade
  * through a format change) and its TXT id is re-checked on first use.

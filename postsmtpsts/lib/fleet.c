@@ -162,6 +162,7 @@ fleet_op_free(struct fleet_op *op)
 	f->npending--;
 	if (op->timer != NULL)
 		event_free(op->timer);
+	cache_record_release(&op->rec);
 	free(op);
 }
 
@@ -695,12 +696,13 @@ static void
 fleet_cas_merge(struct fleet_op *op)
 {
 	struct fleet	*f = op->f;
-	struct cache_record out;
+	struct cache_record out = { 0 };
 	const struct cache_record *cur = NULL;
 	const char	*argv[8];
 	size_t		 argl[8];
 	char		 ttl[24];
 	int64_t		 secs;
+	int		 enc;
 	struct timeval	 tv;
 
 	if (op->have_cur && fleet_decode(op, op->cur, op->curlen) ==
@@ -709,13 +711,16 @@ fleet_cas_merge(struct fleet_op *op)
 	if (op->merge(op->arg, cur, &out) == 0 ||
 	    (secs = fleet_record_ttl(&out, (int64_t)time(NULL),
 	    f->cf->grace)) <= 0) {
+		cache_record_release(&out);
 		fleet_count(f, FLEET_C_WRITE_UNCHANGED);
 		fleet_complete(op, FLEET_UNCHANGED, NULL);
 		fleet_op_free(op);
 		return;
 	}
-	if (fleet_record_encode(op->key, op->klen, &out, f->cf->key,
-	    f->cf->keylen, op->val, sizeof(op->val), &op->newlen) == -1) {
+	enc = fleet_record_encode(op->key, op->klen, &out, f->cf->key,
+	    f->cf->keylen, op->val, sizeof(op->val), &op->newlen);
+	cache_record_release(&out);
+	if (enc == -1) {
 		fleet_count(f, FLEET_C_ERROR);
 		fleet_complete(op, FLEET_ERROR, NULL);
 		fleet_op_free(op);

@@ -17,6 +17,7 @@ struct buf;
 
 #define SOCKMAP_MAX_QUERY	10000	/* request payload bytes */
 #define SOCKMAP_MAX_REPLY	100000	/* reply payload bytes */
+#define SOCKMAP_MAX_OK_DATA	(SOCKMAP_MAX_REPLY - 3)	/* data after "OK " */
 #define SOCKMAP_MAX_NAME	64	/* map name bytes */
 
 enum sockmap_status {

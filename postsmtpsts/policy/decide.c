@@ -10,8 +10,9 @@
  * §4.4 policy-type, policy-string, policy-domain, mx-host).
  *
  * The reply data goes into a caller's struct buf; Postfix's reply limit
- * (SOCKMAP_MAX_REPLY) is the caller's buffer limit.  An STS answer that
- * does not fit with its attributes is written again without them.
+ * (SOCKMAP_MAX_OK_DATA) is the caller's buffer limit.  An STS answer that
+ * does not fit with its attributes is written again without any of them;
+ * the match= list itself always fits (at most 64 KiB of patterns).
  * Pure: no allocation of its own, no globals, no I/O.
  */
 #include "autoconf.h"
@@ -53,16 +54,21 @@ decide_set(struct decide_result *res, enum sockmap_status st,
 static int
 decide_sts_base(const struct sts_policy *pol, struct buf *out)
 {
-	size_t	 i;
+	const char	*mx;
+	size_t		 pos;
 
 	if (pol->mode == STS_MODE_TESTING)
 		return (buf_append_str(out, "may"));
-	/* RFC 8461 §4.1 via Postfix: the MX name must match a pattern. */
+	/*
+	 * RFC 8461 §4.1 via Postfix: the MX name must match a pattern.  The
+	 * list is never shortened: at most STS_POLICY_MX_BYTES, far below
+	 * SOCKMAP_MAX_REPLY, so it always fits a reply.
+	 */
 	buf_append_str(out, "secure match=");
-	for (i = 0; i < pol->nmx; i++) {
-		if (i > 0)
+	for (pos = 0; (mx = sts_policy_mx_next(pol, &pos, NULL)) != NULL; ) {
+		if (mx != pol->mx)
 			buf_append_char(out, ':');
-		if (mxmatch_postfix_pattern(pol->mx[i], out) == -1)
+		if (mxmatch_postfix_pattern(mx, out) == -1)
 			return (-1);
 	}
 	buf_append_str(out, " servername=hostname");
@@ -95,15 +101,17 @@ decide_line_ok(const char *line, size_t len)
 static int
 decide_policy_ok(const struct sts_policy *pol)
 {
-	size_t	 i;
+	const char	*mx;
+	size_t		 n, pos, len;
 
-	if (pol->nmx > STS_POLICY_MAX_MX || pol->textlen > sizeof(pol->text))
+	if (pol->mxlen > sizeof(pol->mx) || pol->textlen > sizeof(pol->text))
 		return (0);
-	for (i = 0; i < pol->nmx; i++)
-		if (!mxmatch_pattern_check(pol->mx[i],
-		    strnlen(pol->mx[i], sizeof(pol->mx[i]))))
+	n = 0;
+	for (pos = 0; (mx = sts_policy_mx_next(pol, &pos, &len)) != NULL; n++)
+		if (!mxmatch_pattern_check(mx, len))
 			return (0);
-	return (1);
+	/* every byte used, by exactly nmx patterns */
+	return (pos == pol->mxlen && n == pol->nmx);
 }
 
 /* decide_tlsrpt - append the TLSRPT attributes for an STS answer */
@@ -111,14 +119,14 @@ static int
 decide_tlsrpt(const char *domain, const struct sts_policy *pol,
     struct buf *out)
 {
-	const char	*line;
-	size_t		 i, pos, len, nstr;
+	const char	*line, *mx;
+	size_t		 pos, len, nstr;
 
 	/* no policy_ttl: TLSRPT_README marks it deprecated and unused */
 	buf_appendf(out, " policy_type=sts policy_domain=%s", domain);
-	for (i = 0; i < pol->nmx; i++) {
+	for (pos = 0; (mx = sts_policy_mx_next(pol, &pos, NULL)) != NULL; ) {
 		buf_append_str(out, " mx_host_pattern=");
-		buf_append_str(out, pol->mx[i]);
+		buf_append_str(out, mx);
 	}
 	nstr = 0;
 	for (pos = 0; sts_policy_line(pol, &pos, &line, &len); ) {
@@ -178,7 +186,16 @@ decide_sts(const struct decide_input *in, const struct decide_options *opt,
 		res->tlsrpt = 1;
 		return (0);
 	}
-	/* Too long with the attributes: the policy matters more. */
+	/*
+	 * Too long with the attributes (a policy of thousands of mx lines:
+	 * policy_string repeats every line, mx_host_pattern every pattern):
+	 * the policy matters more.  All TLSRPT attributes go at once, not
+	 * policy_string alone: for policy_type=sts Postfix needs both lists
+	 * (smtp_tlsrpt_set_ext_policy() dereferences them unchecked, see
+	 * decide.h), so an answer without policy_string would crash smtp(8)
+	 * for a domain that publishes TLSRPT.  Without any attribute Postfix
+	 * reports nothing for this delivery, which is safe.
+	 */
 	buf_reset(out);
 	res->tlsrpt_dropped = 1;
 	return (decide_sts_base(pol, out));

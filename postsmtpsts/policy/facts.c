@@ -84,7 +84,7 @@ static void
 facts_negative(const struct discover_result *res,
     const struct config_cache *cc, int64_t now, struct cache_record *out)
 {
-	memset(out, 0, sizeof(*out));
+	cache_record_reset(out);
 	out->kind = CACHE_KIND_NONE;
 	out->dnssec = res->txt_security == DNS_SECURE ? CACHE_DNSSEC_SECURE :
 	    res->txt_security == DNS_BOGUS ? CACHE_DNSSEC_BOGUS :
@@ -113,7 +113,8 @@ facts_merge(const char *domain, const struct cache_record *old,
 {
 	const struct sts_policy *pol;
 	int		 have_old;
-	size_t		 i;
+	const char	*mx;
+	size_t		 pos, mxl;
 
 	have_old = old != NULL && old->kind == CACHE_KIND_STS &&
 	    now < old->expires_at;
@@ -125,7 +126,7 @@ facts_merge(const char *domain, const struct cache_record *old,
 		    strcmp(res->id, old->id) == 0 &&
 		    facts_mode_rank(pol->mode) < old->sts_mode)
 			break;	/* weaker policy under the same id: refused */
-		memset(out, 0, sizeof(*out));
+		cache_record_reset(out);
 		out->kind = CACHE_KIND_STS;
 		out->sts_mode = pol->mode == STS_MODE_ENFORCE ?
 		    CACHE_STS_ENFORCE : pol->mode == STS_MODE_TESTING ?
@@ -141,17 +142,20 @@ facts_merge(const char *domain, const struct cache_record *old,
 		    pol->max_age, cc->refresh_before);
 		snprintf(out->id, sizeof(out->id), "%s",
 		    res->id != NULL ? res->id : "");
-		out->nmx = (uint16_t)(pol->nmx < CACHE_MAX_MX ? pol->nmx :
-		    CACHE_MAX_MX);
-		for (i = 0; i < out->nmx; i++)
-			snprintf(out->mx[i], sizeof(out->mx[i]), "%s",
-			    pol->mx[i]);
-		return (1);
+		/* Every pattern fits: CACHE_MX_BYTES_MAX is the policy's own
+		 * bound (STS_POLICY_MX_BYTES); so never a truncated list. */
+		for (pos = 0; (mx = sts_policy_mx_next(pol, &pos, &mxl)) !=
+		    NULL; )
+			if (cache_record_mx_add(out, mx, mxl) == -1)
+				break;
+		if (mx == NULL)
+			return (1);
+		break;	/* cannot happen; as a failed discovery if it did */
 
 	case DISCOVER_UNCHANGED:
 		if (!have_old)
 			break;		/* nothing to keep: treat as failure */
-		*out = *old;
+		cache_record_copy(out, old);
 		out->last_error = 0;
 		out->last_error_at = 0;
 		out->txt_ttl = facts_txt_ttl(res->txt_ttl);
@@ -168,7 +172,7 @@ facts_merge(const char *domain, const struct cache_record *old,
 	}
 	if (have_old) {
 		/* §10.2: no downgrade before max_age runs out. */
-		*out = *old;
+		cache_record_copy(out, old);
 		out->last_error = res->outcome == DISCOVER_FAILURE ?
 		    (uint8_t)res->failure : 0;
 		out->last_error_at = now;
@@ -193,7 +197,7 @@ facts_dane_merge(const struct cache_record *old, const struct dane_result *res,
 	    old->kind == CACHE_KIND_DANE && old->dane != DANE_FAILURE &&
 	    now < old->expires_at) {
 		/* keep what DNSSEC told us last, retry soon */
-		*out = *old;
+		cache_record_copy(out, old);
 		out->last_error = 1;
 		out->last_error_at = now;
 		out->next_refresh = now + FACTS_DANE_RETRY;
@@ -201,7 +205,7 @@ facts_dane_merge(const struct cache_record *old, const struct dane_result *res,
 			out->next_refresh = old->expires_at;
 		return (1);
 	}
-	memset(out, 0, sizeof(*out));
+	cache_record_reset(out);
 	out->kind = CACHE_KIND_DANE;
 	out->dane = (uint8_t)res->state;
 	out->dnssec = res->mx_security == DNS_SECURE ? CACHE_DNSSEC_SECURE :
@@ -254,15 +258,18 @@ facts_decide_dane(int state)
 int
 facts_answer(const char *domain, const struct cache_record *rec,
     const struct cache_record *dane, const struct config_map *map,
-    struct sts_policy *pol, struct buf *out)
+    struct sts_policy *pol, struct buf *out, int *tlsrpt_dropped)
 {
 	struct decide_input in;
 	struct decide_options opt;
 	struct decide_result res;
 	struct buf	 text;
-	size_t		 i;
+	const char	*mx;
+	size_t		 pos;
 
 	memset(&in, 0, sizeof(in));
+	if (tlsrpt_dropped != NULL)
+		*tlsrpt_dropped = 0;
 	in.domain = domain;
 	facts_decide_options(map, &opt);
 	if (map->dane && dane != NULL && dane->kind == CACHE_KIND_DANE)
@@ -273,11 +280,14 @@ facts_answer(const char *domain, const struct cache_record *rec,
 		    STS_MODE_ENFORCE : rec->sts_mode == CACHE_STS_TESTING ?
 		    STS_MODE_TESTING : STS_MODE_NONE;
 		pol->max_age = rec->max_age;
+		/* Same layout (NUL after each pattern), same bound: one copy
+		 * of the bytes in use, no allocation on the hot path. */
+		if (rec->mxlen > sizeof(pol->mx))
+			return (SOCKMAP_TEMP);	/* not a decoded record */
 		pol->nmx = rec->nmx;
-		for (i = 0; i < rec->nmx; i++) {
-			memcpy(pol->mx[i], rec->mx[i], sizeof(pol->mx[i]));
-			pol->mx[i][sizeof(pol->mx[i]) - 1] = '\0';
-		}
+		pol->mxlen = rec->mxlen;
+		if (rec->mxlen > 0)
+			memcpy(pol->mx, rec->mx, rec->mxlen);
 		pol->textlen = 0;
 		pol->nlines = 0;
 		pol->text[0] = '\0';
@@ -287,15 +297,23 @@ facts_answer(const char *domain, const struct cache_record *rec,
 			buf_init_fixed(&text, pol->text, sizeof(pol->text) - 1);
 			buf_appendf(&text, "version: STSv1\nmode: %s\n",
 			    sts_policy_mode_name(pol->mode));
-			for (i = 0; i < rec->nmx; i++)
-				buf_appendf(&text, "mx: %s\n", rec->mx[i]);
+			pos = 0;
+			while ((mx = cache_record_mx_next(rec, &pos, NULL)) !=
+			    NULL)
+				buf_appendf(&text, "mx: %s\n", mx);
 			buf_appendf(&text, "max_age: %u\n",
 			    (unsigned)rec->max_age);
-			if (text.error)
-				return (SOCKMAP_TEMP);
-			pol->textlen = text.len;
-			pol->nlines = rec->nmx + 3;
-			pol->text[text.len] = '\0';
+			/*
+			 * These lines can pass 64 KiB ("mx: " where the
+			 * policy wrote "mx:"): then they would not fit the
+			 * reply either; decide() gets no lines and leaves
+			 * the TLSRPT attributes out, never the policy.
+			 */
+			if (!text.error) {
+				pol->textlen = text.len;
+				pol->nlines = (size_t)rec->nmx + 3;
+				pol->text[text.len] = '\0';
+			}
 		}
 		in.sts = DECIDE_STS_POLICY;
 		in.policy = pol;
@@ -305,5 +323,7 @@ facts_answer(const char *domain, const struct cache_record *rec,
 		buf_append_str(out, "policy answer could not be formed");
 		return (SOCKMAP_TEMP);
 	}
+	if (tlsrpt_dropped != NULL)
+		*tlsrpt_dropped = res.tlsrpt_dropped;
 	return (res.status);
 }

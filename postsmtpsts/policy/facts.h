@@ -83,7 +83,8 @@ int	facts_txt_due(const struct cache_record *rec, int64_t now);
 /*
  * facts_merge - the record to store after discovery res of domain
  *
- * old is the cached record or NULL (an expired one counts as NULL).
+ * old is the cached record or NULL (an expired one counts as NULL).  out
+ * is an initialized record (cache_record.h); its mx block is reused.
  * Fills *out and returns 1 if it must be written, 0 if old stays as is.
  */
 int	facts_merge(const char *domain, const struct cache_record *old,
@@ -136,10 +137,12 @@ enum decide_dane facts_decide_dane(int state);
  * (kind dane); either may be NULL (nothing known: no policy, no DANE).
  * dane is ignored when the map has dane = no.  pol is caller scratch
  * (large: one per process, reused).  Writes the reply data into out and
- * returns the status (see decide.h).
+ * returns the status (see decide.h).  *tlsrpt_dropped (may be NULL) is set
+ * to 1 when the map wants TLSRPT attributes but they were left out because
+ * the reply would pass out's limit (decide.h), else 0: the caller logs it.
  */
 int	facts_answer(const char *domain, const struct cache_record *rec,
 	    const struct cache_record *dane, const struct config_map *map,
-	    struct sts_policy *pol, struct buf *out);
+	    struct sts_policy *pol, struct buf *out, int *tlsrpt_dropped);
 
 #endif

@@ -31,9 +31,8 @@ fleet_facts_sts(const char *domain, const struct cache_record *have,
     int64_t now)
 {
 	struct discover_result res;
-	struct cache_record merged;
+	struct cache_record merged = { 0 };
 	struct sts_policy *pol = NULL;
-	size_t		 i;
 	int		 taken;
 
 	memset(&res, 0, sizeof(res));
@@ -48,11 +47,15 @@ fleet_facts_sts(const char *domain, const struct cache_record *have,
 		    STS_MODE_ENFORCE : offered->sts_mode == CACHE_STS_TESTING ?
 		    STS_MODE_TESTING : STS_MODE_NONE;
 		pol->max_age = offered->max_age;
-		pol->nmx = offered->nmx < STS_POLICY_MAX_MX ? offered->nmx :
-		    STS_POLICY_MAX_MX;
-		for (i = 0; i < pol->nmx; i++)
-			snprintf(pol->mx[i], sizeof(pol->mx[i]), "%s",
-			    offered->mx[i]);
+		/* the same layout and bound (cache_record.h, sts_policy.h) */
+		if (offered->mxlen > sizeof(pol->mx)) {
+			free(pol);
+			return (0);
+		}
+		pol->nmx = offered->nmx;
+		pol->mxlen = offered->mxlen;
+		if (offered->mxlen > 0)
+			memcpy(pol->mx, offered->mx, offered->mxlen);
 		res.outcome = DISCOVER_POLICY;
 		res.policy = pol;
 		res.id = offered->id;
@@ -70,6 +73,7 @@ fleet_facts_sts(const char *domain, const struct cache_record *have,
 		    (merged.sts_mode == offered->sts_mode &&
 		    strcmp(merged.id, offered->id) == 0));
 	free(pol);
+	cache_record_release(&merged);
 	return (taken);
 }
 
@@ -79,7 +83,8 @@ fleet_facts_dane(const struct cache_record *have,
     const struct cache_record *offered, int64_t now)
 {
 	struct dane_result res;
-	struct cache_record merged;
+	struct cache_record merged = { 0 };
+	int		 taken;
 
 	memset(&res, 0, sizeof(res));
 	res.detail = "fleet";
@@ -88,9 +93,10 @@ fleet_facts_dane(const struct cache_record *have,
 	    DNS_SECURE : offered->dnssec == CACHE_DNSSEC_BOGUS ? DNS_BOGUS :
 	    DNS_INSECURE;
 	res.ttl = (int)(offered->expires_at - now);
-	if (facts_dane_merge(have, &res, now, &merged) == 0)
-		return (0);
-	return (merged.dane == offered->dane);
+	taken = facts_dane_merge(have, &res, now, &merged) != 0 &&
+	    merged.dane == offered->dane;
+	cache_record_release(&merged);
+	return (taken);
 }
 
 int
@@ -133,7 +139,7 @@ fleet_facts_take(const char *key, size_t klen,
 		*why = w;
 	if (w != FLEET_FACTS_TAKEN)
 		return (0);
-	*out = *offered;
+	cache_record_copy(out, offered);
 	return (1);
 }
 

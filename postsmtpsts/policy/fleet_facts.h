@@ -63,8 +63,9 @@ enum fleet_facts_why {
  * fleet_facts_take - may offered replace have (NULL: nothing held) under
  * cache key key[0..klen) at now?
  *
- * Returns 1 with *out set to the record to store, or 0 (have stays);
- * *why (may be NULL) gets the reason either way.
+ * Returns 1 with *out (an initialized record, cache_record.h) set to the
+ * record to store, or 0 (have stays); *why (may be NULL) gets the reason
+ * either way.
  */
 int	fleet_facts_take(const char *key, size_t klen,
 	    const struct cache_record *have, const struct cache_record *offered,

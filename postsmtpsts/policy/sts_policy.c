@@ -8,9 +8,12 @@
  * fields: version, mode, max_age, mx (§3.2).  Unknown fields are ignored as
  * §3.2 requires; a repeated non-mx field keeps its first value.
  *
- * Limits, all checked before copying: body <= STS_POLICY_MAX_BODY bytes,
- * <= STS_POLICY_MAX_LINES lines, <= STS_POLICY_MAX_MX mx lines of at most
- * MXMATCH_PATTERN_MAX bytes, max_age <= STS_POLICY_AGE_DIGITS digits.
+ * Limits, all checked before copying: body <= STS_POLICY_MAX_BODY bytes
+ * (RFC 8461 §3.3), mx patterns of at most MXMATCH_PATTERN_MAX bytes,
+ * max_age <= STS_POLICY_AGE_DIGITS digits.  The number of lines and of mx
+ * lines is not limited (RFC 8461 sets none; a 64 KiB policy may list
+ * thousands of hosts): the body limit bounds both, and the fixed buffers
+ * are sized so that every valid body fits.
  * The literal lines are kept for TLSRPT policy-string (RFC 8460 §4.4).
  * Pure: no allocation, no globals, no I/O; input is (pointer, length).
  */
@@ -159,30 +162,43 @@ sts_policy_max_age(const char *p, size_t len, uint32_t *out)
 	return (0);
 }
 
-/* sts_policy_add_mx - validate, lower-case and store one mx pattern */
-static int
-sts_policy_add_mx(struct sts_policy *out, const char *p, size_t len,
-    const char **why)
+int
+sts_policy_mx_add(struct sts_policy *out, const char *p, size_t len)
 {
 	size_t	 i;
 	char	*dst;
 
-	if (out->nmx >= STS_POLICY_MAX_MX) {
-		*why = "too many mx lines";
-		return (-1);
-	}
 	/* RFC 8461 §3.2: ["*."] Domain; no IP address, no space. */
-	if (!mxmatch_pattern_check(p, len)) {
-		*why = "invalid mx pattern";
+	if (!mxmatch_pattern_check(p, len))
 		return (-1);
-	}
-	dst = out->mx[out->nmx];
+	/* Cannot fail for a parsed body (STS_POLICY_MX_BYTES); checked
+	 * all the same. */
+	if (len >= sizeof(out->mx) - out->mxlen)
+		return (-1);
+	dst = out->mx + out->mxlen;
 	for (i = 0; i < len; i++)
 		dst[i] = (p[i] >= 'A' && p[i] <= 'Z') ? p[i] - 'A' + 'a' :
 		    p[i];
 	dst[len] = '\0';
+	out->mxlen += len + 1;
 	out->nmx++;
 	return (0);
+}
+
+const char *
+sts_policy_mx_next(const struct sts_policy *pol, size_t *pos, size_t *len)
+{
+	const char	*s, *nul;
+
+	if (*pos >= pol->mxlen || pol->mxlen > sizeof(pol->mx))
+		return (NULL);
+	s = pol->mx + *pos;
+	if ((nul = memchr(s, '\0', pol->mxlen - *pos)) == NULL)
+		return (NULL);
+	if (len != NULL)
+		*len = (size_t)(nul - s);
+	*pos += (size_t)(nul - s) + 1;
+	return (s);
 }
 
 /* sts_policy_keep_line - append one literal line to out->text */
@@ -218,6 +234,7 @@ sts_policy_parse(const char *p, size_t len, struct sts_policy *out,
 	out->mode = STS_MODE_NONE;
 	out->max_age = 0;
 	out->nmx = 0;
+	out->mxlen = 0;
 	out->nlines = 0;
 	out->textlen = 0;
 	have_version = have_mode = have_age = 0;
@@ -234,11 +251,6 @@ sts_policy_parse(const char *p, size_t len, struct sts_policy *out,
 			llen = len - pos;
 			pos = len;
 		}
-		if (out->nlines >= STS_POLICY_MAX_LINES) {
-			*why = "too many lines";
-			return (-1);
-		}
-
 		/* sts-policy-field: name ":" *WSP value *WSP */
 		if ((colon = memchr(line, ':', llen)) == NULL) {
 			*why = "line without ':'";
@@ -270,8 +282,10 @@ sts_policy_parse(const char *p, size_t len, struct sts_policy *out,
 		switch (colon - line) {
 		case 2:
 			if (memcmp(line, "mx", 2) == 0 &&
-			    sts_policy_add_mx(out, v, vlen, why) == -1)
+			    sts_policy_mx_add(out, v, vlen) == -1) {
+				*why = "invalid mx pattern";
 				return (-1);
+			}
 			break;
 		case 4:
 			if (memcmp(line, "mode", 4) != 0 || have_mode)

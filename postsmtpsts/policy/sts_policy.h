@@ -11,7 +11,7 @@
  *
  * sts_policy_parse() checks a body against the RFC 8461 §3.2 ABNF, strictly,
  * and fills in a fixed-size struct sts_policy: no allocation, so a policy
- * can live on the stack, in a cache record or in static storage.  The
+ * can live in static storage or in one allocation (not on small stacks).  The
  * literal lines are kept too: TLSRPT (RFC 8460 §4.4 "policy-string") reports
  * them verbatim.  Pure functions: no allocation, no globals, no I/O.
  */
@@ -23,9 +23,13 @@
 
 #include "policy/mxmatch.h"
 
-#define STS_POLICY_MAX_BODY	65536	/* bytes; a real policy is < 2 KiB */
-#define STS_POLICY_MAX_MX	64	/* mx lines; more is invalid */
-#define STS_POLICY_MAX_LINES	1024	/* lines of any kind; more is invalid */
+#define STS_POLICY_MAX_BODY	65536	/* bytes (RFC 8461 §3.3); the only
+					   size limit: any number of lines
+					   or mx lines that fits is valid */
+#define STS_POLICY_MX_BYTES	STS_POLICY_MAX_BODY /* room for the mx
+					   patterns: each takes len + 1 bytes
+					   here and >= len + 3 ("mx:") in the
+					   body, so a valid body always fits */
 #define STS_POLICY_MAX_AGE	31557600 /* RFC 8461 §3.2: one year */
 #define STS_POLICY_AGE_DIGITS	10	/* RFC 8461 §3.2: 1*10(DIGIT) */
 
@@ -36,10 +40,13 @@ enum sts_mode {
 };
 
 /*
- * A parsed policy.  About 82 KiB: keep it off small stacks.
+ * A parsed policy.  About 128 KiB of which only what the body needs is
+ * written: allocate it (pages never touched cost no memory), keep it off
+ * stacks.
  *
- * mx[0..nmx) are the mx patterns in policy order, lower-cased, each valid
- * per mxmatch_pattern_check() and NUL-terminated.  text[0..textlen) holds
+ * mx[0..mxlen) holds the nmx mx patterns in policy order, back to back,
+ * each lower-cased, valid per mxmatch_pattern_check() and followed by a
+ * NUL: read them with sts_policy_mx_next().  text[0..textlen) holds
  * the nlines literal lines of the body in order, each without its CRLF or
  * LF terminator and followed by one '\n': read them with sts_policy_line().
  */
@@ -47,10 +54,11 @@ struct sts_policy {
 	enum sts_mode	 mode;
 	uint32_t	 max_age;	/* seconds, <= STS_POLICY_MAX_AGE */
 	size_t		 nmx;
-	char		 mx[STS_POLICY_MAX_MX][MXMATCH_PATTERN_BUFSZ];
+	size_t		 mxlen;
 	size_t		 nlines;
 	size_t		 textlen;
 	char		 text[STS_POLICY_MAX_BODY + 1];
+	char		 mx[STS_POLICY_MX_BYTES];
 };
 
 /*
@@ -72,7 +80,6 @@ struct sts_policy {
  *  - len > STS_POLICY_MAX_BODY is invalid before anything is read;
  *  - lines end in LF or CRLF; the last may lack one; a lone CR is a
  *    control character, so invalid; an empty line is invalid (no ':');
- *  - more than STS_POLICY_MAX_LINES lines is invalid;
  *  - each line is "name:" *WSP value *WSP with no space before the ':'; the
  *    name follows sts-policy-ext-name; the value is not empty and holds no
  *    control characters and only well-formed UTF-8 (RFC 3629);
@@ -85,8 +92,9 @@ struct sts_policy {
  *    to it rather than refused, because §3.2 bounds the value's meaning,
  *    not its syntax (1*10 DIGIT allows more), and a policy published with
  *    a longer lifetime is still the domain's stated policy; 0 is valid;
- *  - mx is required at least once unless mode is none, at most
- *    STS_POLICY_MAX_MX times; each value must pass mxmatch_pattern_check()
+ *  - mx is required at least once unless mode is none, and may appear any
+ *    number of times (RFC 8461 sets no limit; the body limit bounds it);
+ *    each value must pass mxmatch_pattern_check()
  *    (no IP addresses, no whitespace, wildcard only as a leading "*.").
  *
  * Returns 0 with *out filled in, or -1 with *why set to a static reason
@@ -103,6 +111,24 @@ int	sts_policy_parse(const char *p, size_t len, struct sts_policy *out,
  */
 int	sts_policy_line(const struct sts_policy *pol, size_t *pos,
 	    const char **line, size_t *len);
+
+/*
+ * sts_policy_mx_next - iterate over the mx patterns
+ *
+ * Start with *pos = 0.  Returns the next NUL-terminated pattern (its length
+ * in *len when len is not NULL), or NULL at the end.
+ */
+const char *sts_policy_mx_next(const struct sts_policy *pol, size_t *pos,
+	    size_t *len);
+
+/*
+ * sts_policy_mx_add - append pattern p[0..len) to pol as the parser would
+ *
+ * For code that builds a policy from stored facts (facts.c) and for
+ * tests: checks mxmatch_pattern_check(), lower-cases.  0, or -1 (pol
+ * unchanged) if the pattern is invalid or there is no room.
+ */
+int	sts_policy_mx_add(struct sts_policy *pol, const char *p, size_t len);
 
 /* sts_policy_mode_name - "none", "testing", "enforce" */
 const char *sts_policy_mode_name(enum sts_mode mode);

@@ -129,6 +129,7 @@ cache_fleet_push_done(void *arg, enum fleet_status st)
 		log_debug(1, "push %s: %s", it->key, fleet_status_name(st));
 	}
 	cfl->inflight--;
+	cache_record_release(&it->rec);
 	free(it);
 }
 
@@ -153,10 +154,11 @@ cache_fleet_push_cb(const char *key, size_t len,
 	it = xcalloc(1, sizeof(*it));
 	it->cfl = cfl;
 	memcpy(it->key, key, len);
-	it->rec = *rec;
+	cache_record_copy(&it->rec, rec);
 	if (fleet_update(cfl->f, it->key, cache_fleet_push_merge,
 	    cache_fleet_push_done, it) == -1) {
 		cfl->n_failed++;
+		cache_record_release(&it->rec);
 		free(it);
 		return (0);
 	}
@@ -210,7 +212,7 @@ cache_fleet_pull_got(void *arg, enum fleet_status st,
 {
 	struct cache_fleet_item *it = arg;
 	struct cache_fleet *cfl = it->cfl;
-	struct cache_record have, out;
+	struct cache_record have = { 0 }, out = { 0 };
 	enum fleet_facts_why why;
 	int		 held;
 
@@ -234,6 +236,9 @@ cache_fleet_pull_got(void *arg, enum fleet_status st,
 		cfl->n_refused++;
 	else if (st != FLEET_MISS)
 		cfl->n_failed++;
+	cache_record_release(&have);
+	cache_record_release(&out);
+	cache_record_release(&it->rec);
 	free(it);
 }
 
@@ -263,6 +268,7 @@ cache_fleet_scan_cb(void *arg, enum fleet_status st, const char *cursor,
 		if (fleet_get(cfl->f, it->key, cache_fleet_pull_got, it) ==
 		    -1) {
 			cfl->n_failed++;
+			cache_record_release(&it->rec);
 			free(it);
 			continue;
 		}

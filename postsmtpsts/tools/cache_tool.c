@@ -171,7 +171,8 @@ cache_tool_show(const char *domain, const struct cache_record *rec,
     int64_t now)
 {
 	char	 t[CACHE_TOOL_TIME_LEN];
-	unsigned int i;
+	const char *mx;
+	size_t	 pos;
 
 	printf("domain: %s\n", domain);
 	printf("kind: %s\n", cache_kind_name(rec->kind));
@@ -208,8 +209,8 @@ cache_tool_show(const char *domain, const struct cache_record *rec,
 			    "due: at the next lookup" : "not due");
 	}
 	printf("nmx: %u\n", rec->nmx);
-	for (i = 0; i < rec->nmx; i++)
-		printf("mx: %s\n", rec->mx[i]);
+	for (pos = 0; (mx = cache_record_mx_next(rec, &pos, NULL)) != NULL; )
+		printf("mx: %s\n", mx);
 }
 
 /* cache_tool_export_cb - a Postfix policy line for a fresh enforce entry */
@@ -219,7 +220,7 @@ cache_tool_export_cb(const char *domain, size_t len,
 {
 	struct cache_tool_export *ex = arg;
 	const char *mx;
-	unsigned int i;
+	size_t	 pos;
 
 	(void)len;
 	if (rec == NULL || rec->kind != CACHE_KIND_STS ||
@@ -227,12 +228,12 @@ cache_tool_export_cb(const char *domain, size_t len,
 	    !cache_record_fresh(rec, ex->now))
 		return (0);
 	printf("%s\tsecure match=", domain);
-	for (i = 0; i < rec->nmx; i++) {
-		mx = rec->mx[i];
+	for (pos = 0; (mx = cache_record_mx_next(rec, &pos, NULL)) != NULL; ) {
+		printf("%s", mx != rec->mx ? ":" : "");
 		/* RFC 8461 "*.x" -> Postfix ".x" (subdomains of x) */
 		if (mx[0] == '*')
 			mx++;
-		printf("%s%s", i > 0 ? ":" : "", mx);
+		printf("%s", mx);
 	}
 	printf(" servername=hostname\n");
 	ex->n++;

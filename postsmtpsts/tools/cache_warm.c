@@ -203,7 +203,7 @@ warm_send(struct warm *w)
 static void
 warm_count(struct warm *w, const struct ipc_reply *rep)
 {
-	struct cache_record rec;
+	struct cache_record rec = { 0 };
 	int	 sts = 0, dane = 0;
 
 	if (rep->status != IPC_STATUS_OK) {
@@ -232,6 +232,7 @@ warm_count(struct warm *w, const struct ipc_reply *rep)
 		w->policies++;
 	else
 		w->without++;
+	cache_record_release(&rec);
 }
 
 /*

@@ -267,6 +267,7 @@ check_run_hosts(struct check *ck, struct check_probe_tls *tls,
 	struct check_probe_opts	 o;
 	struct check_verdict_host vh;
 	struct check_host	*h;
+	const char		*mx;
 	size_t			 i, j;
 	int			 dane;
 
@@ -275,8 +276,9 @@ check_run_hosts(struct check *ck, struct check_probe_tls *tls,
 		dane = h->d.state == DANE_ALL && h->nusable > 0;
 		h->mx_match = 0;
 		if (ck->policy != NULL)
-			for (j = 0; j < ck->policy->nmx; j++)
-				if (mxmatch(ck->policy->mx[j], h->d.name))
+			for (j = 0; (mx = sts_policy_mx_next(ck->policy, &j,
+			    NULL)) != NULL; )
+				if (mxmatch(mx, h->d.name))
 					h->mx_match = 1;
 		if (dane)
 			h->require = CHECK_VERDICT_REQ_DANE;
@@ -362,6 +364,7 @@ check_print_sts(const struct check *ck)
 {
 	char	 esc[TOOL_ESC_MAX];
 	size_t	 i;
+	const char *mx;
 
 	printf("MTA-STS: %s", discover_outcome_name(ck->sts_outcome));
 	if (ck->sts_outcome == DISCOVER_FAILURE)
@@ -371,8 +374,9 @@ check_print_sts(const struct check *ck)
 		    sts_policy_mode_name(ck->policy->mode),
 		    (unsigned long)ck->policy->max_age,
 		    check_esc(esc, ck->sts_id));
-		for (i = 0; i < ck->policy->nmx; i++)
-			printf(" %s", ck->policy->mx[i]);
+		for (i = 0; (mx = sts_policy_mx_next(ck->policy, &i, NULL)) !=
+		    NULL; )
+			printf(" %s", mx);
 	}
 	printf("\n");
 	if (ck->sts_detail != NULL && ck->sts_outcome != DISCOVER_POLICY)
@@ -587,6 +591,7 @@ check_print_json(const struct check *ck)
 	struct buf	 b;
 	char		 rc[16];
 	size_t		 i;
+	const char	*mx;
 
 	buf_init(&b, CHECK_JSON_MAX);
 	buf_append_char(&b, '{');
@@ -633,10 +638,11 @@ check_print_json(const struct check *ck)
 	buf_json_key(&b, "mx");
 	if (ck->policy != NULL) {
 		buf_append_char(&b, '[');
-		for (i = 0; i < ck->policy->nmx; i++) {
-			if (i > 0)
+		for (i = 0; (mx = sts_policy_mx_next(ck->policy, &i, NULL)) !=
+		    NULL; ) {
+			if (mx != ck->policy->mx)
 				buf_append_char(&b, ',');
-			buf_json_cstr(&b, ck->policy->mx[i]);
+			buf_json_cstr(&b, mx);
 		}
 		buf_append_char(&b, ']');
 	} else

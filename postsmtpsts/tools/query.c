@@ -317,7 +317,7 @@ query_print_text(const struct query *qy, const struct discover_result *r,
     int pinned, const char *answer)
 {
 	char		 esc[QUERY_ESC_MAX], rc[16];
-	const char	*line, *nl;
+	const char	*line, *nl, *mx;
 	size_t		 i, pos, len;
 
 	printf("domain: %s\n", r->domain);
@@ -369,8 +369,9 @@ query_print_text(const struct query *qy, const struct discover_result *r,
 		printf("policy: valid, mode %s, max_age %lu, mx",
 		    sts_policy_mode_name(r->policy->mode),
 		    (unsigned long)r->policy->max_age);
-		for (i = 0; i < r->policy->nmx; i++)
-			printf(" %s", r->policy->mx[i]);
+		for (i = 0; (mx = sts_policy_mx_next(r->policy, &i, NULL)) !=
+		    NULL; )
+			printf(" %s", mx);
 		printf("\n");
 	} else if (r->policy_why != NULL)
 		printf("policy: invalid: %s\n", r->policy_why);
@@ -400,7 +401,7 @@ query_print_json(const struct query *qy, const struct discover_result *r,
 	struct buf	 b;
 	char		 rc[16];
 	size_t		 i, pos, len;
-	const char	*line;
+	const char	*line, *mx;
 
 	buf_init(&b, 4 * QUERY_ANSWER_MAX + 16 * HTTPS_MAX_BODY);
 	buf_append_char(&b, '{');
@@ -493,10 +494,11 @@ query_print_json(const struct query *qy, const struct discover_result *r,
 		buf_appendf(&b, "%lu", (unsigned long)r->policy->max_age);
 		buf_json_key(&b, "mx");
 		buf_append_char(&b, '[');
-		for (i = 0; i < r->policy->nmx; i++) {
-			if (i > 0)
+		for (i = 0; (mx = sts_policy_mx_next(r->policy, &i, NULL)) !=
+		    NULL; ) {
+			if (mx != r->policy->mx)
 				buf_append_char(&b, ',');
-			buf_json_cstr(&b, r->policy->mx[i]);
+			buf_json_cstr(&b, mx);
 		}
 		buf_append_char(&b, ']');
 		buf_json_key(&b, "lines");

@@ -12,7 +12,7 @@
 #include "tools/query_decide.h"
 
 /* QUERY_DECIDE_DATA_MAX - decide()'s reply data: a socketmap reply */
-#define QUERY_DECIDE_DATA_MAX	SOCKMAP_MAX_REPLY
+#define QUERY_DECIDE_DATA_MAX	SOCKMAP_MAX_OK_DATA
 
 /* query_decide_sts - decide()'s MTA-STS input from a discovery result */
 static void

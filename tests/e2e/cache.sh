@@ -215,6 +215,9 @@ mark
 daemon_start "${lines[@]}" "cache { path = \"$C\" }" \
     "metrics = \"inet:127.0.0.1:$MPORT\"" ||
     { echo "Bail out! daemon did not start on a damaged cache"; exit 1; }
+# the resolver opens the cache on its own: the worker may answer the
+# readiness probe first (seen under ASan)
+wait_until 10 grep -q 'cache .* was damaged (MDB_INVALID' "$DAEMON_LOG"
 is "$(grep -c 'cache .* was damaged (MDB_INVALID' "$DAEMON_LOG")" 1 \
     "garbage in data.mdb: logged once, loudly"
 is "$(grep -c 'cache disabled' "$DAEMON_LOG")" 0 "... the cache is not disabled"

@@ -38,6 +38,16 @@ answer() {
 	esac
 }
 
+# dane-sts-tlsa-timeout: mx3's TLSA lookup goes to a name server that never
+# answers, so its discovery lasts the DNS timeout (10 s): ask now, in the
+# background (the worker answers at the request deadline meanwhile), and
+# look at the outcome after the table below.
+TO=dane-sts-tlsa-timeout.pstest
+stst="OK secure match=mx1.$TO servername=hostname"
+t0=$(date +%s)
+answer "$TO" postfix >"$T/timeout-first" &
+first_pid=$!
+
 sts="OK secure match=mx1.dane-sts.pstest servername=hostname"
 sts3="OK secure match=mx1.dane-sts-bogus-mx3.pstest servername=hostname"
 stsf="OK secure match=mx1.dane-sts-tlsa-fail.pstest servername=hostname"
@@ -63,6 +73,27 @@ dane-bogus-addr.pstest|OK dane-only|OK dane-only|OK dane-only|NOTFOUND
 dane-sts-bogus-mx3.pstest|$sts3|$sts3|$sts3|$sts3
 dane-sts-tlsa-fail.pstest|$stsf|$stsf|$stsf|$stsf
 EOT
+
+# The TLSA timeout (RFC 7672 2.2: the host is unusable, not the domain):
+# while the lookup is pending the worker gives the deadline answer (the
+# default deadline_answer, NOTFOUND: never TEMP); the discovered answer is
+# MTA-STS's secure match=, in about the DNS timeout.
+wait "$first_pid"
+first=$(cat "$T/timeout-first")
+ok "$(case $first in NOTFOUND | "$stst") echo 0 ;; *) echo 1 ;; esac)" \
+    "dane-sts-tlsa-timeout: the first lookup gets the deadline answer or the final one, not TEMP ($first)"
+WAIT_STEP=0.5 wait_until 30 '[ "$(answer "$TO" postfix)" = "$stst" ]'
+is "$(answer "$TO" postfix)" "$stst" "dane-sts-tlsa-timeout: secure match= once the TLSA lookup timed out"
+is "$(answer "$TO" only)" "$stst" "dane-sts-tlsa-timeout: the same with dane_some = dane-only"
+is "$(answer "$TO" nodane)" "$stst" "dane-sts-tlsa-timeout: the same without DANE"
+el=$(($(date +%s) - t0))
+ok "$([ "$el" -le 30 ]; echo $?)" "dane-sts-tlsa-timeout: final answer within 30 s ($el s)"
+grep -q "domain=$TO dane_host=mx3.$TO state=failure .*failed=timeout/TLSA " "$DAEMON_LOG"
+ok $? "dane-sts-tlsa-timeout: mx3's TLSA timeout is logged, the host left to Postfix"
+grep -q "domain=$TO refresh=request dane=none " "$DAEMON_LOG"
+ok $? "dane-sts-tlsa-timeout: DANE state none over the hosts that resolved"
+grep -q ' from ' "$WORLD_BLACKHOLE_LOG"
+ok $? "dane-sts-tlsa-timeout: the query reached dns-blackhole"
 
 # One MX host's DNS trouble is not the domain's (RFC 7672 2.2): the host is
 # left to Postfix, the resolver logs why, the metrics count the failure by

@@ -40,6 +40,14 @@ while IFS=$'\t' read -r name domain expect _; do
 		esac
 		is "$rc:$got" "1:TEMP" "$name: $domain -> TEMP"
 	else
+		# a discovery may outlast the deadline of the first round
+		# (dane-sts-tlsa-timeout: a TLSA lookup that times out)
+		if [ "$rc:$out" != "0:$expect" ]; then
+			WAIT_STEP=0.5 wait_until 30 \
+			    '[ "$(pq "$domain" 2>&1)" = "$expect" ]'
+			out=$(pq "$domain" 2>&1)
+			rc=$?
+		fi
 		is "$rc:$out" "0:$expect" "$name: $domain -> $expect"
 	fi
 done < <(cases)

@@ -32,16 +32,22 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static struct cache_record rec;
 	static struct cache_record again;
 	static unsigned char out[CACHE_RECORD_MAX_LEN];
-	size_t	 outlen = 0, i;
+	const char *mx;
+	size_t	 outlen = 0, i, pos, len;
 
+	/* rec and again are static: their mx blocks are reused across
+	 * inputs, as a worker's record is across lookups */
 	if (cache_record_decode(data, size, &rec) != CACHE_DECODE_OK)
 		return (0);
 	if (strnlen(rec.id, CACHE_ID_LEN) == CACHE_ID_LEN ||
-	    rec.nmx > CACHE_MAX_MX)
+	    rec.mxlen > CACHE_MX_BYTES_MAX || rec.mxlen > rec.mxcap)
 		abort();
-	for (i = 0; i < rec.nmx; i++)
-		if (strnlen(rec.mx[i], CACHE_MX_LEN) == CACHE_MX_LEN)
+	for (i = 0, pos = 0; (mx = cache_record_mx_next(&rec, &pos, &len)) !=
+	    NULL; i++)
+		if (len == 0 || len >= CACHE_MX_LEN)
 			abort();
+	if (i != rec.nmx || pos != rec.mxlen)
+		abort();
 	if (cache_record_encode(&rec, out, sizeof(out), &outlen) != 0)
 		abort();
 	if (data[1] == CACHE_RECORD_VERSION) {

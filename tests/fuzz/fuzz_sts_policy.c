@@ -27,31 +27,35 @@ int	LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static void
 fuzz_check_policy(const struct sts_policy *pol)
 {
-	const char	*line;
+	const char	*line, *mx;
 	size_t		 i, j, len, pos, n;
 	char		 host[MXMATCH_PATTERN_BUFSZ];
 
-	if (pol->nmx > STS_POLICY_MAX_MX || pol->max_age > STS_POLICY_MAX_AGE)
+	if (pol->max_age > STS_POLICY_MAX_AGE)
 		abort();
 	if (pol->mode != STS_MODE_NONE && pol->nmx == 0)
 		abort();
-	if (pol->nlines > STS_POLICY_MAX_LINES ||
-	    pol->textlen > sizeof(pol->text))
+	/* no count limit: the body's 64 KiB bounds lines and patterns */
+	if (pol->textlen > sizeof(pol->text) || pol->mxlen > sizeof(pol->mx) ||
+	    pol->nlines > STS_POLICY_MAX_BODY / 2 + 1)
 		abort();
-	for (i = 0; i < pol->nmx; i++) {
-		len = strlen(pol->mx[i]);
-		if (!mxmatch_pattern_check(pol->mx[i], len))
+	for (i = 0, pos = 0; (mx = sts_policy_mx_next(pol, &pos, &len)) !=
+	    NULL; i++) {
+		if (len != strlen(mx) || len >= sizeof(host) ||
+		    !mxmatch_pattern_check(mx, len))
 			abort();
 		for (j = 0; j < len; j++)
-			if (pol->mx[i][j] >= 'A' && pol->mx[i][j] <= 'Z')
+			if (mx[j] >= 'A' && mx[j] <= 'Z')
 				abort();
 		/* RFC 8461 §4.1: "*.x" matches "a.x"; a name matches itself. */
-		memcpy(host, pol->mx[i], len + 1);
+		memcpy(host, mx, len + 1);
 		if (host[0] == '*')
 			host[0] = 'a';
-		if (!mxmatch(pol->mx[i], host))
+		if (!mxmatch(mx, host))
 			abort();
 	}
+	if (i != pol->nmx || pos != pol->mxlen)
+		abort();
 	n = 0;
 	for (pos = 0; sts_policy_line(pol, &pos, &line, &len); n++)
 		if (memchr(line, '\n', len) != NULL || len == 0)
@@ -64,7 +68,7 @@ fuzz_check_policy(const struct sts_policy *pol)
 static void
 fuzz_decide(const struct sts_policy *pol, int tlsrpt)
 {
-	static char		 store[SOCKMAP_MAX_REPLY];
+	static char		 store[SOCKMAP_MAX_OK_DATA];	/* a worker's */
 	struct decide_options	 opt;
 	struct decide_input	 in;
 	struct decide_result	 res;
@@ -101,6 +105,10 @@ fuzz_decide(const struct sts_policy *pol, int tlsrpt)
 	    memchr(out.data, '\0', out.len) != NULL)
 		abort();
 	if (res.tlsrpt && !tlsrpt)
+		abort();
+	/* attributes are dropped all at once, never the policy itself */
+	if (res.tlsrpt_dropped && (!tlsrpt || res.tlsrpt ||
+	    memmem(out.data, out.len, "policy_type", 11) != NULL))
 		abort();
 }
 

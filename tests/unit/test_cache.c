@@ -55,11 +55,39 @@ test_name(char *out, size_t outsz, unsigned int i)
 	assert_true(n > 0 && (size_t)n < outsz);
 }
 
+/* test_add_mx - append a pattern made from a format */
+static void __attribute__((format(printf, 2, 3)))
+test_add_mx(struct cache_record *r, const char *fmt, ...)
+{
+	char	 mx[CACHE_MX_LEN + 8];
+	va_list	 ap;
+	int	 n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(mx, sizeof(mx), fmt, ap);
+	va_end(ap);
+	assert_true(n > 0 && (size_t)n < sizeof(mx));
+	assert_int_equal(cache_record_mx_add(r, mx, (size_t)n), 0);
+}
+
+/* test_garble - every field but the mx block set to junk (a decode must
+ * overwrite them all) */
+static void
+test_garble(struct cache_record *r)
+{
+	char		*mx = r->mx;
+	uint32_t	 cap = r->mxcap;
+
+	memset(r, 0x55, sizeof(*r));
+	r->mx = mx;
+	r->mxcap = cap;
+}
+
 /* test_record - a synthetic enforce STS record, its fields derived from i */
 static void
 test_record(struct cache_record *r, unsigned int i)
 {
-	memset(r, 0, sizeof(*r));
+	cache_record_reset(r);
 	r->kind = CACHE_KIND_STS;
 	r->sts_mode = CACHE_STS_ENFORCE;
 	r->dnssec = CACHE_DNSSEC_INSECURE;
@@ -68,17 +96,14 @@ test_record(struct cache_record *r, unsigned int i)
 	r->expires_at = r->fetched_at + 86400;
 	r->next_refresh = r->fetched_at + 43200;
 	snprintf(r->id, sizeof(r->id), "id%u", i);
-	r->nmx = 2;
-	snprintf(r->mx[0], sizeof(r->mx[0]), "mx1.d%05u.example", i);
-	snprintf(r->mx[1], sizeof(r->mx[1]), "*.d%05u.example", i);
+	test_add_mx(r, "mx1.d%05u.example", i);
+	test_add_mx(r, "*.d%05u.example", i);
 }
 
 /* test_record_equal - the meaningful fields of a and b are equal */
 static void
 test_record_equal(const struct cache_record *a, const struct cache_record *b)
 {
-	unsigned int i;
-
 	assert_int_equal(a->kind, b->kind);
 	assert_int_equal(a->sts_mode, b->sts_mode);
 	assert_int_equal(a->dnssec, b->dnssec);
@@ -91,8 +116,9 @@ test_record_equal(const struct cache_record *a, const struct cache_record *b)
 	assert_true(a->last_error_at == b->last_error_at);
 	assert_string_equal(a->id, b->id);
 	assert_int_equal(a->nmx, b->nmx);
-	for (i = 0; i < a->nmx; i++)
-		assert_string_equal(a->mx[i], b->mx[i]);
+	assert_int_equal(a->mxlen, b->mxlen);
+	if (a->mxlen > 0)
+		assert_memory_equal(a->mx, b->mx, a->mxlen);
 }
 
 /* test_encode - encode r into buf, return its length */
@@ -121,10 +147,9 @@ record_round_trip_sts(void **state)
 	rec_a.fetched_at = INT64_MIN;
 	rec_a.expires_at = INT64_MAX;
 	rec_a.max_age = UINT32_MAX;
-	rec_a.nmx = 3;
-	snprintf(rec_a.mx[2], sizeof(rec_a.mx[2]), "MX-3_x.Example.NET");
+	test_add_mx(&rec_a, "MX-3_x.Example.NET");
 	len = test_encode(&rec_a, enc_a, sizeof(enc_a));
-	memset(&rec_b, 0x55, sizeof(rec_b));
+	test_garble(&rec_b);
 	assert_int_equal(cache_record_decode(enc_a, len, &rec_b),
 	    CACHE_DECODE_OK);
 	test_record_equal(&rec_a, &rec_b);
@@ -139,7 +164,7 @@ record_round_trip_negative_entry(void **state)
 	size_t	 len;
 
 	(void)state;
-	memset(&rec_a, 0, sizeof(rec_a));
+	cache_record_reset(&rec_a);
 	rec_a.kind = CACHE_KIND_NONE;
 	rec_a.expires_at = 42;
 	len = test_encode(&rec_a, enc_a, sizeof(enc_a));
@@ -153,29 +178,81 @@ record_round_trip_negative_entry(void **state)
 static void
 record_round_trip_largest(void **state)
 {
-	size_t	 len;
+	char	 mx[CACHE_MX_LEN];
+	size_t	 len, n;
 	unsigned int i;
 
 	(void)state;
-	memset(&rec_a, 0, sizeof(rec_a));
+	cache_record_reset(&rec_a);
 	rec_a.kind = CACHE_KIND_DANE;
 	rec_a.dnssec = CACHE_DNSSEC_SECURE;
 	memset(rec_a.id, 'Z', CACHE_ID_LEN - 1);
-	rec_a.nmx = CACHE_MAX_MX;
-	for (i = 0; i < CACHE_MAX_MX; i++) {
-		memset(rec_a.mx[i], 'a' + i % 26, CACHE_MX_LEN - 1);
-		rec_a.mx[i][0] = '*';
-		rec_a.mx[i][1] = '.';
+	/* 256 patterns of 255 bytes: exactly CACHE_MX_BYTES_MAX */
+	for (i = 0; i < CACHE_MX_BYTES_MAX / CACHE_MX_LEN; i++) {
+		memset(mx, 'a' + i % 26, CACHE_MX_LEN - 1);
+		mx[0] = '*';
+		mx[1] = '.';
+		assert_int_equal(cache_record_mx_add(&rec_a, mx,
+		    CACHE_MX_LEN - 1), 0);
 	}
+	assert_int_equal(rec_a.mxlen, CACHE_MX_BYTES_MAX);
+	/* one more byte of patterns is refused */
+	assert_int_equal(cache_record_mx_add(&rec_a, "a", 1), -1);
 	len = test_encode(&rec_a, enc_a, sizeof(enc_a));
 	assert_int_equal(len, CACHE_RECORD_MAX_LEN);
 	assert_int_equal(cache_record_decode(enc_a, len, &rec_b),
 	    CACHE_DECODE_OK);
 	test_record_equal(&rec_a, &rec_b);
 	/* exactly enough room works, one byte less does not */
-	assert_int_equal(cache_record_encode(&rec_a, enc_b, len, &len), 0);
-	assert_int_equal(cache_record_encode(&rec_a, enc_b, len - 1, &len),
+	assert_int_equal(cache_record_encode(&rec_a, enc_b, len, &n), 0);
+	assert_int_equal(cache_record_encode(&rec_a, enc_b, len - 1, &n),
 	    -1);
+	/* a value with one more pattern ("a") passes the limit */
+	memcpy(enc_b, enc_a, len);
+	n = CACHE_RECORD_FIXED_LEN + 1 + (CACHE_ID_LEN - 1);
+	enc_b[n] = (unsigned char)((CACHE_MX_BYTES_MAX / CACHE_MX_LEN + 1) &
+	    0xff);
+	enc_b[n + 1] = (unsigned char)((CACHE_MX_BYTES_MAX / CACHE_MX_LEN +
+	    1) >> 8);
+	enc_b[len] = 1;
+	enc_b[len + 1] = 'a';
+	assert_int_equal(cache_record_decode(enc_b, len + 2, &rec_b),
+	    CACHE_DECODE_LENGTH);
+}
+
+static void
+record_round_trip_thousands_of_mx(void **state)
+{
+	size_t	 len, pos, mlen;
+	const char *mx;
+	unsigned int i;
+
+	(void)state;
+	/* issue 13: 2,700 mx lines of a 64 KiB policy */
+	test_record(&rec_a, 3);
+	cache_record_mx_clear(&rec_a);
+	for (i = 0; i < 2700; i++)
+		test_add_mx(&rec_a, "mx%04u.big.example", i);
+	assert_int_equal(rec_a.nmx, 2700);
+	len = test_encode(&rec_a, enc_a, sizeof(enc_a));
+	assert_true(len > 2700 * 19);
+	test_garble(&rec_b);
+	assert_int_equal(cache_record_decode(enc_a, len, &rec_b),
+	    CACHE_DECODE_OK);
+	test_record_equal(&rec_a, &rec_b);
+	for (i = 0, pos = 0; (mx = cache_record_mx_next(&rec_b, &pos,
+	    &mlen)) != NULL; i++)
+		assert_int_equal(mlen, strlen(mx));
+	assert_int_equal(i, 2700);
+	assert_string_equal(rec_b.mx + rec_b.mxlen - 19,
+	    "mx2699.big.example");
+	/* a deep copy, then a smaller record into the same block */
+	cache_record_copy(&rec_b, &rec_a);
+	test_record_equal(&rec_a, &rec_b);
+	test_record(&rec_a, 4);
+	cache_record_copy(&rec_b, &rec_a);
+	test_record_equal(&rec_a, &rec_b);
+	assert_true(rec_b.mxcap >= 2700 * 19);	/* kept, not reallocated */
 }
 
 /* Version 1 bytes (before the TXT check fields), still decoded. */
@@ -216,7 +293,7 @@ record_golden_encoding(void **state)
 	size_t	 len;
 
 	(void)state;
-	memset(&rec_a, 0, sizeof(rec_a));
+	cache_record_reset(&rec_a);
 	rec_a.kind = CACHE_KIND_STS;
 	rec_a.sts_mode = CACHE_STS_ENFORCE;
 	rec_a.dnssec = CACHE_DNSSEC_SECURE;
@@ -228,15 +305,14 @@ record_golden_encoding(void **state)
 	rec_a.txt_ttl = 30;
 	rec_a.txt_checked_at = 1700000010;
 	memcpy(rec_a.id, "id", 3);
-	rec_a.nmx = 2;
-	memcpy(rec_a.mx[0], "mx.ex", 6);
-	memcpy(rec_a.mx[1], "*.ex", 5);
+	assert_int_equal(cache_record_mx_add(&rec_a, "mx.ex", 5), 0);
+	assert_int_equal(cache_record_mx_add(&rec_a, "*.ex", 4), 0);
 	len = test_encode(&rec_a, enc_a, sizeof(enc_a));
 	assert_int_equal(len, sizeof(want));
 	assert_memory_equal(enc_a, want, sizeof(want));
 
 	/* version 1: the same facts, TXT never checked; written as v2 */
-	memset(&rec_b, 0x55, sizeof(rec_b));
+	test_garble(&rec_b);
 	assert_int_equal(cache_record_decode(golden_v1, sizeof(golden_v1),
 	    &rec_b), CACHE_DECODE_OK);
 	assert_int_equal(rec_b.txt_ttl, 0);
@@ -245,7 +321,7 @@ record_golden_encoding(void **state)
 	assert_int_equal(rec_b.next_refresh, -1);
 	assert_string_equal(rec_b.id, "id");
 	assert_int_equal(rec_b.nmx, 2);
-	assert_string_equal(rec_b.mx[1], "*.ex");
+	assert_memory_equal(rec_b.mx, "mx.ex\0*.ex\0", 11);
 	rec_b.txt_ttl = 30;
 	rec_b.txt_checked_at = 1700000010;
 	len = test_encode(&rec_b, enc_b, sizeof(enc_b));
@@ -307,8 +383,8 @@ static const struct decode_case decode_cases[] = {
 	{ "id with control byte", 57, 0x1b, 0, CACHE_DECODE_CHAR },
 	{ "id with DEL", 57, 0x7f, 0, CACHE_DECODE_CHAR },
 	{ "id with 8-bit byte", 57, 0xc3, 0, CACHE_DECODE_CHAR },
-	{ "nmx 65 (low byte)", 59, 65, 0, CACHE_DECODE_LENGTH },
-	{ "nmx 514 (high byte)", 60, 2, 0, CACHE_DECODE_LENGTH },
+	{ "nmx 65 but two patterns", 59, 65, 0, CACHE_DECODE_TRUNCATED },
+	{ "nmx 514 (high byte)", 60, 2, 0, CACHE_DECODE_TRUNCATED },
 	{ "nmx 3 but two patterns", 59, 3, 0, CACHE_DECODE_TRUNCATED },
 	{ "nmx 1 but two patterns", 59, 1, 0, CACHE_DECODE_TRAILING },
 	{ "mx length 0", 61, 0, 0, CACHE_DECODE_LENGTH },
@@ -353,10 +429,9 @@ static void
 encode_rejects_lone_wildcard(void **state)
 {
 	(void)state;
-	memset(&rec_a, 0, sizeof(rec_a));
+	cache_record_reset(&rec_a);
 	rec_a.kind = CACHE_KIND_STS;
-	rec_a.nmx = 1;
-	memcpy(rec_a.mx[0], "*.", 3);
+	assert_int_equal(cache_record_mx_add(&rec_a, "*.", 2), 0);
 	assert_int_equal(cache_record_encode(&rec_a, enc_a, sizeof(enc_a),
 	    &(size_t){ 0 }), -1);
 }
@@ -384,19 +459,27 @@ encode_rejects_invalid_records(void **state)
 	assert_int_equal(cache_record_encode(&rec_a, enc_a, sizeof(enc_a),
 	    &len), -1);
 	test_record(&rec_a, 1);
-	rec_a.nmx = CACHE_MAX_MX + 1;
+	rec_a.nmx = 3;				/* more than mx holds */
 	assert_int_equal(cache_record_encode(&rec_a, enc_a, sizeof(enc_a),
 	    &len), -1);
 	test_record(&rec_a, 1);
-	rec_a.mx[1][0] = '\0';			/* empty pattern */
+	rec_a.nmx = 1;				/* fewer than mx holds */
 	assert_int_equal(cache_record_encode(&rec_a, enc_a, sizeof(enc_a),
 	    &len), -1);
 	test_record(&rec_a, 1);
-	memset(rec_a.mx[0], 'a', CACHE_MX_LEN);	/* unterminated */
+	rec_a.mx[strlen(rec_a.mx) + 1] = '\0';	/* empty pattern */
 	assert_int_equal(cache_record_encode(&rec_a, enc_a, sizeof(enc_a),
 	    &len), -1);
 	test_record(&rec_a, 1);
-	rec_a.mx[0][3] = ':';
+	rec_a.mx[rec_a.mxlen - 1] = 'a';	/* unterminated */
+	assert_int_equal(cache_record_encode(&rec_a, enc_a, sizeof(enc_a),
+	    &len), -1);
+	test_record(&rec_a, 1);
+	rec_a.mxlen = rec_a.mxcap + 1;		/* past the block */
+	assert_int_equal(cache_record_encode(&rec_a, enc_a, sizeof(enc_a),
+	    &len), -1);
+	test_record(&rec_a, 1);
+	rec_a.mx[3] = ':';
 	assert_int_equal(cache_record_encode(&rec_a, enc_a, sizeof(enc_a),
 	    &len), -1);
 	test_record(&rec_a, 1);
@@ -409,7 +492,7 @@ static void
 freshness_helpers(void **state)
 {
 	(void)state;
-	memset(&rec_a, 0, sizeof(rec_a));
+	cache_record_reset(&rec_a);
 	rec_a.expires_at = 1000;
 	rec_a.next_refresh = 500;
 	assert_true(cache_record_fresh(&rec_a, 0));
@@ -1177,9 +1260,8 @@ writer_child(const struct tdir *t, int progress_fd)
 		test_name(name, sizeof(name), i);
 		test_record(&rec_a, i);
 		/* bigger values: more pages per commit to be killed in */
-		rec_a.nmx = 40;
-		for (unsigned int j = 2; j < rec_a.nmx; j++)
-			snprintf(rec_a.mx[j], sizeof(rec_a.mx[j]),
+		for (unsigned int j = 2; j < 40; j++)
+			test_add_mx(&rec_a,
 			    "mx%u.padding-padding-padding.d%05u.example", j, i);
 		if (cache_put(c, name, &rec_a) != CACHE_OK)
 			return (11);
@@ -1548,7 +1630,7 @@ test_evict_record(struct cache_record *r, unsigned int i, int cls)
 	test_record(r, i);
 	switch (cls) {
 	case CACHE_EVICT_NEGATIVE:
-		memset(r, 0, sizeof(*r));
+		cache_record_reset(r);
 		r->kind = CACHE_KIND_NONE;
 		r->fetched_at = TEST_NOW - 10 + (int64_t)(i % 10);
 		r->expires_at = TEST_NOW + 3600;
@@ -1733,6 +1815,7 @@ main(void)
 		cmocka_unit_test(record_round_trip_sts),
 		cmocka_unit_test(record_round_trip_negative_entry),
 		cmocka_unit_test(record_round_trip_largest),
+		cmocka_unit_test(record_round_trip_thousands_of_mx),
 		cmocka_unit_test(record_golden_encoding),
 		cmocka_unit_test(decode_rejects_every_truncation),
 		cmocka_unit_test(decode_rejects_bad_fields),

@@ -130,6 +130,9 @@ mx_rdata(void **state)
  * MTA-STS) gets with the default map options (dane_some = dane,
  * dane_lookup_failure = temp).
  */
+/* the one MX pattern of the records below (read only) */
+static char sts_mx[] = "mx.example.com";
+
 static const char *answer(const struct cache_record *, int,
     const struct config_map *);
 
@@ -186,8 +189,9 @@ aggregate_table(void **state)
 	sts.sts_mode = CACHE_STS_ENFORCE;
 	sts.max_age = 86400;
 	sts.expires_at = NOW + 86400;
-	sts.nmx = 1;
-	strcpy(sts.mx[0], "mx.example.com");
+	sts.nmx = 1;			/* read only: static storage */
+	sts.mx = sts_mx;
+	sts.mxlen = sts.mxcap = sizeof(sts_mx);
 	memset(&map, 0, sizeof(map));
 	map.name = "postfix";
 	map.dane = 1;
@@ -285,7 +289,7 @@ answer(const struct cache_record *sts, int dane_state,
 	dane.dane = (uint8_t)dane_state;
 	buf_init_fixed(&b, data, sizeof(data) - 1);
 	st = facts_answer("example.com", sts, dane_state < 0 ? NULL : &dane,
-	    map, pol, &b);
+	    map, pol, &b, NULL);
 	data[b.len] = '\0';
 	snprintf(out, sizeof(out), "%s%s%s", sockmap_status_name(st),
 	    b.len > 0 ? " " : "", data);
@@ -303,8 +307,9 @@ answers_with_map_options(void **state)
 	sts.kind = CACHE_KIND_STS;
 	sts.sts_mode = CACHE_STS_ENFORCE;
 	sts.max_age = 86400;
-	sts.nmx = 1;
-	strcpy(sts.mx[0], "mx.example.com");
+	sts.nmx = 1;			/* read only: static storage */
+	sts.mx = sts_mx;
+	sts.mxlen = sts.mxcap = sizeof(sts_mx);
 	memset(&map, 0, sizeof(map));
 	map.name = "postfix";
 	map.dane = 1;

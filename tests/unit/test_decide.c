@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
@@ -320,18 +321,184 @@ forged_policy_with_bad_pattern_refused(void **state)
 	(void)state;
 	pol = parse_or_fail(P_TESTING);
 	/* A policy not from sts_policy_parse, e.g. a corrupt cache record. */
-	memcpy(pol->mx[0], "bad pattern", 12);
+	memcpy(pol->mx, "bad pattern", 12);
+	pol->mxlen = 12;
 	memset(&in, 0, sizeof(in));
 	in.domain = "example.com";
 	in.sts = DECIDE_STS_POLICY;
 	in.policy = pol;
 	buf_init(&out, SOCKMAP_MAX_REPLY);
 	assert_int_equal(decide(&in, &opt, &out, &res), -1);
-	pol->mx[0][0] = 'x';
-	memset(pol->mx[0], 'a', sizeof(pol->mx[0]));	/* no NUL */
+	memset(pol->mx, 'a', pol->mxlen);	/* no NUL */
 	assert_int_equal(decide(&in, &opt, &out, &res), -1);
 	buf_free(&out);
 	free(pol);
+}
+
+/*
+ * big_policy - an enforce policy of nmx patterns "mxNNNN.big.example" (18
+ * bytes: 2,700 of them make a policy of 62 KB, as in issue 13) and one
+ * unknown line of pad 'y's, parsed (freed by the caller)
+ */
+static struct sts_policy *
+big_policy(size_t nmx, size_t pad)
+{
+	struct sts_policy *pol;
+	const char	*why;
+	char		*b;
+	size_t		 len = 0, i;
+	int		 n;
+
+	b = malloc(STS_POLICY_MAX_BODY + 1);
+	assert_non_null(b);
+	n = snprintf(b, STS_POLICY_MAX_BODY, "version: STSv1\nmode: enforce\n"
+	    "max_age: 86400\n");
+	len = (size_t)n;
+	for (i = 0; i < nmx; i++) {
+		n = snprintf(b + len, STS_POLICY_MAX_BODY - len,
+		    "mx: mx%04zu.big.example\n", i);
+		assert_true(n == 23 && (size_t)n < STS_POLICY_MAX_BODY - len);
+		len += (size_t)n;
+	}
+	if (pad > 0) {
+		assert_true(len + 3 + pad < STS_POLICY_MAX_BODY);
+		memcpy(b + len, "x: ", 3);
+		memset(b + len + 3, 'y', pad);
+		len += 3 + pad;
+	}
+	pol = malloc(sizeof(*pol));
+	assert_non_null(pol);
+	if (sts_policy_parse(b, len, pol, &why) != 0)
+		fail_msg("big policy refused: %s", why);
+	free(b);
+	return (pol);
+}
+
+/* big_decide - decide() for pol into a reply buffer as the worker's */
+static void
+big_decide(const struct sts_policy *pol, int tlsrpt, struct buf *out,
+    struct decide_result *res)
+{
+	static const struct decide_options plain = O_DEFAULT;
+	static const struct decide_options rpt = O_RPT;
+	struct decide_input	 in;
+
+	memset(&in, 0, sizeof(in));
+	in.domain = "bigpolicy.example";
+	in.sts = DECIDE_STS_POLICY;
+	in.policy = pol;
+	buf_reset(out);
+	assert_int_equal(decide(&in, tlsrpt ? &rpt : &plain, out, res), 0);
+	assert_int_equal(res->status, SOCKMAP_OK);
+}
+
+/* big_match_complete - out is "secure match=" and all nmx patterns */
+static void
+big_match_complete(const struct buf *out, size_t nmx)
+{
+	char	 want[64];
+	size_t	 off, i;
+
+	assert_true(out->len > 13);
+	assert_memory_equal(out->data, "secure match=", 13);
+	off = 13;
+	for (i = 0; i < nmx; i++) {
+		snprintf(want, sizeof(want), "%smx%04zu.big.example",
+		    i > 0 ? ":" : "", i);
+		assert_true(off + strlen(want) <= out->len);
+		assert_memory_equal(out->data + off, want, strlen(want));
+		off += strlen(want);
+	}
+	assert_true(out->len - off >= 20);
+	assert_memory_equal(out->data + off, " servername=hostname", 20);
+}
+
+/* issue 13: 2,700 mx lines, both maps, within Postfix's 100000 bytes */
+static void
+thousands_of_mx_fit_both_maps(void **state)
+{
+	struct sts_policy	*pol;
+	struct decide_result	 res;
+	struct buf		 out, framed;
+	size_t			 plain_len;
+
+	(void)state;
+	pol = big_policy(2700, 0);
+	buf_init(&out, SOCKMAP_MAX_OK_DATA);
+	big_decide(pol, 0, &out, &res);
+	big_match_complete(&out, 2700);
+	assert_int_equal(out.len, 13 + 2700 * 19 - 1 + 20);
+	assert_false(res.tlsrpt_dropped);
+	plain_len = out.len;
+	/* tlsrpt map: the attributes would be ~250 KB: all left out */
+	big_decide(pol, 1, &out, &res);
+	assert_true(res.tlsrpt_dropped);
+	assert_false(res.tlsrpt);
+	assert_int_equal(out.len, plain_len);
+	big_match_complete(&out, 2700);
+	assert_null(memmem(out.data, out.len, "policy_type", 11));
+	/* and the framed reply passes Postfix's limit */
+	buf_init(&framed, SOCKMAP_MAX_REPLY + 16);
+	assert_int_equal(sockmap_reply_format(&framed, SOCKMAP_OK, out.data,
+	    out.len), 0);
+	buf_free(&framed);
+	buf_free(&out);
+	free(pol);
+}
+
+/*
+ * the tlsrpt map at the limit: a reply of exactly SOCKMAP_MAX_OK_DATA bytes
+ * ("OK " + it = 100000) keeps its attributes; one byte more drops them all
+ * (policy_string is never dropped alone: Postfix needs it, decide.c)
+ */
+static void
+tlsrpt_at_the_reply_limit(void **state)
+{
+	struct sts_policy	*pol;
+	struct decide_result	 res;
+	struct buf		 out, big, framed;
+	size_t			 pad, len0;
+
+	(void)state;
+	buf_init(&big, 4 * SOCKMAP_MAX_REPLY);
+	buf_init(&out, SOCKMAP_MAX_OK_DATA);
+	/* measure with room to spare, then pad to the exact limit */
+	pol = big_policy(600, 1000);
+	big_decide(pol, 1, &big, &res);
+	assert_true(res.tlsrpt);
+	len0 = big.len;
+	free(pol);
+	assert_true(len0 < SOCKMAP_MAX_OK_DATA);
+	pad = 1000 + (SOCKMAP_MAX_OK_DATA - len0);
+
+	pol = big_policy(600, pad);
+	big_decide(pol, 1, &out, &res);
+	assert_true(res.tlsrpt);
+	assert_false(res.tlsrpt_dropped);
+	assert_int_equal(out.len, SOCKMAP_MAX_OK_DATA);
+	assert_non_null(memmem(out.data, out.len, "policy_type=sts", 15));
+	buf_init(&framed, SOCKMAP_MAX_REPLY + 16);
+	assert_int_equal(sockmap_reply_format(&framed, SOCKMAP_OK, out.data,
+	    out.len), 0);
+	/* netstring "100000:OK ...," */
+	assert_memory_equal(framed.data, "100000:OK secure match=", 23);
+	free(pol);
+
+	pol = big_policy(600, pad + 1);
+	big_decide(pol, 1, &out, &res);
+	assert_false(res.tlsrpt);
+	assert_true(res.tlsrpt_dropped);
+	big_match_complete(&out, 600);
+	assert_null(memmem(out.data, out.len, "policy_string", 13));
+	assert_null(memmem(out.data, out.len, "mx_host_pattern", 15));
+	/* the plain map never carries them */
+	big_decide(pol, 0, &out, &res);
+	assert_false(res.tlsrpt_dropped);
+	big_match_complete(&out, 600);
+	free(pol);
+	buf_free(&framed);
+	buf_free(&out);
+	buf_free(&big);
 }
 
 static void
@@ -382,6 +549,8 @@ main(void)
 {
 	static const struct CMUnitTest extra[] = {
 		cmocka_unit_test(tlsrpt_dropped_when_reply_too_long),
+		cmocka_unit_test(thousands_of_mx_fit_both_maps),
+		cmocka_unit_test(tlsrpt_at_the_reply_limit),
 		cmocka_unit_test(refused_when_even_the_policy_does_not_fit),
 		cmocka_unit_test(forged_policy_with_bad_pattern_refused),
 		cmocka_unit_test(many_patterns_keep_policy_order),

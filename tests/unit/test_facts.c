@@ -38,9 +38,9 @@ policy(enum sts_mode mode, uint32_t max_age, const char *mx1, const char *mx2)
 	p->mode = mode;
 	p->max_age = max_age;
 	if (mx1 != NULL)
-		strcpy(p->mx[p->nmx++], mx1);
+		assert_int_equal(sts_policy_mx_add(p, mx1, strlen(mx1)), 0);
 	if (mx2 != NULL)
-		strcpy(p->mx[p->nmx++], mx2);
+		assert_int_equal(sts_policy_mx_add(p, mx2, strlen(mx2)), 0);
 	return (p);
 }
 
@@ -65,7 +65,7 @@ result(enum discover_outcome o, enum discover_failure f,
 static struct cache_record
 cached_enforce(int64_t age, uint32_t max_age)
 {
-	struct cache_record rec;
+	struct cache_record rec = { 0 };
 	struct discover_result r;
 
 	r = result(DISCOVER_POLICY, DISCOVER_FAIL_NONE,
@@ -73,7 +73,7 @@ cached_enforce(int64_t age, uint32_t max_age)
 	    "*.example.net"), "id1");
 	assert_int_equal(facts_merge("example.com", NULL, &r, &cc, NOW - age,
 	    &rec), 1);
-	return (rec);
+	return (rec);	/* the caller releases it */
 }
 
 static void
@@ -86,12 +86,13 @@ fetched_policy_is_stored(void **state)
 	assert_int_equal(rec.sts_mode, CACHE_STS_ENFORCE);
 	assert_string_equal(rec.id, "id1");
 	assert_int_equal(rec.nmx, 2);
-	assert_string_equal(rec.mx[1], "*.example.net");
+	assert_string_equal(rec.mx + strlen(rec.mx) + 1, "*.example.net");
 	assert_int_equal(rec.fetched_at, NOW);
 	assert_int_equal(rec.expires_at, NOW + 7 * DAY);
 	/* §10.2: refreshed at least daily, before expiry */
 	assert_true(rec.next_refresh <= NOW + DAY);
 	assert_true(rec.next_refresh > NOW + DAY - DAY / 10 - 1);
+	cache_record_release(&rec);
 }
 
 /* Every failure kind, and a vanished record, keep an unexpired policy. */
@@ -111,7 +112,7 @@ no_downgrade_before_expiry(void **state)
 		{ "bad cert", DISCOVER_FAILURE, DISCOVER_FAIL_WEBPKI },
 		{ "bad policy", DISCOVER_FAILURE, DISCOVER_FAIL_POLICY_INVALID },
 	};
-	struct cache_record old = cached_enforce(DAY, 7 * DAY), rec;
+	struct cache_record old = cached_enforce(DAY, 7 * DAY), rec = { 0 };
 	struct discover_result r;
 	size_t		 i;
 
@@ -130,12 +131,15 @@ no_downgrade_before_expiry(void **state)
 		assert_true(rec.next_refresh >= NOW + FACTS_MIN_RETRY);
 		assert_true(rec.next_refresh <= old.expires_at);
 	}
+	cache_record_release(&old);
+	cache_record_release(&rec);
 }
 
 static void
 expired_policy_gives_way(void **state)
 {
-	struct cache_record old = cached_enforce(8 * DAY, 7 * DAY), rec;
+	struct cache_record old = cached_enforce(8 * DAY, 7 * DAY);
+	struct cache_record rec = { 0 };
 	struct discover_result r;
 
 	(void)state;
@@ -145,12 +149,14 @@ expired_policy_gives_way(void **state)
 	assert_int_equal(rec.kind, CACHE_KIND_NONE);
 	assert_int_equal(rec.expires_at, NOW + cc.negative_ttl);
 	assert_int_equal(rec.last_error, DISCOVER_FAIL_FETCH);
+	cache_record_release(&old);
+	cache_record_release(&rec);
 }
 
 static void
 negative_entry_without_cache(void **state)
 {
-	struct cache_record rec;
+	struct cache_record rec = { 0 };
 	struct discover_result r;
 
 	(void)state;
@@ -160,13 +166,14 @@ negative_entry_without_cache(void **state)
 	assert_int_equal(rec.kind, CACHE_KIND_NONE);
 	assert_int_equal(rec.expires_at, NOW + 300);
 	assert_int_equal(rec.last_error, 0);
+	cache_record_release(&rec);
 }
 
 /* A new id with mode none is how a domain retires its policy. */
 static void
 new_policy_replaces_even_mode_none(void **state)
 {
-	struct cache_record old = cached_enforce(DAY, 7 * DAY), rec;
+	struct cache_record old = cached_enforce(DAY, 7 * DAY), rec = { 0 };
 	struct discover_result r;
 
 	(void)state;
@@ -178,6 +185,8 @@ new_policy_replaces_even_mode_none(void **state)
 	assert_int_equal(rec.sts_mode, CACHE_STS_NONE);
 	assert_string_equal(rec.id, "id2");
 	assert_int_equal(rec.expires_at, NOW + DAY);
+	cache_record_release(&old);
+	cache_record_release(&rec);
 }
 
 /* A weaker policy served under the same id (proactive refresh, which
@@ -186,7 +195,7 @@ new_policy_replaces_even_mode_none(void **state)
 static void
 weaker_policy_same_id_is_refused(void **state)
 {
-	struct cache_record old = cached_enforce(DAY, 7 * DAY), rec;
+	struct cache_record old = cached_enforce(DAY, 7 * DAY), rec = { 0 };
 	struct discover_result r;
 
 	(void)state;
@@ -210,13 +219,15 @@ weaker_policy_same_id_is_refused(void **state)
 	    1);
 	assert_int_equal(rec.fetched_at, NOW);
 	assert_int_equal(rec.expires_at, NOW + 7 * DAY);
+	cache_record_release(&old);
+	cache_record_release(&rec);
 }
 
 /* Same id: keep the policy; max_age still counts from the last fetch. */
 static void
 unchanged_id_keeps_policy(void **state)
 {
-	struct cache_record old = cached_enforce(2 * DAY, 7 * DAY), rec;
+	struct cache_record old = cached_enforce(2 * DAY, 7 * DAY), rec = { 0 };
 	struct discover_result r;
 
 	(void)state;
@@ -227,6 +238,8 @@ unchanged_id_keeps_policy(void **state)
 	assert_int_equal(rec.fetched_at, old.fetched_at);
 	assert_int_equal(rec.expires_at, old.expires_at);
 	assert_true(rec.next_refresh > NOW);
+	cache_record_release(&old);
+	cache_record_release(&rec);
 }
 
 static void
@@ -266,7 +279,7 @@ answers_from_records(void **state)
 	(void)state;
 	buf_init_fixed(&out, store, sizeof(store));
 	assert_int_equal(facts_answer("example.com", &rec, NULL, &map, &scratch,
-	    &out), SOCKMAP_OK);
+	    &out, NULL), SOCKMAP_OK);
 	assert_int_equal(out.len, strlen("secure match=mx1.example.com:"
 	    ".example.net servername=hostname"));
 	assert_memory_equal(out.data, "secure match=mx1.example.com:"
@@ -275,7 +288,7 @@ answers_from_records(void **state)
 	/* TLSRPT attributes carry the policy's lines, patterns as published */
 	map.tlsrpt = 1;
 	assert_int_equal(facts_answer("example.com", &rec, NULL, &map, &scratch,
-	    &out), SOCKMAP_OK);
+	    &out, NULL), SOCKMAP_OK);
 	assert_non_null(buf_cstr(&out));
 	assert_non_null(strstr(out.data, " policy_type=sts policy_domain="
 	    "example.com mx_host_pattern=mx1.example.com "
@@ -288,18 +301,19 @@ answers_from_records(void **state)
 
 	rec.sts_mode = CACHE_STS_TESTING;
 	assert_int_equal(facts_answer("example.com", &rec, NULL, &map, &scratch,
-	    &out), SOCKMAP_NOTFOUND);
+	    &out, NULL), SOCKMAP_NOTFOUND);
 	map.testing_answer = CONFIG_ANSWER_MAY;
 	assert_int_equal(facts_answer("example.com", &rec, NULL, &map, &scratch,
-	    &out), SOCKMAP_OK);
+	    &out, NULL), SOCKMAP_OK);
 	assert_memory_equal(out.data, "may", 3);
 
 	rec.sts_mode = CACHE_STS_NONE;
 	assert_int_equal(facts_answer("example.com", &rec, NULL, &map, &scratch,
-	    &out), SOCKMAP_NOTFOUND);
+	    &out, NULL), SOCKMAP_NOTFOUND);
 	rec.kind = CACHE_KIND_NONE;
 	assert_int_equal(facts_answer("example.com", &rec, NULL, &map, &scratch,
-	    &out), SOCKMAP_NOTFOUND);
+	    &out, NULL), SOCKMAP_NOTFOUND);
+	cache_record_release(&rec);
 }
 
 /*
@@ -370,7 +384,7 @@ txt_freshness_table(void **state)
 		  1, "id1", CACHE_STS_ENFORCE, 2, 0, FACTS_MIN_RETRY,
 		  FACTS_MIN_RETRY + FACTS_MIN_RETRY / 5 },
 	};
-	struct cache_record old, rec;
+	struct cache_record old = { 0 }, rec = { 0 };
 	struct discover_result r;
 	struct sts_policy *p;
 	size_t		 i;
@@ -395,7 +409,8 @@ txt_freshness_table(void **state)
 		p = policy(cases[i].mode, 7 * DAY, "mx1.example.com",
 		    cases[i].nmx >= 2 ? "mx2.example.com" : NULL);
 		if (cases[i].nmx >= 3)
-			strcpy(p->mx[p->nmx++], "*.example.org");
+			assert_int_equal(sts_policy_mx_add(p, "*.example.org",
+			    13), 0);
 		r = result(cases[i].o, cases[i].f, cases[i].nmx > 0 ? p :
 		    NULL, cases[i].id);
 		r.txt_ttl = cases[i].dns_ttl;
@@ -418,6 +433,8 @@ txt_freshness_table(void **state)
 		assert_false(facts_txt_due(&rec, t));
 		assert_true(facts_txt_due(&rec, t + next));
 	}
+	cache_record_release(&old);
+	cache_record_release(&rec);
 }
 
 /* After a failed re-check's backoff, the same id clears the error and the
@@ -425,7 +442,8 @@ txt_freshness_table(void **state)
 static void
 txt_due_edges(void **state)
 {
-	struct cache_record old = cached_enforce(0, 7 * DAY), rec, v1;
+	struct cache_record old = cached_enforce(0, 7 * DAY);
+	struct cache_record rec = { 0 }, v1 = { 0 };
 	struct discover_result r;
 	int64_t		 t;
 
@@ -442,7 +460,7 @@ txt_due_edges(void **state)
 	assert_int_equal(facts_txt_next(&old), t + 45);
 
 	/* a version 1 record (never checked): due at once */
-	v1 = old;
+	cache_record_copy(&v1, &old);
 	v1.txt_ttl = 0;
 	v1.txt_checked_at = 0;
 	assert_true(facts_txt_due(&v1, NOW));
@@ -453,6 +471,9 @@ txt_due_edges(void **state)
 	assert_false(facts_txt_due(&v1, NOW));
 	v1.kind = CACHE_KIND_DANE;
 	assert_false(facts_txt_due(&v1, NOW));
+	cache_record_release(&old);
+	cache_record_release(&rec);
+	cache_record_release(&v1);
 }
 
 int

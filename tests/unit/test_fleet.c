@@ -181,7 +181,7 @@ get_cb(void *arg, enum fleet_status st, const struct cache_record *rec)
 	(void)arg;
 	got_st = st;
 	if (rec != NULL)
-		got_rec = *rec;
+		cache_record_copy(&got_rec, rec);
 	done = 1;
 }
 
@@ -205,9 +205,12 @@ get(struct fleet *f, const char *key)
 
 /* -- records and the merge under test ----------------------------------- */
 
+/* sts - an STS record; its one pattern lives in static storage, so the
+ * record is only read, never decoded or copied into */
 static struct cache_record
 sts(const char *id, int mode, int64_t age)
 {
+	static char	 mx[] = "mx.example.com";
 	struct cache_record r;
 	int64_t		 now = (int64_t)time(NULL);
 
@@ -220,7 +223,8 @@ sts(const char *id, int mode, int64_t age)
 	r.next_refresh = r.fetched_at + 43200;
 	snprintf(r.id, sizeof(r.id), "%s", id);
 	r.nmx = 1;
-	snprintf(r.mx[0], sizeof(r.mx[0]), "mx.example.com");
+	r.mx = mx;
+	r.mxlen = r.mxcap = sizeof(mx);
 	return (r);
 }
 

@@ -33,6 +33,7 @@ enum shape { NONE_HELD, STS_ENF, STS_TEST, STS_NONE, NEG, NEG_ERR, DANE_OK,
 static struct cache_record
 rec(enum shape s, int64_t age, const char *id)
 {
+	static char	 mx[] = "mx.example.com";
 	struct cache_record r;
 
 	memset(&r, 0, sizeof(r));
@@ -48,8 +49,10 @@ rec(enum shape s, int64_t age, const char *id)
 		r.expires_at = r.fetched_at + DAY;
 		r.next_refresh = r.fetched_at + DAY / 2;
 		snprintf(r.id, sizeof(r.id), "%s", id);
+		/* read only: the pattern lives in static storage */
 		r.nmx = 1;
-		snprintf(r.mx[0], sizeof(r.mx[0]), "mx.example.com");
+		r.mx = mx;
+		r.mxlen = r.mxcap = sizeof(mx);
 		break;
 	case NEG:
 	case NEG_ERR:
@@ -130,7 +133,7 @@ gate(void **state)
 		    "dane:example.com", NONE_HELD, 0, "", DANE_FAIL, 10, "",
 		    FLEET_FACTS_FAILURE },
 	};
-	struct cache_record have, off, out;
+	struct cache_record have, off, out = { 0 };
 	enum fleet_facts_why why;
 	size_t		 i;
 	int		 r;
@@ -140,7 +143,7 @@ gate(void **state)
 		print_message("# %s\n", t[i].name);
 		have = rec(t[i].have, t[i].have_age, t[i].have_id);
 		off = rec(t[i].off, t[i].off_age, t[i].off_id);
-		memset(&out, 0, sizeof(out));
+		cache_record_reset(&out);
 		r = fleet_facts_take(t[i].key, strlen(t[i].key),
 		    t[i].have == NONE_HELD ? NULL : &have, &off, &cc, NOW,
 		    &out, &why);
@@ -154,8 +157,10 @@ gate(void **state)
 			assert_int_equal(out.next_refresh, off.next_refresh);
 			assert_int_equal(out.sts_mode, off.sts_mode);
 			assert_string_equal(out.id, off.id);
+			assert_int_equal(out.mxlen, off.mxlen);
 		}
 	}
+	cache_record_release(&out);
 }
 
 int

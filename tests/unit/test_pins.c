@@ -114,6 +114,7 @@ same_answer(void **state)
 	struct buf	 wout, tout, wfull;
 	enum sockmap_status st;
 	int		 pinned;
+	char		 mx[DOMAIN_BUFSZ + 4];
 
 	map = config_find_map(cf, c->map, strlen(c->map));
 	assert_non_null(map);
@@ -134,8 +135,8 @@ same_answer(void **state)
 	if (c->sts) {
 		pol->mode = STS_MODE_ENFORCE;
 		pol->max_age = 86400;
-		pol->nmx = 1;
-		snprintf(pol->mx[0], sizeof(pol->mx[0]), "mx.%s", c->domain);
+		snprintf(mx, sizeof(mx), "mx.%s", c->domain);
+		assert_int_equal(sts_policy_mx_add(pol, mx, strlen(mx)), 0);
 		r.outcome = DISCOVER_POLICY;
 		r.policy = pol;
 	}

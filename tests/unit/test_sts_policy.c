@@ -218,8 +218,8 @@ test_policy(void **state)
 {
 	const struct policy_case *c = *state;
 	struct sts_policy	*pol;
-	const char		*why = NULL;
-	size_t			 len, i;
+	const char		*why = NULL, *mx;
+	size_t			 len, i, pos;
 	int			 rc;
 
 	pol = malloc(sizeof(*pol));
@@ -238,8 +238,12 @@ test_policy(void **state)
 	assert_int_equal(pol->mode, c->mode);
 	assert_int_equal(pol->max_age, c->max_age);
 	assert_int_equal(pol->nmx, c->nmx);
-	for (i = 0; i < c->nmx; i++)
-		assert_string_equal(pol->mx[i], c->mx[i]);
+	for (i = 0, pos = 0; i < c->nmx; i++) {
+		mx = sts_policy_mx_next(pol, &pos, NULL);
+		assert_non_null(mx);
+		assert_string_equal(mx, c->mx[i]);
+	}
+	assert_null(sts_policy_mx_next(pol, &pos, NULL));
 	assert_int_equal(pol->nlines, c->nlines);
 	free(pol);
 }
@@ -364,37 +368,91 @@ body_without_final_newline_fills_text(void **state)
 	free(pol);
 }
 
+/* issue 13: the 2,700 mx lines of a policy of exactly 64 KiB are valid */
 static void
-mx_limit(void **state)
+mx_lines_thousands(void **state)
 {
 	struct sts_policy	*pol;
-	const char		*why = NULL;
-	char			*b;
+	const char		*why = NULL, *mx;
+	char			*b, want[32];
+	size_t			 pos, len, i;
 
 	(void)state;
 	pol = malloc(sizeof(*pol));
 	assert_non_null(pol);
-	b = build(4000, STS_POLICY_MAX_MX);
-	if (sts_policy_parse(b, strlen(b), pol, &why) != 0)
-		fail_msg("64 mx refused: %s", why);
-	assert_int_equal(pol->nmx, STS_POLICY_MAX_MX);
-	assert_string_equal(pol->mx[63], "mx63.example.com");
+	b = build(STS_POLICY_MAX_BODY, 2700);
+	if (sts_policy_parse(b, STS_POLICY_MAX_BODY, pol, &why) != 0)
+		fail_msg("2700 mx refused: %s", why);
+	assert_int_equal(pol->nmx, 2700);
+	for (i = 0, pos = 0; (mx = sts_policy_mx_next(pol, &pos, &len)) !=
+	    NULL; i++) {
+		snprintf(want, sizeof(want), "mx%zu.example.com", i);
+		assert_string_equal(mx, want);
+		assert_int_equal(len, strlen(want));
+	}
+	assert_int_equal(i, 2700);
+	/* one byte more is refused for its size, not for its mx lines */
 	free(b);
-	b = build(4000, STS_POLICY_MAX_MX + 1);
-	assert_int_equal(sts_policy_parse(b, strlen(b), pol, &why), -1);
-	assert_string_equal(why, "too many mx lines");
+	b = build(STS_POLICY_MAX_BODY + 1, 2700);
+	assert_int_equal(sts_policy_parse(b, STS_POLICY_MAX_BODY + 1, pol,
+	    &why), -1);
+	assert_string_equal(why, "policy larger than 64 KiB");
 	free(b);
 	free(pol);
 }
 
+/* the most mx lines 64 KiB can hold ("mx:x") all fit the pattern buffer */
 static void
-line_limit(void **state)
+mx_lines_most(void **state)
+{
+	static const char head[] = "version:STSv1\nmode:enforce\nmax_age:1\n";
+	struct sts_policy	*pol;
+	const char		*why = NULL, *mx;
+	char			*b;
+	size_t			 len, k, pos, i;
+
+	(void)state;
+	pol = malloc(sizeof(*pol));
+	assert_non_null(pol);
+	b = malloc(STS_POLICY_MAX_BODY + 1);
+	assert_non_null(b);
+	memcpy(b, head, sizeof(head) - 1);
+	len = sizeof(head) - 1;
+	for (k = 0; STS_POLICY_MAX_BODY - len > 8; k++) {
+		memcpy(b + len, "mx:x\n", 5);
+		len += 5;
+	}
+	/* 4..8 bytes left: one unknown line "x:yyy\n" fills them */
+	memcpy(b + len, "x:", 2);
+	memset(b + len + 2, 'y', STS_POLICY_MAX_BODY - len - 3);
+	b[STS_POLICY_MAX_BODY - 1] = '\n';
+	if (sts_policy_parse(b, STS_POLICY_MAX_BODY, pol, &why) != 0)
+		fail_msg("%zu mx refused: %s", k, why);
+	assert_true(k > 13000);
+	assert_int_equal(pol->nmx, k);
+	assert_int_equal(pol->nlines, k + 4);
+	assert_int_equal(pol->mxlen, 2 * k);
+	for (i = 0, pos = 0; (mx = sts_policy_mx_next(pol, &pos, NULL)) !=
+	    NULL; i++)
+		assert_string_equal(mx, "x");
+	assert_int_equal(i, k);
+	/* the same with one more byte: refused whole */
+	b[STS_POLICY_MAX_BODY] = '\n';
+	assert_int_equal(sts_policy_parse(b, STS_POLICY_MAX_BODY + 1, pol,
+	    &why), -1);
+	free(b);
+	free(pol);
+}
+
+/* lines of any kind are limited by the body size only */
+static void
+many_lines(void **state)
 {
 	static const char head[] = "version:STSv1\nmode:none\nmax_age:1\n";
 	struct sts_policy	*pol;
 	const char		*why = NULL;
 	char			*b;
-	size_t			 len, i;
+	size_t			 len;
 
 	(void)state;
 	pol = malloc(sizeof(*pol));
@@ -403,16 +461,14 @@ line_limit(void **state)
 	assert_non_null(b);
 	memcpy(b, head, sizeof(head) - 1);
 	len = sizeof(head) - 1;
-	/* Three lines of head, then enough to reach MAX_LINES + 1. */
-	for (i = 3; i < STS_POLICY_MAX_LINES + 1; i++) {
+	while (STS_POLICY_MAX_BODY - len >= 4) {
 		memcpy(b + len, "x:y\n", 4);
 		len += 4;
 	}
-	assert_int_equal(sts_policy_parse(b, len, pol, &why), -1);
-	assert_string_equal(why, "too many lines");
-	/* One line fewer is fine. */
-	assert_int_equal(sts_policy_parse(b, len - 4, pol, &why), 0);
-	assert_int_equal(pol->nlines, STS_POLICY_MAX_LINES);
+	if (sts_policy_parse(b, len, pol, &why) != 0)
+		fail_msg("%zu bytes of short lines refused: %s", len, why);
+	assert_int_equal(pol->nlines, 3 + (len - (sizeof(head) - 1)) / 4);
+	assert_true(pol->nlines > 16000);
 	free(b);
 	free(pol);
 }
@@ -438,8 +494,9 @@ main(void)
 		cmocka_unit_test(body_of_64_kib_is_valid),
 		cmocka_unit_test(body_of_64_kib_plus_1_is_refused),
 		cmocka_unit_test(body_without_final_newline_fills_text),
-		cmocka_unit_test(mx_limit),
-		cmocka_unit_test(line_limit),
+		cmocka_unit_test(mx_lines_thousands),
+		cmocka_unit_test(mx_lines_most),
+		cmocka_unit_test(many_lines),
 		cmocka_unit_test(mode_names),
 	};
 	struct CMUnitTest	*t;

@@ -160,6 +160,7 @@ for ((i = 0; i < ncases; i++)); do
 				r=${r//\{spki:$srv\}/$spki}
 			done
 			r=${r//\{addr:ns\}/$NS_ADDR}
+			r=${r//\{addr:blackhole\}/$BLACKHOLE_ADDR}
 			while [[ $r =~ \{addr:([a-z0-9]+)\} ]]; do
 				srv=${BASH_REMATCH[1]}
 				[[ -n ${mx_addr_of[$srv]:-} ]] ||
