@@ -541,6 +541,9 @@ dns_answer(void *mydata, int rcode, void *packet, int packet_len, int sec,
 	q->ub_pending = 0;
 	if (d->closing)
 		return;		/* dns_free() releases q */
+	if (q->state == DNS_Q_CALLING)
+		return;		/* from a query its own callback started:
+				   dns_query_retire() frees q afterwards */
 	if (q->state == DNS_Q_ZOMBIE || q->cb == NULL) {
 		/* late answer after a deadline or cancel: drop it */
 		log_debug(2, "dns: name=%s late answer dropped", q->name);

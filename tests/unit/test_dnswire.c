@@ -201,8 +201,8 @@ build_nodata(struct pkt *p)
 	put16(p, 0);
 }
 
-/* a real answer: the world's unbound (127.x.0.53) to "dig TXT
- * _mta-sts.b1.bulk.pstest" with DO, as sent on the wire (RRSIG kept) */
+/* a real answer: the world's unbound ($WORLD_RESOLVER_ADDR) to "dig TXT
+ * _mta-sts.enforce.pstest" with DO, as sent on the wire (RRSIG kept) */
 static const unsigned char world_txt[] = {
 #include "test_dnswire_world.inc"
 };
