@@ -204,7 +204,7 @@ build_nodata(struct pkt *p)
 /* a real answer: the world's unbound ($WORLD_RESOLVER_ADDR) to "dig TXT
  * _mta-sts.enforce.pstest" with DO, as sent on the wire (RRSIG kept) */
 static const unsigned char world_txt[] = {
-#include "test_dnswire_world.inc"
+#include "dnswire_world.inc"
 };
 
 static void
