@@ -35,8 +35,8 @@
  *                           (DNS, HTTPS) and writes the cache directory.
  *
  * Common seccomp denials (workers and resolver): execve/execveat, fork,
- * vfork, clone without CLONE_THREAD (threads stay allowed: libunbound and
- * libcurl's resolver use them), clone3 (ENOSYS, so glibc falls back to
+ * vfork, clone without CLONE_THREAD (threads stay allowed: libcurl's
+ * resolver uses them), clone3 (ENOSYS, so glibc falls back to
  * clone, which is checked), ptrace, process_vm_readv/writev, and the
  * kernel-administration calls no daemon of ours makes (mount, module
  * loading, bpf, perf_event_open, keyctl, unshare, setns, ...).

@@ -5,19 +5,33 @@
  * config_dns, dns_query() starts a lookup whose callback runs from the
  * event loop, dns_cancel() and dns_free() stop them.
  *
- * Threads, not fork: ub_ctx_async(ctx, 1).  libunbound's default forks a
- * background process at the first async query; that child would inherit
- * the resolver process's listening and IPC sockets, its LMDB environment
- * (which LMDB forbids using across fork) and curl's connections.  A thread
- * shares only the answer pipe we watch (ub_fd) and dies with ub_ctx_delete.
- * The thread starts lazily at the first query, so the process must not fork
- * after that (the resolver process never does).
+ * In the caller's event loop: ub_ctx_create_event(base) and
+ * ub_resolve_event() (<unbound-event.h>).  libunbound's sockets and timers
+ * are events on our own event base: no background thread or process, no
+ * pipe, no copy of each query and answer through it (an strace of a cold
+ * lookup counted 36 % of the resolver's system calls in that pipe traffic).
+ * This only works when libunbound uses the same libevent as we do, since
+ * it casts our struct event_base: Debian 12's libunbound8 (1.17.1) links
+ * libevent-2.1.so.7, as we do (check: ldd on both).  Nothing forks (an
+ * async libunbound's default would fork a child inheriting our sockets,
+ * LMDB environment and curl's connections).
  *
- * Deadlines: libunbound's async API never times out by itself (it retries
+ * Answers come as DNS wire packets with libunbound's rcode and a security
+ * verdict; dnswire.c turns them into the struct dns_result that the thread
+ * API's ub_result gave (answer RRset of the asked type after CNAMEs, final
+ * name, TTL of that RRset, header RCODE), see dnswire.h.  An answer
+ * libunbound has at hand (local data, its cache) comes back from inside
+ * ub_resolve_event(): it is copied and delivered by a zero timer, so the
+ * callback never runs from inside dns_query() (nor dns_cancel()).
+ *
+ * Deadlines: libunbound never times out a query by itself (it retries
  * and backs off for minutes), so each query carries a libevent timer.  When
  * it fires the caller gets DNS_ERR_TIMEOUT and the query is cancelled in
- * libunbound; if libunbound could not forget it, the query is kept as a
- * zombie without a callback until its late answer arrives or dns_free().
+ * libunbound (ub_cancel in event mode marks it: its work goes on inside
+ * the mesh but its callback never comes); if libunbound could not forget
+ * it, the query is kept as a zombie without a callback until its late
+ * answer arrives or dns_free().  dns_free() cancels every query first,
+ * since ub_ctx_delete() would call the others back with SERVFAIL.
  *
  * The local-zone fix: unbound carries built-in local zones answering
  * NXDOMAIN for the RFC 6761 special-use zones (test., invalid., onion.,
@@ -42,10 +56,11 @@
  * zones' NS, DS and DNSKEY sets, in the key cache) stay by LRU.  Set first,
  * so unbound_config and unbound_options can still change them.
  *
- * DNSSEC status (RFC 4035 §4.3): ub_result.secure -> DNS_SECURE,
- * ub_result.bogus -> DNS_BOGUS (libunbound then withholds the data; the
- * rcode may still read NOERROR, so callers test security before rcode),
- * else DNS_INSECURE.  Without a trust anchor nothing is secure.
+ * DNSSEC status (RFC 4035 §4.3): the callback's sec 2 -> DNS_SECURE,
+ * 1 -> DNS_BOGUS with why_bogus (the rcode may still read NOERROR, so
+ * callers test security before rcode), else DNS_INSECURE.  A SERVFAIL
+ * (or other non-zero rcode) from libunbound comes without a usable packet:
+ * rcode only, no data.  Without a trust anchor nothing is secure.
  */
 #include "autoconf.h"
 
@@ -60,9 +75,11 @@
 
 #include <event2/event.h>
 #include <unbound.h>
+#include <unbound-event.h>
 
 #include "lib/config.h"
 #include "lib/dns.h"
+#include "lib/dnswire.h"
 #include "lib/log.h"
 #include "lib/xmalloc.h"
 
@@ -99,6 +116,13 @@ struct dns_query {
 	enum dns_status	 early;		/* != DNS_OK: fail from the timer */
 	char		 error[DNS_ERROR_MAX];
 	struct event	*timer;
+	/* an answer given inside ub_resolve_event(), kept for the timer */
+	int		 deferred;
+	int		 ub_rcode;
+	int		 sec;
+	unsigned char	*pkt;
+	size_t		 pkt_len;
+	char		*why_bogus;
 };
 
 TAILQ_HEAD(dns_queries, dns_query);
@@ -106,8 +130,9 @@ TAILQ_HEAD(dns_queries, dns_query);
 struct dns {
 	struct event_base *base;
 	struct ub_ctx	*ctx;
-	struct event	*ev;		/* read event on ub_fd() */
 	int		 timeout_ms;
+	int		 submitting;	/* inside ub_resolve_event() */
+	int		 closing;	/* inside dns_free() */
 	struct dns_queries queries;
 };
 
@@ -314,29 +339,11 @@ dns_configure(struct ub_ctx *ctx, const struct config_dns *cf, char *err,
 	return (0);
 }
 
-/* dns_readable - answers are waiting in libunbound's pipe */
-static void
-dns_readable(evutil_socket_t fd, short what, void *arg)
-{
-	struct dns	*d = arg;
-	int		 r;
-
-	(void)fd;
-	(void)what;
-	if ((r = ub_process(d->ctx)) != 0) {
-		/* a broken pipe would make the event spin: stop watching,
-		 * the queries' deadlines still fire */
-		log_warnx("dns: ub_process: %s", ub_strerror(r));
-		event_del(d->ev);
-	}
-}
-
 struct dns *
 dns_new(struct event_base *base, const struct config_dns *cf, char *err,
     size_t errsz)
 {
 	struct dns	*d;
-	int		 r;
 
 	if (errsz > 0)
 		err[0] = '\0';
@@ -344,30 +351,18 @@ dns_new(struct event_base *base, const struct config_dns *cf, char *err,
 	d->base = base;
 	d->timeout_ms = DNS_DEFAULT_TIMEOUT_MS;
 	TAILQ_INIT(&d->queries);
-	if ((d->ctx = ub_ctx_create()) == NULL) {
+	/* libunbound's own libevent must be ours: see the file header */
+	if ((d->ctx = ub_ctx_create_event(base)) == NULL) {
 		dns_err(err, errsz, "cannot create libunbound context");
 		free(d);
 		return (NULL);
 	}
-	if ((r = ub_ctx_async(d->ctx, 1)) != 0) {
-		dns_err(err, errsz, "ub_ctx_async: %s", ub_strerror(r));
-		goto fail;
-	}
-	if (dns_configure(d->ctx, cf, err, errsz) == -1)
-		goto fail;
-	d->ev = event_new(base, ub_fd(d->ctx), EV_READ | EV_PERSIST,
-	    dns_readable, d);
-	if (d->ev == NULL || event_add(d->ev, NULL) == -1) {
-		dns_err(err, errsz, "cannot watch libunbound's pipe");
-		goto fail;
+	if (dns_configure(d->ctx, cf, err, errsz) == -1) {
+		ub_ctx_delete(d->ctx);
+		free(d);
+		return (NULL);
 	}
 	return (d);
-fail:
-	if (d->ev != NULL)
-		event_free(d->ev);
-	ub_ctx_delete(d->ctx);
-	free(d);
-	return (NULL);
 }
 
 void
@@ -386,6 +381,8 @@ dns_query_free(struct dns_query *q)
 {
 	TAILQ_REMOVE(&q->dns->queries, q, entry);
 	event_free(q->timer);
+	free(q->pkt);
+	free(q->why_bogus);
 	free(q->name);
 	free(q);
 }
@@ -400,6 +397,9 @@ dns_query_retire(struct dns_query *q)
 	event_del(q->timer);
 	q->cb = NULL;
 	if (q->ub_pending) {
+		/* in event mode a cancelled query's mesh state runs on
+		 * inside libunbound, but its callback is never called
+		 * (libworker_event_done_cb tests ctx_query.cancelled) */
 		if ((r = ub_cancel(q->dns->ctx, q->async_id)) == 0 ||
 		    r == UB_NOID)
 			q->ub_pending = 0;
@@ -438,7 +438,73 @@ dns_fail(struct dns_query *q, enum dns_status st, const char *why)
 	dns_query_retire(q);
 }
 
-/* dns_timer - the deadline of a query passed (or an early failure) */
+/*
+ * dns_deliver - hand the answer (libunbound's rcode, packet, sec and
+ * why_bogus as its event callback gives them) to the caller, free q
+ */
+static void
+dns_deliver(struct dns_query *q, int rcode, const unsigned char *pkt,
+    size_t len, int sec, const char *why_bogus)
+{
+	struct dns_result	 res;
+	struct dnswire_answer	 ans;
+	dns_cb			*cb;
+
+	memset(&res, 0, sizeof(res));
+	res.status = DNS_OK;
+	res.qname = q->name;
+	res.rrtype = q->rrtype;
+	if (rcode != 0) {
+		/* "do not inspect [the packet] if rcode != 0"
+		 * (unbound-event.h); the thread API reported the same */
+		res.rcode = rcode;
+		res.nxdomain = rcode == DNS_RCODE_NXDOMAIN;
+		ans.arena = NULL;
+	} else if (dnswire_parse(pkt, len, q->rrtype, &ans) == -1) {
+		log_warnx("dns: name=%s type=%d: answer from libunbound "
+		    "unparsable: %s", q->name, q->rrtype, ans.error);
+		snprintf(q->error, sizeof(q->error), "unparsable answer: %s",
+		    ans.error);
+		dnswire_answer_clear(&ans);
+		dns_fail(q, DNS_ERR_RESOLVER, q->error);
+		return;
+	} else {
+		res.rcode = ans.rcode;
+		res.nxdomain = ans.nxdomain;
+		res.ttl = ans.ttl;
+		res.canonname = ans.cnamed ? ans.canon : NULL;
+		res.rdata_count = ans.count;
+		res.havedata = ans.count > 0;
+		res.rdata = ans.rdata;
+		res.rdata_len = ans.rdata_len;
+		if (ans.dropped > 0)
+			log_warnx("dns: name=%s type=%d: %zu RRs beyond the "
+			    "first %d ignored", q->name, q->rrtype,
+			    ans.dropped, DNSWIRE_MAX_RRS);
+	}
+	/* sec as unbound-event.h defines it: 2 secure, 1 bogus */
+	if (sec == 1) {
+		res.security = DNS_BOGUS;
+		res.why_bogus = why_bogus;
+	} else if (sec == 2)
+		res.security = DNS_SECURE;
+	else
+		res.security = DNS_INSECURE;
+	log_debug(2, "dns: name=%s type=%d rcode=%d rrs=%zu security=%s",
+	    q->name, q->rrtype, res.rcode, res.rdata_count,
+	    dns_security_name(res.security));
+
+	cb = q->cb;
+	q->cb = NULL;
+	q->state = DNS_Q_CALLING;
+	event_del(q->timer);
+	cb(&res, q->arg);
+	dnswire_answer_clear(&ans);
+	dns_query_free(q);
+}
+
+/* dns_timer - the deadline of a query passed, an answer was deferred, or
+ * an early failure */
 static void
 dns_timer(evutil_socket_t fd, short what, void *arg)
 {
@@ -448,77 +514,60 @@ dns_timer(evutil_socket_t fd, short what, void *arg)
 	(void)what;
 	if (q->state != DNS_Q_PENDING)
 		return;
-	if (q->early != DNS_OK)
+	if (q->deferred)
+		dns_deliver(q, q->ub_rcode, q->pkt, q->pkt_len, q->sec,
+		    q->why_bogus);
+	else if (q->early != DNS_OK)
 		dns_fail(q, q->early, q->error);
 	else
 		dns_fail(q, DNS_ERR_TIMEOUT, "no answer before the deadline");
 }
 
-/* dns_answer - libunbound's callback, from ub_process() */
+/*
+ * dns_answer - libunbound's callback (ub_event_callback_type), from the
+ * event loop, or from inside ub_resolve_event() for answers it has at
+ * hand (local data, and the cache): those are copied and delivered by a
+ * zero timer, so no callback runs from inside dns_query()
+ */
 static void
-dns_answer(void *mydata, int err, struct ub_result *ur)
+dns_answer(void *mydata, int rcode, void *packet, int packet_len, int sec,
+    char *why_bogus, int was_ratelimited)
 {
 	struct dns_query	*q = mydata;
-	struct dns_result	 res;
-	const unsigned char	**rdata = NULL;
-	size_t			*rdlen = NULL, n = 0, i;
-	dns_cb			*cb;
+	struct dns		*d = q->dns;
+	struct timeval		 zero = { 0, 0 };
 
+	(void)was_ratelimited;
 	q->ub_pending = 0;
+	if (d->closing)
+		return;		/* dns_free() releases q */
+	if (q->state == DNS_Q_CALLING)
+		return;		/* from a query its own callback started:
+				   dns_query_retire() frees q afterwards */
 	if (q->state == DNS_Q_ZOMBIE || q->cb == NULL) {
 		/* late answer after a deadline or cancel: drop it */
 		log_debug(2, "dns: name=%s late answer dropped", q->name);
-		ub_resolve_free(ur);
 		dns_query_free(q);
 		return;
 	}
-	if (err != 0 || ur == NULL) {
-		snprintf(q->error, sizeof(q->error), "%s", ub_strerror(err));
-		ub_resolve_free(ur);
-		dns_fail(q, DNS_ERR_RESOLVER, q->error);
+	if (packet_len < 0 || (packet_len > 0 && packet == NULL))
+		packet_len = 0;
+	if (d->submitting) {
+		q->deferred = 1;
+		q->ub_rcode = rcode;
+		q->sec = sec;
+		q->pkt_len = (size_t)packet_len;
+		if (packet_len > 0) {
+			q->pkt = xmalloc((size_t)packet_len);
+			memcpy(q->pkt, packet, (size_t)packet_len);
+		}
+		if (why_bogus != NULL)
+			q->why_bogus = xstrdup(why_bogus);
+		event_del(q->timer);
+		evtimer_add(q->timer, &zero);
 		return;
 	}
-	memset(&res, 0, sizeof(res));
-	res.status = DNS_OK;
-	res.qname = q->name;
-	res.rrtype = q->rrtype;
-	res.rcode = ur->rcode;
-	res.nxdomain = ur->nxdomain;
-	res.ttl = ur->ttl;
-	res.canonname = ur->canonname;
-	if (ur->bogus) {
-		res.security = DNS_BOGUS;
-		res.why_bogus = ur->why_bogus;
-	} else if (ur->secure)
-		res.security = DNS_SECURE;
-	else
-		res.security = DNS_INSECURE;
-	if (ur->havedata && ur->data != NULL) {
-		while (ur->data[n] != NULL)
-			n++;
-		rdata = xcalloc(n, sizeof(*rdata));
-		rdlen = xcalloc(n, sizeof(*rdlen));
-		for (i = 0; i < n; i++) {
-			rdata[i] = (const unsigned char *)ur->data[i];
-			rdlen[i] = ur->len[i] < 0 ? 0 : (size_t)ur->len[i];
-		}
-	}
-	res.rdata_count = n;
-	res.havedata = n > 0;
-	res.rdata = rdata;
-	res.rdata_len = rdlen;
-	log_debug(2, "dns: name=%s type=%d rcode=%d rrs=%zu security=%s",
-	    q->name, q->rrtype, res.rcode, n, dns_security_name(res.security));
-
-	cb = q->cb;
-	q->cb = NULL;
-	q->state = DNS_Q_CALLING;
-	event_del(q->timer);
-	cb(&res, q->arg);
-	free(rdata);
-	free(rdlen);
-	ub_resolve_free(ur);
-	dns_query_free(q);
+	dns_deliver(q, rcode, packet, (size_t)packet_len, sec, why_bogus);
 }
 
 struct dns_query *
@@ -540,16 +589,21 @@ dns_query(struct dns *d, const char *name, int rrtype, dns_cb *cb, void *arg)
 		fatalx("dns: cannot create a timer");
 	TAILQ_INSERT_TAIL(&d->queries, q, entry);
 
-	r = ub_resolve_async(d->ctx, q->name, rrtype, 1 /* IN */, q,
+	q->ub_pending = 1;	/* until dns_answer, maybe from inside */
+	d->submitting = 1;
+	r = ub_resolve_event(d->ctx, q->name, rrtype, 1 /* IN */, q,
 	    dns_answer, &q->async_id);
+	d->submitting = 0;
+	if (q->deferred)
+		return (q);	/* answered at once: its zero timer runs */
 	if (r != 0) {
 		/* report from the event loop, never from inside dns_query */
+		q->ub_pending = 0;
 		q->early = DNS_ERR_RESOLVER;
 		snprintf(q->error, sizeof(q->error), "%s", ub_strerror(r));
 		tv.tv_sec = 0;
 		tv.tv_usec = 0;
 	} else {
-		q->ub_pending = 1;
 		tv.tv_sec = d->timeout_ms / 1000;
 		tv.tv_usec = (d->timeout_ms % 1000) * 1000;
 	}
@@ -572,12 +626,17 @@ dns_free(struct dns *d)
 
 	if (d == NULL)
 		return;
-	/* deleting the context stops the thread: no callback after this */
+	/* ub_ctx_delete() calls back every query still in libunbound's
+	 * mesh with SERVFAIL unless it was cancelled: cancel them, and
+	 * let dns_answer ignore whatever comes anyway */
+	d->closing = 1;
+	TAILQ_FOREACH(q, &d->queries, entry)
+		if (q->ub_pending)
+			(void)ub_cancel(d->ctx, q->async_id);
 	ub_ctx_delete(d->ctx);
 	while ((q = TAILQ_FIRST(&d->queries)) != NULL)
 		/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc) */
 		dns_query_free(q);
-	event_free(d->ev);
 	free(d);
 }
 

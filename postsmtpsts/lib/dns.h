@@ -2,10 +2,9 @@
  * dns.h - asynchronous DNSSEC-validating lookups (libunbound) on libevent
  *
  * One struct dns owns one libunbound context configured from struct
- * config_dns and driven by the caller's event base: the context's answer
- * pipe (ub_fd) is watched by a persistent read event that calls
- * ub_process().  Every query has its own deadline, enforced with a libevent
- * timer because libunbound's async API has none.
+ * config_dns and running inside the caller's event base (libunbound's
+ * event API: no thread, no pipe).  Every query has its own deadline,
+ * enforced with a libevent timer because libunbound's API has none.
  *
  * Callback contract: dns_query() always returns a handle, and the callback
  * runs exactly once, later, from the event loop (never from inside

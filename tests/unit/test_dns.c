@@ -2,9 +2,10 @@
  * test_dns.c - dns.c against a fake DNS server on a loopback UDP socket
  *
  * The fake server lives in the test's own event loop: it answers TXT
- * queries with a canned record, NXDOMAIN, nothing at all, or too late, so
- * the deadline, cancel and late-answer paths run for real through
- * libunbound's thread and pipe.  No network beyond 127.0.0.1.
+ * queries with a canned record, NXDOMAIN, nothing at all, too late, or an
+ * MX through a CNAME with compressed names, so the deadline, cancel,
+ * late-answer, cache and local-data paths run for real through libunbound
+ * in the same event loop.  No network beyond 127.0.0.1.
  */
 #include "autoconf.h"
 
@@ -35,6 +36,7 @@ enum fake_mode {
 	FAKE_NXDOMAIN,
 	FAKE_SILENT,		/* never answer */
 	FAKE_LATE,		/* answer LATE_MS after the question */
+	FAKE_CNAME_MX,		/* CNAME to mx2.example.org. and its MX */
 };
 
 struct fake {
@@ -63,9 +65,50 @@ struct outcome {
 	size_t		 count;
 	unsigned char	 rdata[256];
 	size_t		 rdlen;
+	char		 canon[256];
+	int		 inside;	/* set while dns_query() runs */
+	int		 called_inside;
 };
 
 static const unsigned char fake_txt[] = "\x08v=STSv1;\x07 id=abc";
+
+static const unsigned char fake_target[] = "\x03mx2\x07" "example\x03org";
+
+/* fake_build_cname_mx - owner CNAME mx2.example.org., whose MX is
+ * "10 mail.example.org." compressed against the CNAME target, or that MX
+ * alone when mx2.example.org is asked */
+static int
+fake_build_cname_mx(struct fake *f, const unsigned char *q, size_t qend)
+{
+	unsigned char	*r = f->reply;
+	size_t		 i = qend, tgt = 12;
+
+	if (qend - 12 - 4 != sizeof(fake_target) ||
+	    memcmp(q + 12, fake_target, sizeof(fake_target)) != 0) {
+		r[7]++;
+		r[i++] = 0xc0; r[i++] = 12;
+		r[i++] = 0; r[i++] = 5;		/* CNAME */
+		r[i++] = 0; r[i++] = 1;
+		r[i++] = 0; r[i++] = 0; r[i++] = FAKE_TTL >> 8;
+		r[i++] = FAKE_TTL & 255;
+		r[i++] = 0; r[i++] = sizeof(fake_target);
+		tgt = i;
+		memcpy(r + i, fake_target, sizeof(fake_target));
+		i += sizeof(fake_target);
+	}
+	r[7]++;
+	r[i++] = 0xc0 | (unsigned char)(tgt >> 8); r[i++] = tgt & 255;
+	r[i++] = 0; r[i++] = 15;		/* MX */
+	r[i++] = 0; r[i++] = 1;
+	r[i++] = 0; r[i++] = 0; r[i++] = FAKE_TTL >> 8; r[i++] = FAKE_TTL & 255;
+	r[i++] = 0; r[i++] = 2 + 5 + 2;
+	r[i++] = 0; r[i++] = 10;
+	r[i++] = 4; memcpy(r + i, "mail", 4); i += 4;
+	r[i++] = 0xc0 | (unsigned char)((tgt + 4) >> 8);
+	r[i++] = (tgt + 4) & 255;		/* example.org */
+	f->replylen = i;
+	return (0);
+}
 
 /* fake_build - the reply to query q[0..n) in f->reply */
 static int
@@ -92,6 +135,8 @@ fake_build(struct fake *f, const unsigned char *q, size_t n)
 		r[3] |= 3;
 		return (0);
 	}
+	if (f->mode == FAKE_CNAME_MX)
+		return (fake_build_cname_mx(f, q, qend));
 	r[7] = 1;
 	i = qend;
 	r[i++] = 0xc0; r[i++] = 12;		/* name: the question's */
@@ -177,6 +222,8 @@ record(const struct dns_result *res, void *arg)
 	struct outcome	*o = arg;
 
 	o->calls++;
+	if (o->inside)
+		o->called_inside++;
 	o->status = res->status;
 	o->rcode = res->rcode;
 	o->nxdomain = res->nxdomain;
@@ -188,6 +235,8 @@ record(const struct dns_result *res, void *arg)
 		memcpy(o->rdata, res->rdata[0], res->rdata_len[0]);
 		o->rdlen = res->rdata_len[0];
 	}
+	snprintf(o->canon, sizeof(o->canon), "%s", res->canonname != NULL ?
+	    res->canonname : "");
 	if (o->calls >= o->want)
 		event_base_loopbreak(o->base);
 }
@@ -405,6 +454,126 @@ nodefault_option_is_applied(void **state)
 	teardown(base, &f, d);
 }
 
+/* query - dns_query(), noting a callback from inside it */
+static struct dns_query *
+query(struct dns *d, const char *name, int rrtype, struct outcome *o)
+{
+	struct dns_query *q;
+
+	o->inside = 1;
+	q = dns_query(d, name, rrtype, record, o);
+	o->inside = 0;
+	return (q);
+}
+
+static void
+cached_answer_is_deferred(void **state)
+{
+	struct event_base *base;
+	struct fake	 f;
+	struct outcome	 o = { .want = 1 };
+	struct dns	*d;
+
+	(void)state;
+	d = setup(&base, &f, FAKE_TXT, NULL);
+	o.base = base;
+	query(d, "_mta-sts.example.com", DNS_TYPE_TXT, &o);
+	run(base, 5000);
+	assert_int_equal(o.calls, 1);
+	assert_int_equal(f.queries, 1);
+	/* libunbound answers this one from its cache inside
+	 * ub_resolve_event(): the callback must still come later */
+	o.want = 2;
+	memset(o.rdata, 0, sizeof(o.rdata));
+	query(d, "_mta-sts.example.com", DNS_TYPE_TXT, &o);
+	assert_int_equal(o.calls, 1);
+	run(base, 5000);
+	assert_int_equal(o.calls, 2);
+	assert_int_equal(o.called_inside, 0);
+	assert_int_equal(f.queries, 1);		/* from the cache */
+	assert_int_equal(o.status, DNS_OK);
+	assert_int_equal(o.count, 1);
+	assert_memory_equal(o.rdata, fake_txt, sizeof(fake_txt) - 1);
+	assert_true(o.ttl > 0 && o.ttl <= FAKE_TTL);
+	teardown(base, &f, d);
+}
+
+static void
+cancelled_cached_answer_never_calls_back(void **state)
+{
+	struct event_base *base;
+	struct fake	 f;
+	struct outcome	 o = { .want = 1 }, o2 = { .want = 1 };
+	struct dns	*d;
+
+	(void)state;
+	d = setup(&base, &f, FAKE_TXT, NULL);
+	o.base = o2.base = base;
+	query(d, "_mta-sts.example.com", DNS_TYPE_TXT, &o);
+	run(base, 5000);
+	assert_int_equal(o.calls, 1);
+	/* answered inside dns_query, cancelled before the loop runs */
+	dns_cancel(query(d, "_mta-sts.example.com", DNS_TYPE_TXT, &o2));
+	/* and one left pending in the deferred state for dns_free */
+	query(d, "_mta-sts.example.com", DNS_TYPE_TXT, &o2);
+	assert_int_equal(o2.calls, 0);
+	teardown(base, &f, d);		/* ASan: the copies are freed */
+	assert_int_equal(o2.calls, 0);
+}
+
+static void
+local_data_is_answered_later(void **state)
+{
+	struct event_base *base;
+	struct fake	 f;
+	struct outcome	 o = { .want = 1 };
+	struct dns	*d;
+	char		*opts[] = {
+		"local-data: ld.example. 60 IN TXT hi", NULL };
+
+	(void)state;
+	d = setup(&base, &f, FAKE_SILENT, opts);
+	o.base = base;
+	query(d, "ld.example", DNS_TYPE_TXT, &o);
+	assert_int_equal(o.calls, 0);
+	run(base, 5000);
+	assert_int_equal(o.calls, 1);
+	assert_int_equal(o.called_inside, 0);
+	assert_int_equal(f.queries, 0);
+	assert_int_equal(o.status, DNS_OK);
+	assert_int_equal(o.count, 1);
+	assert_int_equal(o.rdlen, 3);
+	assert_memory_equal(o.rdata, "\x02hi", 3);
+	assert_int_equal(o.ttl, 60);
+	teardown(base, &f, d);
+}
+
+static void
+cname_is_followed_and_mx_decompressed(void **state)
+{
+	static const unsigned char mx[] =
+	    "\x00\x0a\x04mail\x07" "example\x03org";
+	struct event_base *base;
+	struct fake	 f;
+	struct outcome	 o = { .want = 1 };
+	struct dns	*d;
+
+	(void)state;
+	d = setup(&base, &f, FAKE_CNAME_MX, NULL);
+	o.base = base;
+	query(d, "example.com", DNS_TYPE_MX, &o);
+	run(base, 5000);
+	assert_int_equal(o.calls, 1);
+	assert_int_equal(o.status, DNS_OK);
+	assert_int_equal(o.rcode, DNS_RCODE_NOERROR);
+	assert_int_equal(o.count, 1);
+	assert_int_equal(o.rdlen, sizeof(mx));
+	assert_memory_equal(o.rdata, mx, sizeof(mx));
+	assert_string_equal(o.canon, "mx2.example.org.");
+	assert_true(o.ttl > 0 && o.ttl <= FAKE_TTL);
+	teardown(base, &f, d);
+}
+
 static void
 bad_options_are_refused(void **state)
 {
@@ -461,6 +630,10 @@ main(void)
 		cmocka_unit_test(free_with_queries_pending),
 		cmocka_unit_test(special_use_zone_reaches_the_forwarder),
 		cmocka_unit_test(nodefault_option_is_applied),
+		cmocka_unit_test(cached_answer_is_deferred),
+		cmocka_unit_test(cancelled_cached_answer_never_calls_back),
+		cmocka_unit_test(local_data_is_answered_later),
+		cmocka_unit_test(cname_is_followed_and_mx_decompressed),
 		cmocka_unit_test(bad_options_are_refused),
 		cmocka_unit_test(names_for_logs),
 	};

@@ -1,0 +1,397 @@
+/*
+ * dnswire.c - the answer of a DNS response packet, parsed (RFC 1035 §4.1)
+ *
+ * Interface (dnswire.h): dnswire_parse(pkt, len, qtype, &ans) fills ans
+ * with the header RCODE, the answer RRset of qtype after CNAMEs, the final
+ * name and the TTL; dnswire_answer_clear() frees it.
+ *
+ * Input: one DNS message as libunbound's ub_resolve_event() callback hands
+ * it (built by unbound, but parsed as if hostile: a bug or a future change
+ * there must not become a memory error here).  Every read checks the
+ * packet length first; names are read with their compression pointers
+ * (RFC 1035 §4.1.4) followed at most DNSWIRE_MAX_POINTERS times, so a
+ * pointer loop ends as an error; a name longer than DNSWIRE_NAME_MAX, a
+ * label type other than 00 and 11 (RFC 6891 §5 retired 01, 10 is
+ * reserved), an RDATA running past the packet or a count of RRs the
+ * packet does not hold are errors.  At most DNSWIRE_MAX_RRS RDATAs are
+ * kept (the rest are counted in ans->dropped), DNSWIRE_MAX_CNAMES CNAME
+ * links followed.
+ *
+ * Output: RDATAs of types without domain names (A, AAAA, TXT, TLSA, ...)
+ * point into the packet; those whose names may be compressed (RFC 3597
+ * §4: NS, MD, MF, CNAME, SOA, MB, MG, MR, PTR, MINFO, MX) are rebuilt
+ * uncompressed in one allocation, ans->arena, as libunbound's ub_result
+ * gave them.  So the answer is valid while the packet is.
+ */
+#include "autoconf.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/dnswire.h"
+#include "lib/xmalloc.h"
+
+#define DNSWIRE_CLASS_IN	1
+#define DNSWIRE_TYPE_CNAME	5
+#define DNSWIRE_TYPE_SOA	6
+#define DNSWIRE_TYPE_OPT	41
+#define DNSWIRE_RR_FIXED	10	/* type, class, TTL, RDLENGTH */
+#define DNSWIRE_TTL_MAX		0x7fffffffU	/* RFC 2181 §8 */
+
+/* where the domain names sit in an RDATA: fixed bytes before the first
+ * name, the number of names, fixed bytes after them (RFC 1035 §3.3) */
+struct dnswire_rdnames {
+	uint16_t	type;
+	uint8_t		before;
+	uint8_t		names;
+	uint8_t		after;
+};
+
+static const struct dnswire_rdnames dnswire_rdnames[] = {
+	{ 2, 0, 1, 0 },		/* NS */
+	{ 3, 0, 1, 0 },		/* MD */
+	{ 4, 0, 1, 0 },		/* MF */
+	{ 5, 0, 1, 0 },		/* CNAME */
+	{ 6, 0, 2, 20 },	/* SOA: MNAME RNAME + 5 x 32 bits */
+	{ 7, 0, 1, 0 },		/* MB */
+	{ 8, 0, 1, 0 },		/* MG */
+	{ 9, 0, 1, 0 },		/* MR */
+	{ 12, 0, 1, 0 },	/* PTR */
+	{ 14, 0, 2, 0 },	/* MINFO */
+	{ 15, 2, 1, 0 },	/* MX: PREFERENCE EXCHANGE */
+};
+
+/* dnswire_u16 - big-endian 16 bits at p */
+static uint16_t
+dnswire_u16(const unsigned char *p)
+{
+	return ((uint16_t)((p[0] << 8) | p[1]));
+}
+
+/* dnswire_u32 - big-endian 32 bits at p */
+static uint32_t
+dnswire_u32(const unsigned char *p)
+{
+	return (((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) |
+	    ((uint32_t)p[2] << 8) | (uint32_t)p[3]);
+}
+
+/*
+ * dnswire_name - read the name at *pos into out (uncompressed wire form,
+ * at most DNSWIRE_NAME_MAX bytes), *pos moves past the name where it
+ * stands (past its first pointer); -1 on any malformation
+ */
+static int
+dnswire_name(const unsigned char *pkt, size_t len, size_t *pos,
+    unsigned char *out, size_t *outlen)
+{
+	size_t		 p = *pos, o = 0, end = 0;
+	unsigned int	 c, ptrs = 0;
+
+	for (;;) {
+		if (p >= len)
+			return (-1);
+		c = pkt[p];
+		if ((c & 0xc0) == 0xc0) {
+			/* RFC 1035 §4.1.4: 14-bit offset from the start */
+			if (p + 1 >= len || ++ptrs > DNSWIRE_MAX_POINTERS)
+				return (-1);
+			if (ptrs == 1)
+				end = p + 2;
+			p = ((size_t)(c & 0x3f) << 8) | pkt[p + 1];
+			continue;
+		}
+		if ((c & 0xc0) != 0)
+			return (-1);
+		/* c + 1 label bytes, and the root label still to come */
+		if (c + 1 > len - p || o + c + 2 > DNSWIRE_NAME_MAX)
+			return (-1);
+		memcpy(out + o, pkt + p, c + 1);
+		o += c + 1;
+		p += c + 1;
+		if (c == 0)
+			break;
+	}
+	*pos = ptrs > 0 ? end : p;
+	*outlen = o;
+	return (0);
+}
+
+/* dnswire_name_eq - the same name, ASCII case-insensitively (RFC 4343) */
+static int
+dnswire_name_eq(const unsigned char *a, size_t alen, const unsigned char *b,
+    size_t blen)
+{
+	size_t		 i;
+	unsigned char	 x, y;
+
+	if (alen != blen)
+		return (0);
+	for (i = 0; i < alen; i++) {
+		x = a[i];
+		y = b[i];
+		if (x >= 'A' && x <= 'Z')
+			x += 'a' - 'A';
+		if (y >= 'A' && y <= 'Z')
+			y += 'a' - 'A';
+		if (x != y)
+			return (0);
+	}
+	return (1);
+}
+
+/*
+ * dnswire_name_text - wire name -> presentation form "a.b." in out, with
+ * '.', ';', '(', ')', '\\' escaped and other non-graphic bytes as \DDD,
+ * as libunbound writes ub_result.canonname; -1 if out is too small
+ */
+static int
+dnswire_name_text(const unsigned char *name, size_t nlen, char *out,
+    size_t outsz)
+{
+	size_t		 i = 0, o = 0, l, k;
+	unsigned char	 c;
+	int		 n;
+
+	if (outsz < 2)
+		return (-1);
+	if (nlen == 0 || name[0] == 0) {
+		out[0] = '.';
+		out[1] = '\0';
+		return (0);
+	}
+	while (i < nlen && name[i] != 0) {
+		l = name[i++];
+		for (k = 0; k < l && i < nlen; k++, i++) {
+			c = name[i];
+			if (c == '.' || c == ';' || c == '(' || c == ')' ||
+			    c == '\\') {
+				if (o + 2 >= outsz)
+					return (-1);
+				out[o++] = '\\';
+				out[o++] = (char)c;
+			} else if (c > 0x20 && c < 0x7f) {
+				if (o + 1 >= outsz)
+					return (-1);
+				out[o++] = (char)c;
+			} else {
+				n = snprintf(out + o, outsz - o, "\\%03u", c);
+				if (n < 0 || (size_t)n >= outsz - o)
+					return (-1);
+				o += (size_t)n;
+			}
+		}
+		if (o + 1 >= outsz)
+			return (-1);
+		out[o++] = '.';
+	}
+	out[o] = '\0';
+	return (0);
+}
+
+/* dnswire_rdnames_find - the name layout of type, or NULL */
+static const struct dnswire_rdnames *
+dnswire_rdnames_find(unsigned int type)
+{
+	size_t	 i;
+
+	for (i = 0; i < sizeof(dnswire_rdnames) / sizeof(dnswire_rdnames[0]);
+	    i++)
+		if (dnswire_rdnames[i].type == type)
+			return (&dnswire_rdnames[i]);
+	return (NULL);
+}
+
+/*
+ * dnswire_rdata_expand - RDATA pkt[rd..rd+rdlen) of layout lay, its names
+ * decompressed, appended to out (room for rdlen + names *
+ * DNSWIRE_NAME_MAX bytes); the names must end inside the RDATA and the
+ * fixed parts fill it exactly
+ */
+static int
+dnswire_rdata_expand(const unsigned char *pkt, size_t len, size_t rd,
+    size_t rdlen, const struct dnswire_rdnames *lay, unsigned char *out,
+    size_t *outlen)
+{
+	size_t	 pos = rd, end = rd + rdlen, o = 0, nlen;
+	int	 i;
+
+	if (lay->before > rdlen)
+		return (-1);
+	memcpy(out, pkt + pos, lay->before);
+	o += lay->before;
+	pos += lay->before;
+	for (i = 0; i < lay->names; i++) {
+		/* the name's own bytes lie in the RDATA; a pointer may
+		 * point anywhere in the packet */
+		if (dnswire_name(pkt, len, &pos, out + o, &nlen) == -1 ||
+		    pos > end)
+			return (-1);
+		o += nlen;
+	}
+	if (end - pos != lay->after)
+		return (-1);
+	memcpy(out + o, pkt + pos, lay->after);
+	o += lay->after;
+	*outlen = o;
+	return (0);
+}
+
+/* dnswire_ttl - an RR's TTL as a non-negative int (RFC 2181 §8) */
+static uint32_t
+dnswire_ttl(uint32_t ttl)
+{
+	return (ttl > DNSWIRE_TTL_MAX ? 0 : ttl);
+}
+
+/* dnswire_fail - record why, return -1 */
+static int
+dnswire_fail(struct dnswire_answer *ans, const char *why)
+{
+	ans->error = why;
+	ans->count = 0;
+	return (-1);
+}
+
+int
+dnswire_parse(const unsigned char *pkt, size_t len, int qtype,
+    struct dnswire_answer *ans)
+{
+	unsigned char	 qname[DNSWIRE_NAME_MAX], sname[DNSWIRE_NAME_MAX];
+	unsigned char	 owner[DNSWIRE_NAME_MAX];
+	const struct dnswire_rdnames *lay;
+	size_t		 pos, qlen, slen, olen, rdpos, rdlen, cpos, need, o;
+	size_t		 counts[3], sec, i, cnames = 0, any = 0;
+	uint32_t	 ttl, minttl_ans = DNSWIRE_TTL_MAX;
+	uint32_t	 minttl_all = DNSWIRE_TTL_MAX;
+	unsigned int	 type, class;
+	size_t		 rdpos_kept[DNSWIRE_MAX_RRS];
+
+	ans->rcode = 0;
+	ans->nxdomain = 0;
+	ans->ttl = 0;
+	ans->cnamed = 0;
+	ans->canon[0] = '\0';
+	ans->count = 0;
+	ans->dropped = 0;
+	ans->arena = NULL;
+	ans->error = NULL;
+
+	if (pkt == NULL || len < DNSWIRE_HEADER_LEN)
+		return (dnswire_fail(ans, "shorter than a DNS header"));
+	ans->rcode = pkt[3] & 0x0f;	/* RFC 1035 §4.1.1 */
+	ans->nxdomain = ans->rcode == 3;
+	if (dnswire_u16(pkt + 4) != 1)
+		return (dnswire_fail(ans, "not one question"));
+	counts[0] = dnswire_u16(pkt + 6);
+	counts[1] = dnswire_u16(pkt + 8);
+	counts[2] = dnswire_u16(pkt + 10);
+
+	pos = DNSWIRE_HEADER_LEN;
+	if (dnswire_name(pkt, len, &pos, qname, &qlen) == -1)
+		return (dnswire_fail(ans, "bad question name"));
+	if (len - pos < 4)
+		return (dnswire_fail(ans, "truncated question"));
+	if (dnswire_u16(pkt + pos) != qtype)
+		return (dnswire_fail(ans, "answer to another type"));
+	pos += 4;
+	memcpy(sname, qname, qlen);
+	slen = qlen;
+
+	for (sec = 0; sec < 3; sec++) {
+		for (i = 0; i < counts[sec]; i++) {
+			if (dnswire_name(pkt, len, &pos, owner, &olen) == -1)
+				return (dnswire_fail(ans, "bad owner name"));
+			if (len - pos < DNSWIRE_RR_FIXED)
+				return (dnswire_fail(ans, "truncated RR"));
+			type = dnswire_u16(pkt + pos);
+			class = dnswire_u16(pkt + pos + 2);
+			ttl = dnswire_ttl(dnswire_u32(pkt + pos + 4));
+			rdlen = dnswire_u16(pkt + pos + 8);
+			rdpos = pos + DNSWIRE_RR_FIXED;
+			if (rdlen > len - rdpos)
+				return (dnswire_fail(ans, "truncated RDATA"));
+			pos = rdpos + rdlen;
+			if (type == DNSWIRE_TYPE_OPT)
+				continue;
+			/* RFC 2308 §5: a negative answer lives as long as
+			 * the SOA's MINIMUM at most */
+			if (sec == 1 && type == DNSWIRE_TYPE_SOA &&
+			    rdlen >= 4 && dnswire_ttl(dnswire_u32(pkt + pos -
+			    4)) < ttl)
+				ttl = dnswire_ttl(dnswire_u32(pkt + pos - 4));
+			any++;
+			if (ttl < minttl_all)
+				minttl_all = ttl;
+			if (sec != 0 || class != DNSWIRE_CLASS_IN ||
+			    !dnswire_name_eq(owner, olen, sname, slen))
+				continue;
+			if (type == (unsigned int)qtype) {
+				if (ans->count == DNSWIRE_MAX_RRS) {
+					ans->dropped++;
+					continue;
+				}
+				rdpos_kept[ans->count] = rdpos;
+				ans->rdata_len[ans->count++] = rdlen;
+				if (ttl < minttl_ans)
+					minttl_ans = ttl;
+			} else if (type == DNSWIRE_TYPE_CNAME &&
+			    cnames < DNSWIRE_MAX_CNAMES) {
+				/* RFC 1034 §3.6.2: go on at the target */
+				cpos = rdpos;
+				if (dnswire_name(pkt, len, &cpos, sname,
+				    &slen) == -1 || cpos != pos)
+					return (dnswire_fail(ans,
+					    "bad CNAME target"));
+				cnames++;
+				ans->cnamed = 1;
+			}
+		}
+	}
+	if (ans->cnamed && dnswire_name_text(sname, slen, ans->canon,
+	    sizeof(ans->canon)) == -1)
+		return (dnswire_fail(ans, "unprintable CNAME target"));
+	if (ans->count > 0)
+		ans->ttl = (int)minttl_ans;
+	else if (any > 0)
+		ans->ttl = (int)minttl_all;
+
+	if ((lay = dnswire_rdnames_find((unsigned int)qtype)) == NULL) {
+		for (i = 0; i < ans->count; i++)
+			ans->rdata[i] = pkt + rdpos_kept[i];
+		return (0);
+	}
+	/* RDATAs with names: uncompressed copies in one arena; each grows
+	 * by at most its names' full length */
+	need = 0;
+	for (i = 0; i < ans->count; i++)
+		need += ans->rdata_len[i] + (size_t)lay->names *
+		    DNSWIRE_NAME_MAX;
+	if (need == 0)
+		return (0);
+	ans->arena = xmalloc(need);
+	o = 0;
+	for (i = 0; i < ans->count; i++) {
+		if (dnswire_rdata_expand(pkt, len, rdpos_kept[i],
+		    ans->rdata_len[i], lay, ans->arena + o, &rdlen) == -1) {
+			dnswire_answer_clear(ans);
+			return (dnswire_fail(ans, "bad name in RDATA"));
+		}
+		ans->rdata[i] = ans->arena + o;
+		ans->rdata_len[i] = rdlen;
+		o += rdlen;
+	}
+	return (0);
+}
+
+void
+dnswire_answer_clear(struct dnswire_answer *ans)
+{
+	if (ans == NULL)
+		return;
+	free(ans->arena);
+	ans->arena = NULL;
+	ans->count = 0;
+}
