@@ -712,9 +712,14 @@ job_fleet_done(void *arg, const struct rfleet_result *res)
 	struct job	*j = arg;
 
 	j->fleet_wait = 0;
-	/* the cache may hold the fleet's newer record now: merge with it */
-	j->have_old = 0;
-	j->have_old_dane = 0;
+	/* the cache may hold the fleet's newer record now: a part about to
+	 * start merges with it (a part running keeps what it started with:
+	 * its discovery merges with that, and rfleet_want's second round
+	 * comes while it runs) */
+	if (j->dv == NULL)
+		j->have_old = 0;
+	if (j->dn == NULL)
+		j->have_old_dane = 0;
 	if (res->have_sts && j->dv == NULL) {
 		cache_record_copy(&j->sts, &res->sts);
 		j->have_sts = 1;
@@ -746,7 +751,8 @@ job_start(struct job *j)
 	if (!j->fleet_asked && !j->bypass) {
 		j->fleet_asked = 1;
 		j->fleet = rfleet_lookup(r->rfleet, j->node.domain, j->want_sts,
-		    j->want_dane, j->refresh, job_fleet_done, j);
+		    j->want_dane, j->refresh ? RFLEET_REFRESH : j->txtcheck ?
+		    RFLEET_TXTCHECK : RFLEET_REQUEST, job_fleet_done, j);
 		if (j->fleet != NULL) {
 			j->fleet_wait = 1;
 			return;
@@ -755,6 +761,43 @@ job_start(struct job *j)
 	if (j->want_sts)
 		job_start_sts(j);
 	if (j->want_dane)
+		job_start_dane(j);
+}
+
+/*
+ * job_add - a queued or running job must also cover these parts (a
+ * request joined it).  A part added to a running job goes through the
+ * fleet first, as the job's own parts did (rfleet_want): otherwise it
+ * would be discovered here although another host knows it.
+ */
+static void
+job_add(struct job *j, int sts, int dane)
+{
+	struct resolver	*r = j->r;
+
+	sts = sts && !j->want_sts;
+	dane = dane && !j->want_dane;
+	if (!sts && !dane)
+		return;
+	j->want_sts |= sts;
+	j->want_dane |= dane;
+	if (!j->started)
+		return;		/* job_start asks the fleet for them all */
+	if (!j->bypass) {
+		/* the job's ticket reads them (again), or a new one: the
+		 * fleet may have come up since the job started */
+		if (j->fleet != NULL ? rfleet_want(j->fleet, sts, dane) == 0 :
+		    (j->fleet = rfleet_lookup(r->rfleet, j->node.domain, sts,
+		    dane, j->refresh ? RFLEET_REFRESH : RFLEET_REQUEST,
+		    job_fleet_done, j)) != NULL) {
+			j->fleet_wait = 1;	/* job_fleet_done starts
+						   what the fleet lacks */
+			return;
+		}
+	}
+	if (sts)
+		job_start_sts(j);
+	if (dane)
 		job_start_dane(j);
 }
 
@@ -943,12 +986,7 @@ resolver_txtcheck(struct rconn *rc, const struct ipc_request *req)
 
 	if ((j = job_find(r, req->domain, req->domain_len)) != NULL) {
 		/* a job runs: its MTA-STS part checks the id anyway */
-		if (!j->want_sts) {
-			if (j->started)
-				job_start_sts(j);
-			else
-				j->want_sts = 1;
-		}
+		job_add(j, 1, 0);
 		resolver_wait(rc, j);
 		return (0);
 	}
@@ -1039,20 +1077,9 @@ resolver_request(struct rconn *rc, const struct ipc_request *req)
 	} else {
 		/* joining a job (a proactive refresh of one part, say):
 		 * make it cover what this request lacks */
-		if (!j->want_sts && !resolver_fresh(r, req->domain,
-		    req->domain_len, 0)) {
-			if (j->started)
-				job_start_sts(j);
-			else
-				j->want_sts = 1;
-		}
-		if (r->cf->dane && !j->want_dane && !resolver_fresh(r,
-		    req->domain, req->domain_len, 1)) {
-			if (j->started)
-				job_start_dane(j);
-			else
-				j->want_dane = 1;
-		}
+		job_add(j, !j->want_sts && !resolver_fresh(r, req->domain,
+		    req->domain_len, 0), r->cf->dane && !j->want_dane &&
+		    !resolver_fresh(r, req->domain, req->domain_len, 1));
 	}
 	if (j->dv == NULL && j->dn == NULL && !j->queued && !j->fleet_wait)
 		return;		/* finished synchronously: already answered */

@@ -25,6 +25,7 @@
 #include "lib/fleet.h"
 #include "lib/log.h"
 #include "lib/xmalloc.h"
+#include "policy/facts.h"
 #include "policy/fleet_facts.h"
 #include "daemon/rfleet.h"
 #include "daemon/stats.h"
@@ -54,7 +55,7 @@ struct rfleet_ticket {
 	rfleet_cb	*cb;
 	void		*arg;
 	char		 domain[DOMAIN_BUFSZ];
-	int		 refresh;
+	enum rfleet_why	 why;
 	int		 need_sts;	/* parts not yet satisfied */
 	int		 need_dane;
 	struct rfleet_result res;
@@ -166,9 +167,18 @@ rfleet_offer(struct rfleet_ticket *t, const char *key,
 	rf->store(rf->store_arg, key, out);
 	log_debug(1, "fleet: key=%s taken kind=%s fetched_at=%lld", key,
 	    cache_kind_name(out->kind), (long long)out->fetched_at);
-	/* usable: fresh for a request, not due for a proactive refresh */
-	return (t->refresh ? !cache_record_needs_refresh(out, now) :
-	    cache_record_fresh(out, now));
+	/* usable: fresh for a request, not due for a proactive refresh;
+	 * for a TXT re-check, fresh and the check made (here or elsewhere) */
+	switch (t->why) {
+	case RFLEET_REFRESH:
+		return (!cache_record_needs_refresh(out, now));
+	case RFLEET_TXTCHECK:
+		return (cache_record_fresh(out, now) &&
+		    (out->kind != CACHE_KIND_STS || !facts_txt_due(out, now)));
+	case RFLEET_REQUEST:
+	default:
+		return (cache_record_fresh(out, now));
+	}
 }
 
 /* rfleet_get_done - one GET finished */
@@ -219,23 +229,28 @@ rfleet_get_dane_cb(void *arg, enum fleet_status st,
 	rfleet_get_done(arg, 1, st, rec);
 }
 
-/* rfleet_read - GET the parts still needed; the number sent */
+/* rfleet_read_parts - GET these parts; the number sent */
 static int
-rfleet_read(struct rfleet_ticket *t)
+rfleet_read_parts(struct rfleet_ticket *t, int sts, int dane)
 {
 	char		 key[CACHE_KEY_MAX + 1];
 	int		 n = 0;
 
-	if (t->need_sts && fleet_get(t->rf->f, t->domain, rfleet_get_sts_cb,
-	    t) == 0)
+	if (sts && fleet_get(t->rf->f, t->domain, rfleet_get_sts_cb, t) == 0)
 		n++;
 	cache_dane_key(t->domain, strlen(t->domain), key);
-	if (t->need_dane && fleet_get(t->rf->f, key, rfleet_get_dane_cb,
-	    t) == 0)
+	if (dane && fleet_get(t->rf->f, key, rfleet_get_dane_cb, t) == 0)
 		n++;
 	t->gets += n;
 	t->refs += n;
 	return (n);
+}
+
+/* rfleet_read - GET the parts still needed; the number sent */
+static int
+rfleet_read(struct rfleet_ticket *t)
+{
+	return (rfleet_read_parts(t, t->need_sts, t->need_dane));
 }
 
 /* rfleet_timer_cb - poll again while another host discovers */
@@ -361,7 +376,7 @@ rfleet_step(struct rfleet_ticket *t)
 
 struct rfleet_ticket *
 rfleet_lookup(struct rfleet *rf, const char *domain, int want_sts,
-    int want_dane, int refresh, rfleet_cb *cb, void *arg)
+    int want_dane, enum rfleet_why why, rfleet_cb *cb, void *arg)
 {
 	struct rfleet_ticket *t;
 
@@ -373,7 +388,7 @@ rfleet_lookup(struct rfleet *rf, const char *domain, int want_sts,
 	t->cb = cb;
 	t->arg = arg;
 	snprintf(t->domain, sizeof(t->domain), "%s", domain);
-	t->refresh = refresh;
+	t->why = why;
 	t->need_sts = want_sts;
 	t->need_dane = want_dane;
 	if ((t->timer = evtimer_new(rf->base, rfleet_timer_cb, t)) == NULL)
@@ -384,6 +399,47 @@ rfleet_lookup(struct rfleet *rf, const char *domain, int want_sts,
 		return (NULL);
 	}
 	return (t);
+}
+
+int
+rfleet_want(struct rfleet_ticket *t, int want_sts, int want_dane)
+{
+	if (t == NULL || t->job_done || !fleet_up(t->rf->f))
+		return (-1);
+	want_sts = want_sts && !t->need_sts;
+	want_dane = want_dane && !t->need_dane;
+	if (!t->delivered) {
+		/*
+		 * Still reading, leasing or waiting: the part joins the
+		 * ticket's needs.  While GETs are out, read it now; a lease
+		 * answer or a poll reads every need anyway.
+		 */
+		t->need_sts |= want_sts;
+		t->need_dane |= want_dane;
+		if (t->gets > 0)
+			(void)rfleet_read_parts(t, want_sts, want_dane);
+		return (0);
+	}
+	if (!want_sts && !want_dane)
+		return (-1);
+	/* reported already: a new round for these parts alone */
+	t->delivered = 0;
+	t->need_sts = want_sts;
+	t->need_dane = want_dane;
+	t->res.have_sts = t->res.have_dane = 0;
+	t->waiting = 0;
+	/* holding the lease: read once, then discover; else as new */
+	t->rechecked = t->leased;
+	if (!t->leased)
+		t->lease_tried = 0;
+	if (rfleet_read(t) == 0) {
+		t->delivered = 1;
+		return (-1);
+	}
+	log_debug(1, "domain=%s fleet: a part joined the job (%s%s): "
+	    "reading the fleet first", t->domain, want_sts ? "sts" : "",
+	    want_dane ? (want_sts ? ",dane" : "dane") : "");
+	return (0);
 }
 
 void

@@ -6,8 +6,10 @@
  *	fleet-wide, for the resolver process
  * SYNOPSIS
  *	rf = rfleet_new(base, cf, cache, store, arg);
- *	t = rfleet_lookup(rf, domain, want_sts, want_dane, refresh, cb, arg);
+ *	t = rfleet_lookup(rf, domain, want_sts, want_dane, why, cb, arg);
  *	    (NULL: no fleet now, discover at once; else cb(arg, &res) later)
+ *	if (rfleet_want(t, want_sts, want_dane) == 0)
+ *	    a part added to the job: cb(arg, &res) again, later
  *	rfleet_push(rf, t, key, &rec);	after storing a discovered record
  *	rfleet_done(t);			the job is over (or cancelled)
  *	rfleet_free(rf);
@@ -27,7 +29,19 @@
  *	releases), so the parts still missing are read once more, and only
  *	what that read does not give is discovered.  cb reports what was
  *	taken; the job discovers the rest.  The decision after each read is
- *	rfleet_next(), pure.
+ *	rfleet_next(), pure.  What makes a record taken usable depends on
+ *	why the job runs: a request needs it fresh, a proactive refresh not
+ *	due, a TXT id re-check fresh with its check not due (a re-check made
+ *	by another host: fleet_facts.h, "rechecked").
+ *
+ *	A request may join a running job and need a part the job did not
+ *	want (a proactive MTA-STS refresh meets a lookup whose DANE entry is
+ *	stale, say).  rfleet_want() puts that part through the same steps
+ *	before the job discovers it: read while the first reads are out, or,
+ *	once the ticket has reported, read again (holding the lease: once,
+ *	then discover; without it: read, lease or wait, as for a new ticket)
+ *	and report again.  Otherwise a part joined late would be the one
+ *	discovery per domain not shared with the fleet.
  *
  *	rfleet_push() writes a record the resolver stored back to the fleet
  *	(compare-and-set through the same gate).  The lease is released
@@ -68,6 +82,13 @@ struct rfleet_result {
 
 typedef void	rfleet_cb(void *arg, const struct rfleet_result *res);
 
+/* Why the job runs: what makes a record read from the fleet usable. */
+enum rfleet_why {
+	RFLEET_REQUEST = 0,	/* a lookup: fresh */
+	RFLEET_REFRESH,		/* proactive: not due for refresh */
+	RFLEET_TXTCHECK,	/* TXT id re-check: fresh, check not due */
+};
+
 /* What a ticket does after its reads (rfleet_next). */
 enum rfleet_next {
 	RFLEET_TAKEN = 0,	/* every part wanted came from the fleet */
@@ -103,7 +124,11 @@ struct rfleet *rfleet_new(struct event_base *base, const struct config *cf,
 	    struct cache *cache, rfleet_store_fn *store, void *store_arg);
 void	rfleet_free(struct rfleet *rf);
 struct rfleet_ticket *rfleet_lookup(struct rfleet *rf, const char *domain,
-	    int want_sts, int want_dane, int refresh, rfleet_cb *cb, void *arg);
+	    int want_sts, int want_dane, enum rfleet_why why, rfleet_cb *cb,
+	    void *arg);
+/* rfleet_want - t's job wants more parts: 0 if t reports them (cb again
+ * if it had reported already), -1 if the job is to discover them now */
+int	rfleet_want(struct rfleet_ticket *t, int want_sts, int want_dane);
 void	rfleet_push(struct rfleet *rf, struct rfleet_ticket *t,
 	    const char *key, const struct cache_record *rec);
 void	rfleet_done(struct rfleet_ticket *t);
@@ -130,16 +155,24 @@ rfleet_free(struct rfleet *rf)
 }
 static inline struct rfleet_ticket *
 rfleet_lookup(struct rfleet *rf, const char *domain, int want_sts,
-    int want_dane, int refresh, rfleet_cb *cb, void *arg)
+    int want_dane, enum rfleet_why why, rfleet_cb *cb, void *arg)
 {
 	(void)rf;
 	(void)domain;
 	(void)want_sts;
 	(void)want_dane;
-	(void)refresh;
+	(void)why;
 	(void)cb;
 	(void)arg;
 	return (NULL);
+}
+static inline int
+rfleet_want(struct rfleet_ticket *t, int want_sts, int want_dane)
+{
+	(void)t;
+	(void)want_sts;
+	(void)want_dane;
+	return (-1);
 }
 static inline void
 rfleet_push(struct rfleet *rf, struct rfleet_ticket *t, const char *key,

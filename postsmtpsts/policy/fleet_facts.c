@@ -99,6 +99,22 @@ fleet_facts_dane(const struct cache_record *have,
 	return (taken);
 }
 
+/*
+ * fleet_facts_rechecked - offered is have's policy (same fetch, same id)
+ * whose TXT id was checked later, not too far in the future
+ */
+static int
+fleet_facts_rechecked(const struct cache_record *have,
+    const struct cache_record *offered, int64_t now)
+{
+	return (have->kind == CACHE_KIND_STS &&
+	    offered->kind == CACHE_KIND_STS && now < have->expires_at &&
+	    have->fetched_at == offered->fetched_at &&
+	    strcmp(have->id, offered->id) == 0 &&
+	    offered->txt_checked_at > have->txt_checked_at &&
+	    offered->txt_checked_at <= now + FLEET_FACTS_SKEW);
+}
+
 int
 fleet_facts_take(const char *key, size_t klen,
     const struct cache_record *have, const struct cache_record *offered,
@@ -122,6 +138,8 @@ fleet_facts_take(const char *key, size_t klen,
 	    offered->last_error != 0) || (offered->kind == CACHE_KIND_DANE &&
 	    offered->dane == DANE_FAILURE))
 		w = FLEET_FACTS_FAILURE;
+	else if (have != NULL && fleet_facts_rechecked(have, offered, now))
+		w = FLEET_FACTS_RECHECKED;
 	else if (have != NULL && now < have->expires_at &&
 	    have->kind == offered->kind &&
 	    have->fetched_at >= offered->fetched_at)
@@ -137,6 +155,13 @@ fleet_facts_take(const char *key, size_t klen,
 	}
 	if (why != NULL)
 		*why = w;
+	if (w == FLEET_FACTS_RECHECKED) {
+		/* the policy stays have's: only the check time moves */
+		cache_record_copy(out, have);
+		out->txt_checked_at = offered->txt_checked_at;
+		out->txt_ttl = offered->txt_ttl;
+		return (1);
+	}
 	if (w != FLEET_FACTS_TAKEN)
 		return (0);
 	cache_record_copy(out, offered);
@@ -148,6 +173,7 @@ fleet_facts_why_name(enum fleet_facts_why why)
 {
 	static const char *const names[FLEET_FACTS_WHY_COUNT] = {
 		"taken", "expired", "kind", "stale", "downgrade", "failure",
+		"rechecked",
 	};
 
 	return ((unsigned)why < FLEET_FACTS_WHY_COUNT ? names[why] : "?");

@@ -28,18 +28,32 @@
  *	                    and remaining lifetime          facts_dane_merge
  *	                                                    keeps have
  *
- *	and three rules around it: an expired record is never taken, a
+ *	and rules around it: an expired record is never taken, a
  *	record never replaces a fresher one (have fetched at or after
- *	offered, same kind), and a failure is never shared (a negative entry
+ *	offered, same kind; but see "rechecked" below), and a failure is
+ *	never shared (a negative entry
  *	with last_error set, a DANE record in state failure): it says what
  *	one host could not reach, not what the domain publishes, and would
  *	otherwise stop every host from trying for its lifetime.  What is stored is the offered record
  *	with its own times (fetched_at, expires_at, next_refresh), so a
  *	policy's max_age keeps counting from its fetch on whatever host.
+ *
+ *	Rechecked: a TXT id re-check that found the same id (issue 13) moves
+ *	only txt_checked_at; the policy's fetch is the same.  Such an offer
+ *	(same kind sts, same fetched_at and id, a later txt_checked_at, not
+ *	in the future beyond FLEET_FACTS_SKEW) is taken as have with the
+ *	offered check time and TTL - nothing of the policy itself comes from
+ *	the offer, so even an unsigned writer can at most postpone one TXT
+ *	check by its TTL (at most an hour) - and every host then skips the
+ *	check another host made: a TXT re-check runs once per fleet, not once
+ *	per host.
  *	Pure: facts_merge's inputs only.
  */
 #ifndef FLEET_FACTS_H
 #define FLEET_FACTS_H
+
+#define FLEET_FACTS_SKEW	60	/* seconds a TXT check time may lie
+					   ahead of our clock */
 
 #include <stddef.h>
 #include <stdint.h>
@@ -56,6 +70,8 @@ enum fleet_facts_why {
 	FLEET_FACTS_STALE,	/* have is as fresh or fresher */
 	FLEET_FACTS_DOWNGRADE,	/* facts_merge/facts_dane_merge kept have */
 	FLEET_FACTS_FAILURE,	/* offered records a failure: stays local */
+	FLEET_FACTS_RECHECKED,	/* taken: have, with the offered (later)
+				   TXT check time */
 	FLEET_FACTS_WHY_COUNT,
 };
 
@@ -64,15 +80,16 @@ enum fleet_facts_why {
  * cache key key[0..klen) at now?
  *
  * Returns 1 with *out (an initialized record, cache_record.h) set to the
- * record to store, or 0 (have stays); *why (may be NULL) gets the reason
- * either way.
+ * record to store (why TAKEN or RECHECKED), or 0 (have stays); *why (may
+ * be NULL) gets the reason either way.
  */
 int	fleet_facts_take(const char *key, size_t klen,
 	    const struct cache_record *have, const struct cache_record *offered,
 	    const struct config_cache *cc, int64_t now, struct cache_record *out,
 	    enum fleet_facts_why *why);
 
-/* "taken", "expired", "kind", "stale", "downgrade", "failure" */
+/* "taken", "expired", "kind", "stale", "downgrade", "failure",
+ * "rechecked" */
 const char *fleet_facts_why_name(enum fleet_facts_why why);
 
 #endif

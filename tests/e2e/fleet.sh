@@ -11,7 +11,9 @@
 #      policy fetch fleet-wide (the lease).  The lease race made to
 #      happen (gdb stops B between its missed read and its SET NX while A
 #      discovers, writes and releases): still one fetch.  A policy due
-#      for proactive refresh on both hosts: refreshed once per fleet.
+#      for proactive refresh on both hosts: refreshed once per fleet.  A
+#      part joined to a running job is read from the fleet, not looked
+#      up again; a TXT id re-check made by one host spares the other's.
 #   3. Downgrades written into Redis by hand are refused by both: a record
 #      signed with the right key but serving a weaker mode under the same
 #      id (facts_merge's rule), and an unsigned record (MAC required).
@@ -188,16 +190,18 @@ want=$(awk -F'\t' -v d=$D '$2 == d { print $3 }' "$WORLD_CASES")
 is "$(pq $D)" "$want" "A answers it right"
 is "$(pqb $D)" "$want" "B answers it right"
 
-# plant CACHEDIR DOMAIN MODE ID AGE REFRESH_IN - a record in one cache
+# plant CACHEDIR DOMAIN MODE ID AGE REFRESH_IN - a record in one cache,
+# fetched AGE s before PLANT_NOW (default: now)
 plant() {
 	c=$1
 	shift
 	python3 - "$@" <<'PY' | mdb_load -f /dev/stdin "$c"
-import struct, sys, time
+import os, struct, sys, time
 d, mode, id_, age, ref = sys.argv[1:6]
-now = int(time.time())
+now = int(os.environ.get("PLANT_NOW") or time.time())
 mx = ["b%s.mx.bulk.pstest" % d.split(".")[0][1:]]
 m = {"none": 0, "testing": 1, "enforce": 2}[mode]
+# version 1: no TXT check time, so the id check is due at first use
 v = bytes([0xca, 1, 2, m, 1, 0, 0])
 v += struct.pack("<Iqqqq", 86400, now - int(age), now - int(age) + 86400,
                  now + int(ref), 0)
@@ -295,6 +299,115 @@ fa=$("$TOOL" -d "$T/cache" show $D | sed -n 's/^fetched_at: //p')
 fb=$("$TOOL" -d "$B/cache" show $D | sed -n 's/^fetched_at: //p')
 is "$fa" "$fb" "proactive refresh: the same fetch on both hosts"
 is "$(fetches $D)" 1 "proactive refresh: one policy fetch fleet-wide"
+
+# -- 2d. a part joined to a running job goes through the fleet too: B's
+# proactive MTA-STS refresh of a domain runs (gdb holds B's resolver as
+# it starts the discovery) when a lookup comes that also needs the
+# domain's DANE entry, which B lacks and the fleet holds (A wrote it).
+# The DANE part is read from the fleet, not looked up again on B.
+D=b193.bulk.pstest
+forget $D
+pq $D >/dev/null		# A discovers both parts, writes both
+for _i in $(seq 1 50); do
+	[ "$(rc EXISTS "$PREFIX$D" "${PREFIX}dane:$D")" = 2 ] && break
+	sleep 0.1
+done
+rc DEL "$PREFIX$D" >/dev/null	# the fleet keeps the DANE record only
+cat >"$T/b-join.sh" <<SH
+#!/bin/bash
+# runs inside gdb while B's resolver is stopped starting D's discovery
+echo hit >"$T/gdb2.hit"
+python3 "$SMCLIENT" "unix:$B_SOCK" query $D >"$T/b-join.out" 2>&1 &
+sleep 1		# B's worker has sent its request to the stopped resolver
+SH
+chmod +x "$T/b-join.sh"
+printf '%s\n' "break discover_start_flags if \$_streq(domain, \"$D\")" \
+    "commands 1" "shell $T/b-join.sh" "detach" "quit" "end" "continue" \
+    >"$T/gdb2.cmd"
+rm -f "$T/gdb2.hit"
+if command -v gdb >/dev/null && [ -n "$BRES" ]; then
+	bmark=$(stat -c %s "$B/daemon.log")
+	gdb -q -batch -p "$BRES" -x "$T/gdb2.cmd" >"$T/gdb2.out" 2>&1 &
+	gdb_pid=$!
+	for _i in $(seq 1 100); do
+		grep -q '^Breakpoint 1 at' "$T/gdb2.out" 2>/dev/null && break
+		kill -0 $gdb_pid 2>/dev/null || break
+		sleep 0.1
+	done
+	# B holds the policy, due for refresh now, and no DANE entry
+	plant "$B/cache" $D enforce bulk193 100 -1
+	for _i in $(seq 1 100); do
+		kill -0 $gdb_pid 2>/dev/null || break
+		sleep 0.1
+	done
+	kill $gdb_pid 2>/dev/null	# never stopped there: let B go
+	wait $gdb_pid 2>/dev/null
+fi
+if [ -f "$T/gdb2.hit" ]; then
+	for _i in $(seq 1 100); do
+		[ -s "$T/b-join.out" ] && break
+		sleep 0.1
+	done
+	tail -c +$((bmark + 1)) "$B/daemon.log" >"$T/b-join.log"
+	is "$(cat "$T/b-join.out")" \
+	    "OK secure match=b193.mx.bulk.pstest servername=hostname" \
+	    "a part joined to a running job: B answers right"
+	grep -q "domain=$D fleet: a part joined the job (dane)" "$T/b-join.log"
+	ok $? "a part joined to a running job: B read it from the fleet"
+	is "$(grep -c "domain=$D refresh=[a-z-]* dane=" "$T/b-join.log")" 0 \
+	    "a part joined to a running job: no DANE lookup on B"
+else
+	sed 's/^/# gdb: /' "$T/gdb2.out" 2>/dev/null | tail -n 5
+	_tap_n=$((_tap_n + 1))
+	echo "ok $_tap_n - a part joined to a running job # SKIP gdb cannot stop B's resolver here"
+fi
+
+# -- 2e. a TXT id re-check, once per fleet: both hosts hold the same
+# policy (one fetch: same fetched_at) with its id check due; A's lookup
+# re-checks the TXT (same id) and writes the check time to the fleet;
+# B's lookup then takes that check time instead of asking DNS again
+D=b194.bulk.pstest
+forget $D
+pq $D >/dev/null		# both parts known to A and the fleet
+for _i in $(seq 1 50); do
+	[ "$(rc EXISTS "$PREFIX$D" "${PREFIX}dane:$D")" = 2 ] && break
+	sleep 0.1
+done
+pqb $D >/dev/null		# B takes both from the fleet
+rc DEL "$PREFIX$D" >/dev/null
+pnow=$(date +%s)
+PLANT_NOW=$pnow plant "$T/cache" $D enforce bulk194 100 3600
+PLANT_NOW=$pnow plant "$B/cache" $D enforce bulk194 100 3600
+amark=$(stat -c %s "$DAEMON_LOG")
+bmark=$(stat -c %s "$B/daemon.log")
+checked() {	# checked CACHEDIR - the TXT check time, or "never"
+	"$TOOL" -d "$1" show $D 2>/dev/null |
+	    sed -n 's/^txt_checked_at: //p'
+}
+never=$(checked "$B/cache")
+mark
+pq $D >/dev/null		# answered at once; A re-checks behind it
+for _i in $(seq 1 100); do
+	[ "$(checked "$T/cache")" != "$never" ] &&
+	    [ "$(rc EXISTS "$PREFIX$D")" = 1 ] && break
+	sleep 0.1
+done
+tail -c +$((amark + 1)) "$DAEMON_LOG" | grep -q "domain=$D refresh=txt-check discovery="
+ok $? "TXT re-check: A re-checked the id"
+pqb $D >/dev/null
+for _i in $(seq 1 100); do
+	[ "$(checked "$B/cache")" != "$never" ] && break
+	sleep 0.1
+done
+is "$(checked "$B/cache")" "$(checked "$T/cache")" \
+    "TXT re-check: B holds A's check time"
+tail -c +$((bmark + 1)) "$B/daemon.log" >"$T/b-txt.log"
+n=$(grep -c "domain=$D refresh=txt-check discovery=" "$T/b-txt.log")
+is "$n" 0 "TXT re-check: none on B (once per fleet)"
+[ "$n" = 0 ] || grep "$D" "$T/b-txt.log" | sed 's/^/# B: /'
+grep -q "fleet: key=$D taken" "$T/b-txt.log"
+ok $? "TXT re-check: B took the check from the fleet"
+is "$(fetches $D)" 0 "TXT re-check: same id, so no policy fetch anywhere"
 
 echo "# $(date +%T) step 3"
 # -- 3. downgrades planted in Redis by hand, refused by both

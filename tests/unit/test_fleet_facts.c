@@ -1,7 +1,8 @@
 /*
  * test_fleet_facts.c - the gate between the local cache and the fleet:
  * downgrades refused (by facts_merge's own rule), staler and expired
- * records refused, newer ones taken with their own times
+ * records refused, newer ones taken with their own times; a later TXT id
+ * check of the same policy taken as the check time alone
  */
 #include "autoconf.h"
 
@@ -163,11 +164,85 @@ gate(void **state)
 	cache_record_release(&out);
 }
 
+/*
+ * recheck - the same policy (same fetch, same id) with a later TXT check:
+ * only the check time (and TTL) is taken, the policy stays have's; so an
+ * offer that differs in anything else is judged by the rules above
+ */
+static void
+recheck(void **state)
+{
+	static const struct {
+		const char	*name;
+		int64_t		 have_at;	/* have's txt_checked_at, ago */
+		int64_t		 off_at;	/* offered's, ago (< 0: ahead) */
+		int64_t		 off_age;	/* offered's fetch, ago */
+		const char	*off_id;
+		int		 off_weaker;	/* offered says testing */
+		enum fleet_facts_why want;
+	} t[] = {
+		{ "later check of the same policy: taken", 600, 5, 100, "a", 0,
+		    FLEET_FACTS_RECHECKED },
+		{ "never checked here: taken", -1, 5, 100, "a", 0,
+		    FLEET_FACTS_RECHECKED },
+		{ "same check time: nothing new", 5, 5, 100, "a", 0,
+		    FLEET_FACTS_STALE },
+		{ "older check: nothing new", 5, 600, 100, "a", 0,
+		    FLEET_FACTS_STALE },
+		{ "check time far ahead of our clock: refused", 600,
+		    -(FLEET_FACTS_SKEW + 10), 100, "a", 0, FLEET_FACTS_STALE },
+		{ "check time a little ahead (clock skew): taken", 600, -30,
+		    100, "a", 0, FLEET_FACTS_RECHECKED },
+		{ "other id under the same fetch time: not a re-check", 600,
+		    5, 100, "b", 0, FLEET_FACTS_STALE },
+		{ "weaker mode, same id, later check: policy not taken", 600,
+		    5, 100, "a", 1, FLEET_FACTS_RECHECKED },
+		{ "newer fetch: a fetch, taken whole", 600, 5, 50, "a", 0,
+		    FLEET_FACTS_TAKEN },
+	};
+	struct cache_record have, off, out = { 0 };
+	enum fleet_facts_why why;
+	size_t		 i;
+	int		 r;
+
+	(void)state;
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		print_message("# %s\n", t[i].name);
+		have = rec(STS_ENF, 100, "a");
+		have.txt_ttl = 300;
+		have.txt_checked_at = t[i].have_at < 0 ? 0 :
+		    NOW - t[i].have_at;
+		off = rec(t[i].off_weaker ? STS_TEST : STS_ENF, t[i].off_age,
+		    t[i].off_id);
+		off.txt_ttl = 60;
+		off.txt_checked_at = NOW - t[i].off_at;
+		cache_record_reset(&out);
+		r = fleet_facts_take("example.com", 11, &have, &off, &cc, NOW,
+		    &out, &why);
+		assert_string_equal(fleet_facts_why_name(why),
+		    fleet_facts_why_name(t[i].want));
+		assert_int_equal(r, t[i].want == FLEET_FACTS_TAKEN ||
+		    t[i].want == FLEET_FACTS_RECHECKED);
+		if (t[i].want == FLEET_FACTS_RECHECKED) {
+			/* have's policy, the offered check */
+			assert_int_equal(out.fetched_at, have.fetched_at);
+			assert_int_equal(out.sts_mode, CACHE_STS_ENFORCE);
+			assert_string_equal(out.id, "a");
+			assert_int_equal(out.mxlen, have.mxlen);
+			assert_int_equal(out.txt_checked_at,
+			    off.txt_checked_at);
+			assert_int_equal(out.txt_ttl, 60);
+		}
+	}
+	cache_record_release(&out);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(gate),
+		cmocka_unit_test(recheck),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));
