@@ -1,7 +1,7 @@
 /*
  * cache_fill.c - fill a policy cache with synthetic records, fast
  *
- * cache_fill [-d] [-m MiB] [-t now] DIR N
+ * cache_fill [-d] [-x] [-m MiB] [-t now] DIR N
  *
  * Writes N records through cache.h into the cache in DIR (created if
  * missing), CACHE_FILL_BATCH records per write transaction, so a million
@@ -20,6 +20,10 @@
  * answer from the cache: without it such a lookup is a miss and waits for
  * the network.  Records 8 and 9 get none (shape 8 is a DANE record under
  * the plain key, shape 9 a negative entry).
+ * MTA-STS records carry no TXT check time (txt_checked_at 0), so their id
+ * re-check (issue 13) is due at first use; with -x every record of kind
+ * sts was checked at now with a TXT TTL of an hour: not due (bench/run's
+ * scenario cached against txt_due).
  * Times are relative to -t now (default: the current time).  -m sets the
  * map size in MiB (default: CACHE_DEFAULT_MAP_SIZE, more for big N).
  * Prints the count and the time taken.  Exit 0, or 1 on any error.
@@ -44,7 +48,7 @@
 static void __attribute__((noreturn))
 cache_fill_usage(void)
 {
-	fprintf(stderr, "usage: cache_fill [-d] [-m MiB] [-t now] DIR N\n");
+	fprintf(stderr, "usage: cache_fill [-d] [-x] [-m MiB] [-t now] DIR N\n");
 	exit(2);
 }
 
@@ -132,7 +136,7 @@ main(int argc, char *argv[])
 	struct timespec	 t0, t1;
 	char		 err[1024], name[CACHE_KEY_MAX + 1];
 	char		 dkey[CACHE_KEY_MAX + 1];
-	int		 dane = 0;
+	int		 dane = 0, checked = 0;
 	size_t		 map_size = 0;
 	int64_t		 now = time(NULL);
 	unsigned int	 n, i;
@@ -140,8 +144,11 @@ main(int argc, char *argv[])
 	int		 ch, st = CACHE_OK;
 
 	log_init("cache_fill", 1, 0);
-	while ((ch = getopt(argc, argv, "dm:t:")) != -1) {
+	while ((ch = getopt(argc, argv, "dxm:t:")) != -1) {
 		switch (ch) {
+		case 'x':
+			checked = 1;
+			break;
 		case 'd':
 			dane = 1;
 			break;
@@ -176,6 +183,10 @@ main(int argc, char *argv[])
 			break;
 		snprintf(name, sizeof(name), "d%07u.fill.example", i);
 		cache_fill_record(&rec, i, now);
+		if (checked && rec.kind == CACHE_KIND_STS) {
+			rec.txt_checked_at = now;
+			rec.txt_ttl = 3600;
+		}
 		if ((st = cache_put(c, name, &rec)) != CACHE_OK)
 			break;
 		if (dane && i % 10 < 8) {
