@@ -603,8 +603,10 @@ rfleet_new(struct event_base *base, const struct config *cf,
 		fatalx("fleet: cannot create a timer");
 	rf->f = fleet_new(base, &cf->fleet);
 	fleet_set_hooks(rf->f, rfleet_count, rfleet_state, rf);
-	log_info("fleet: %zu server(s), mode=%s, prefix=\"%s\", "
-	    "timeout=%dms, records %s", cf->fleet.nservers,
+	log_info("fleet: %zu %s, mode=%s, prefix=\"%s\", "
+	    "timeout=%dms, records %s", cf->fleet.nsentinels > 0 ?
+	    cf->fleet.nsentinels : cf->fleet.nservers,
+	    cf->fleet.nsentinels > 0 ? "sentinel(s)" : "server(s)",
 	    cf->fleet.mode == CONFIG_FLEET_READ_ONLY ? "read-only" :
 	    "read-write", cf->fleet.prefix, cf->fleet.timeout_ms,
 	    cf->fleet.key != NULL ? "signed (key_file)" : "unsigned");

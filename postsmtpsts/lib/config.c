@@ -167,6 +167,8 @@ static cfg_opt_t config_cache_opts[] = {
 /* the fleet tier (fleet.h); disabled while servers is empty */
 static cfg_opt_t config_fleet_opts[] = {
 	CFG_STR_LIST_CB("servers", 0, CFGF_NONE, config_cb_str),
+	CFG_STR_LIST_CB("sentinels", 0, CFGF_NONE, config_cb_str),
+	CFG_STR_CB("master_name", "", CFGF_NONE, config_cb_str),
 	CFG_STR_CB("mode", "read-write", CFGF_NONE, config_cb_str),
 	CFG_STR_CB("prefix", "postsmtpsts:", CFGF_NONE, config_cb_str),
 	CFG_FLOAT_CB("timeout", 0.2, CFGF_NONE, config_cb_float),
@@ -1481,6 +1483,38 @@ config_fleet_secret(const char *path, size_t min, size_t max, size_t *len,
 	return (out);
 }
 
+/* config_fleet_servers - the specs of list name (servers or sentinels):
+ * an array (NULL if none) with *np of them valid, errors reported */
+static struct config_fleet_server *
+config_fleet_servers(struct config_ctx *ctx, cfg_t *sec, const char *name,
+    size_t *np)
+{
+	char	 esc[LOG_ESCAPE_MAX + 8];
+	struct config_fleet_server *v;
+	const char *s, *why;
+	unsigned int i, n = sec != NULL ? cfg_size(sec, name) : 0;
+
+	*np = 0;
+	if (n > CONFIG_MAX_FLEET_SERVERS) {
+		config_err(ctx, sec, name, 0, "fleet: more than %d %s",
+		    CONFIG_MAX_FLEET_SERVERS, name);
+		return (NULL);
+	}
+	v = n ? xcalloc(n, sizeof(*v)) : NULL;
+	for (i = 0; i < n; i++) {
+		s = cfg_getnstr(sec, name, i);
+		if ((why = config_fleet_server(s != NULL ? s : "",
+		    &v[*np])) != NULL)
+			config_err(ctx, sec, name, i, "fleet: %s \"%s\" %s",
+			    strcmp(name, "servers") == 0 ? "server" :
+			    "sentinel", config_esc(esc, sizeof(esc),
+			    s != NULL ? s : ""), why);
+		else
+			(*np)++;
+	}
+	return (v);
+}
+
 /* config_build_fleet - the fleet section */
 static void
 config_build_fleet(struct config_ctx *ctx, cfg_t *cfg, struct config *cf)
@@ -1489,11 +1523,9 @@ config_build_fleet(struct config_ctx *ctx, cfg_t *cfg, struct config *cf)
 	cfg_t	*sec = cfg_getsec(cfg, "fleet");
 	struct config_fleet *fl = &cf->fleet;
 	const char *s, *why;
-	unsigned int i, n;
 	size_t	 len;
 	char	*path;
 
-	n = sec != NULL ? cfg_size(sec, "servers") : 0;
 	s = config_str(sec, "mode");
 	if (strcmp(s, "read-write") == 0)
 		fl->mode = CONFIG_FLEET_READ_WRITE;
@@ -1562,23 +1594,31 @@ config_build_fleet(struct config_ctx *ctx, cfg_t *cfg, struct config *cf)
 			    sizeof(esc), fl->key_file), why,
 			    CONFIG_MIN_FLEET_KEY, CONFIG_MAX_FLEET_KEY);
 	}
-	if (n > CONFIG_MAX_FLEET_SERVERS) {
-		config_err(ctx, sec, "servers", 0, "fleet: more than %d "
-		    "servers", CONFIG_MAX_FLEET_SERVERS);
-		return;
-	}
-	fl->servers = n ? xcalloc(n, sizeof(*fl->servers)) : NULL;
-	for (i = 0; i < n; i++) {
-		s = cfg_getnstr(sec, "servers", i);
-		if ((why = config_fleet_server(s != NULL ? s : "",
-		    &fl->servers[fl->nservers])) != NULL)
-			config_err(ctx, sec, "servers", i, "fleet: server "
-			    "\"%s\" %s", config_esc(esc, sizeof(esc),
-			    s != NULL ? s : ""), why);
-		else
-			fl->nservers++;
-	}
-	fl->enabled = fl->nservers > 0;
+	fl->servers = config_fleet_servers(ctx, sec, "servers",
+	    &fl->nservers);
+	fl->sentinels = config_fleet_servers(ctx, sec, "sentinels",
+	    &fl->nsentinels);
+	s = config_str(sec, "master_name");
+	if (fl->nsentinels > 0 && fl->nservers > 0)
+		config_err(ctx, sec, "sentinels", 0, "fleet: servers and "
+		    "sentinels exclude each other (the sentinels name the "
+		    "server)");
+	else if (fl->nsentinels > 0 && *s == '\0')
+		config_err(ctx, sec, "sentinels", 0, "fleet: sentinels need "
+		    "master_name (the name in their \"sentinel monitor\" "
+		    "line)");
+	else if (*s != '\0' && fl->nsentinels == 0)
+		config_err(ctx, sec, "master_name", 0, "fleet: master_name "
+		    "without sentinels");
+	else if (strlen(s) > CONFIG_MAX_FLEET_PREFIX || strspn(s,
+	    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	    "0123456789._-") != strlen(s))
+		config_err(ctx, sec, "master_name", 0, "fleet: master_name "
+		    "\"%s\" may hold up to %d letters, digits and ._- only",
+		    config_esc(esc, sizeof(esc), s), CONFIG_MAX_FLEET_PREFIX);
+	else if (*s != '\0')
+		fl->master_name = xstrdup(s);
+	fl->enabled = fl->nservers > 0 || fl->master_name != NULL;
 #ifndef HAVE_FLEET
 	if (fl->enabled)
 		config_err(ctx, sec, "servers", 0, "fleet: this postsmtpsts "
@@ -1747,6 +1787,13 @@ config_free(struct config *cf)
 		free(cf->fleet.servers[i].host);
 	}
 	free(cf->fleet.servers);
+	for (i = 0; i < cf->fleet.nsentinels; i++) {
+		free(cf->fleet.sentinels[i].spec);
+		free(cf->fleet.sentinels[i].path);
+		free(cf->fleet.sentinels[i].host);
+	}
+	free(cf->fleet.sentinels);
+	free(cf->fleet.master_name);
 	free(cf->fleet.prefix);
 	free(cf->fleet.user);
 	if (cf->fleet.password != NULL) {
@@ -1983,12 +2030,23 @@ config_dump(const struct config *cf, FILE *fp)
 	fputs("}\n", fp);
 	if (!cf->fleet.enabled)
 		return;
-	fputs("\nfleet {\n\tservers = {", fp);
-	for (i = 0; i < cf->fleet.nservers; i++) {
-		fputs(i ? ", " : "", fp);
-		config_dump_str(fp, cf->fleet.servers[i].spec);
+	if (cf->fleet.nsentinels > 0) {
+		fputs("\nfleet {\n\tsentinels = {", fp);
+		for (i = 0; i < cf->fleet.nsentinels; i++) {
+			fputs(i ? ", " : "", fp);
+			config_dump_str(fp, cf->fleet.sentinels[i].spec);
+		}
+		fputs("}\n", fp);
+		config_dump_kv(fp, "\t", "master_name",
+		    cf->fleet.master_name);
+	} else {
+		fputs("\nfleet {\n\tservers = {", fp);
+		for (i = 0; i < cf->fleet.nservers; i++) {
+			fputs(i ? ", " : "", fp);
+			config_dump_str(fp, cf->fleet.servers[i].spec);
+		}
+		fputs("}\n", fp);
 	}
-	fputs("}\n", fp);
 	config_dump_kv(fp, "\t", "mode", cf->fleet.mode ==
 	    CONFIG_FLEET_READ_ONLY ? "read-only" : "read-write");
 	config_dump_kv(fp, "\t", "prefix", cf->fleet.prefix);

@@ -171,6 +171,10 @@ struct config_fleet {
 	int		 enabled;
 	struct config_fleet_server *servers;
 	size_t		 nservers;
+	struct config_fleet_server *sentinels;	/* instead of servers: ask
+						   them for the master */
+	size_t		 nsentinels;
+	char		*master_name;		/* the sentinels' name */
 	enum config_fleet_mode mode;
 	char		*prefix;		/* key prefix, may be "" */
 	int		 timeout_ms;		/* one round trip */

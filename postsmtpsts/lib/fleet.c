@@ -62,9 +62,12 @@
 #define FLEET_KEY_MAX	(CONFIG_MAX_FLEET_PREFIX + \
 	    sizeof(FLEET_LEASE_PREFIX) + CACHE_KEY_MAX + 1)
 #define FLEET_TOKEN_LEN	64
+#define FLEET_HOST_MAX	256	/* a master's address from a sentinel */
+#define FLEET_SPEC_MAX	(FLEET_HOST_MAX + 2 * CONFIG_MAX_FLEET_PREFIX + 320)
 
 enum fleet_state {
 	FLEET_ST_DOWN,
+	FLEET_ST_SENTINEL,	/* asking a sentinel for the master */
 	FLEET_ST_CONNECTING,
 	FLEET_ST_AUTH,
 	FLEET_ST_UP,
@@ -114,7 +117,12 @@ struct fleet {
 	enum fleet_state state;
 	struct event	*retry;		/* reconnect / connect timeout */
 	long		 backoff_ms;
-	size_t		 server;	/* index into cf->servers */
+	size_t		 server;	/* index into cf->servers or, with
+					   sentinels, cf->sentinels */
+	char		 spec[FLEET_SPEC_MAX];	/* where we connect(ed) */
+	char		 master_host[FLEET_HOST_MAX];	/* the sentinel's */
+	int		 master_port;		/* answer, valid while */
+	int		 have_master;		/* have_master is set */
 	int		 logged_down;	/* the last state logged was down */
 	int		 ever_up;
 	size_t		 npending;
@@ -129,6 +137,7 @@ struct fleet {
 static unsigned int fleet_serial;	/* clients made by this process */
 
 static void	fleet_connect(struct fleet *);
+static void	fleet_sentinel_cb(redisAsyncContext *, void *, void *);
 static void	fleet_down(struct fleet *, const char *);
 static void	fleet_cas_merge(struct fleet_op *);
 
@@ -196,11 +205,18 @@ fleet_complete(struct fleet_op *op, enum fleet_status st,
 	}
 }
 
+/* fleet_nservers - how many addresses are tried in turn */
+static size_t
+fleet_nservers(const struct fleet *f)
+{
+	return (f->cf->nsentinels > 0 ? f->cf->nsentinels : f->cf->nservers);
+}
+
 /* fleet_state_change - log once per change, tell the hook */
 static void
 fleet_state_change(struct fleet *f, int up, const char *why)
 {
-	const char *srv = f->cf->servers[f->server].spec;
+	const char *srv = f->spec;
 
 	if (up) {
 		log_info("fleet: connected to %s%s", srv, f->ever_up ?
@@ -254,13 +270,15 @@ fleet_down(struct fleet *f, const char *why)
 		fleet_count(f, FLEET_C_CONNECT_FAIL);
 	if (was_up || !f->logged_down)
 		fleet_state_change(f, 0, why);
-	/* the next server, after a backoff that doubles while all fail */
-	f->server = (f->server + 1) % f->cf->nservers;
+	/* the next server (or sentinel: ask again, the master may have
+	 * changed), after a backoff that doubles while all fail */
+	f->have_master = 0;
+	f->server = (f->server + 1) % fleet_nservers(f);
 	if (was_up)
 		f->backoff_ms = FLEET_BACKOFF_MIN_MS;
 	tv = fleet_ms(f->backoff_ms);
 	evtimer_add(f->retry, &tv);
-	if (f->server == 0 || f->cf->nservers == 1) {
+	if (f->server == 0 || fleet_nservers(f) == 1) {
 		f->backoff_ms *= 2;
 		if (f->backoff_ms > FLEET_BACKOFF_MAX_MS)
 			f->backoff_ms = FLEET_BACKOFF_MAX_MS;
@@ -278,8 +296,7 @@ fleet_auth_cb(redisAsyncContext *ac, void *reply, void *priv)
 	if (r == NULL || ac->data == NULL || f->ac != ac)
 		return;
 	if (r->type != REDIS_REPLY_STATUS) {
-		log_warnx("fleet: AUTH at %s refused: %s",
-		    f->cf->servers[f->server].spec,
+		log_warnx("fleet: AUTH at %s refused: %s", f->spec,
 		    r->type == REDIS_REPLY_ERROR ? log_escape(esc,
 		    sizeof(esc), r->str, r->len) : "unexpected reply");
 		f->logged_down = 1;
@@ -291,6 +308,50 @@ fleet_auth_cb(redisAsyncContext *ac, void *reply, void *priv)
 	f->backoff_ms = FLEET_BACKOFF_MIN_MS;
 	fleet_count(f, FLEET_C_CONNECT);
 	fleet_state_change(f, 1, NULL);
+}
+
+/*
+ * fleet_sentinel_cb - the sentinel named the master (an array of its
+ * address and port): leave the sentinel, connect there.  Asked again on
+ * every reconnect, so a failover is followed when the old master's
+ * connection drops or it answers READONLY (fleet_error_reply).
+ */
+static void
+fleet_sentinel_cb(redisAsyncContext *ac, void *reply, void *priv)
+{
+	struct fleet	*f = priv;
+	redisReply	*r = reply;
+	char		*end;
+	long		 port = 0;
+
+	if (r == NULL || ac->data == NULL || f->ac != ac)
+		return;
+	if (r->type == REDIS_REPLY_ARRAY && r->elements == 2 &&
+	    r->element[0]->type == REDIS_REPLY_STRING &&
+	    r->element[1]->type == REDIS_REPLY_STRING &&
+	    r->element[0]->len > 0 && r->element[0]->len < FLEET_HOST_MAX &&
+	    memchr(r->element[0]->str, '\0', r->element[0]->len) == NULL) {
+		errno = 0;
+		port = strtol(r->element[1]->str, &end, 10);
+		if (errno != 0 || *end != '\0' || port < 1 || port > 65535)
+			port = 0;
+	}
+	if (port == 0) {
+		fleet_down(f, r->type == REDIS_REPLY_NIL ? "the sentinel "
+		    "knows no such master (master_name)" : "the sentinel "
+		    "gave no master address");
+		return;
+	}
+	memcpy(f->master_host, r->element[0]->str, r->element[0]->len);
+	f->master_host[r->element[0]->len] = '\0';
+	f->master_port = (int)port;
+	f->have_master = 1;
+	/* freed once this callback returns; its disconnect is ignored */
+	f->ac = NULL;
+	ac->data = NULL;
+	redisAsyncFree(ac);
+	evtimer_del(f->retry);
+	fleet_connect(f);
 }
 
 /* fleet_connect_cb - TCP or unix connect finished */
@@ -309,6 +370,17 @@ fleet_connect_cb(const redisAsyncContext *ac, int status)
 		f->ac = NULL;
 		fleet_down(f, ac->errstr[0] != '\0' ? ac->errstr :
 		    "connect failed");
+		return;
+	}
+	if (f->state == FLEET_ST_SENTINEL) {
+		argv[0] = "SENTINEL";
+		argv[1] = "get-master-addr-by-name";
+		argv[2] = f->cf->master_name;
+		for (n = 0; n < 3; n++)
+			argl[n] = strlen(argv[n]);
+		if (redisAsyncCommandArgv(f->ac, fleet_sentinel_cb, f, 3, argv,
+		    argl) != REDIS_OK)
+			fleet_down(f, "cannot ask the sentinel");
 		return;
 	}
 	if (f->cf->password == NULL) {
@@ -347,16 +419,33 @@ fleet_disconnect_cb(const redisAsyncContext *ac, int status)
 static void
 fleet_connect(struct fleet *f)
 {
-	const struct config_fleet_server *sv = &f->cf->servers[f->server];
+	const struct config_fleet_server *sv;
 	redisAsyncContext *ac;
 	struct timeval	 tv;
+	int		 ask = 0;	/* ask a sentinel first */
 
-	ac = sv->path != NULL ? redisAsyncConnectUnix(sv->path) :
-	    redisAsyncConnect(sv->host, sv->port);
+	if (f->cf->nsentinels > 0) {
+		sv = &f->cf->sentinels[f->server];
+		ask = !f->have_master;
+	} else
+		sv = &f->cf->servers[f->server];
+	if (ask || f->cf->nsentinels == 0) {
+		snprintf(f->spec, sizeof(f->spec), "%s%s", ask ?
+		    "sentinel " : "", sv->spec);
+		ac = sv->path != NULL ? redisAsyncConnectUnix(sv->path) :
+		    redisAsyncConnect(sv->host, sv->port);
+	} else {
+		snprintf(f->spec, sizeof(f->spec), "%s%s%s:%d (master %s, "
+		    "from sentinel %s)", strchr(f->master_host, ':') != NULL ?
+		    "[" : "", f->master_host, strchr(f->master_host, ':') !=
+		    NULL ? "]" : "", f->master_port, f->cf->master_name,
+		    sv->spec);
+		ac = redisAsyncConnect(f->master_host, f->master_port);
+	}
 	if (ac == NULL || ac->err) {
 		f->ac = NULL;
 		if (ac != NULL) {
-			log_debug(1, "fleet: connect %s: %s", sv->spec,
+			log_debug(1, "fleet: connect %s: %s", f->spec,
 			    ac->errstr);
 			redisAsyncFree(ac);
 		}
@@ -365,7 +454,7 @@ fleet_connect(struct fleet *f)
 	}
 	ac->data = f;
 	f->ac = ac;
-	f->state = FLEET_ST_CONNECTING;
+	f->state = ask ? FLEET_ST_SENTINEL : FLEET_ST_CONNECTING;
 	if (redisLibeventAttach(ac, f->base) != REDIS_OK ||
 	    redisAsyncSetConnectCallback(ac, fleet_connect_cb) != REDIS_OK ||
 	    redisAsyncSetDisconnectCallback(ac, fleet_disconnect_cb) !=
@@ -454,7 +543,7 @@ fleet_counters(const struct fleet *f)
 const char *
 fleet_server(const struct fleet *f)
 {
-	return (f->cf->servers[f->server].spec);
+	return (f->spec);
 }
 
 /* fleet_timeout_cb - an operation's reply is late: complete, go down */
@@ -608,6 +697,17 @@ fleet_error_reply(struct fleet_op *op, const redisReply *r)
 	    memcmp(r->str, "OOM", 3) == 0) {
 		fleet_count(op->f, FLEET_C_FULL);
 		return (FLEET_FULL);
+	}
+	if (r->type == REDIS_REPLY_ERROR && r->len >= 8 &&
+	    memcmp(r->str, "READONLY", 8) == 0 &&
+	    op->f->state == FLEET_ST_UP) {
+		/* a replica now (a failover demoted it, or the list names
+		 * one): the next server, or ask the sentinels again */
+		fleet_count(op->f, FLEET_C_ERROR);
+		log_warnx("fleet: %s answers READONLY (a replica): "
+		    "reconnecting", op->f->spec);
+		fleet_down(op->f, "READONLY");
+		return (FLEET_DOWN);
 	}
 	fleet_count(op->f, FLEET_C_ERROR);
 	log_debug(1, "fleet: key=%s unexpected reply type %d: %s", op->key,

@@ -338,9 +338,16 @@ cache_fleet_stats(const struct config *cf)
 	int		 done = 0, rc = 0;
 	size_t		 i;
 
-	printf("servers:");
-	for (i = 0; i < cf->fleet.nservers; i++)
-		printf(" %s", cf->fleet.servers[i].spec);
+	if (cf->fleet.nsentinels > 0) {
+		printf("sentinels:");
+		for (i = 0; i < cf->fleet.nsentinels; i++)
+			printf(" %s", cf->fleet.sentinels[i].spec);
+		printf("\nmaster_name: %s", cf->fleet.master_name);
+	} else {
+		printf("servers:");
+		for (i = 0; i < cf->fleet.nservers; i++)
+			printf(" %s", cf->fleet.servers[i].spec);
+	}
 	printf("\nmode: %s\nprefix: %s\nrecords: %s\n",
 	    cf->fleet.mode == CONFIG_FLEET_READ_ONLY ? "read-only" :
 	    "read-write", cf->fleet.prefix != NULL ? cf->fleet.prefix : "",

@@ -1007,6 +1007,38 @@ fleet_section_loads(void **state)
 	free(pw);
 }
 
+/* sentinels name the master: parsed, dumped and loaded back */
+static void
+fleet_sentinels_load(void **state)
+{
+	struct config *cf, *cf2;
+	char	*d1, *d2;
+
+	(void)state;
+#ifndef HAVE_FLEET
+	return;
+#endif
+	cf = load_ok("fleet {\n\tsentinels = { \"127.0.0.1:26379\", "
+	    "\"[::1]:26380\" }\n\tmaster_name = \"mta-fleet\"\n}\n");
+	assert_true(cf->fleet.enabled);
+	assert_int_equal(cf->fleet.nservers, 0);
+	assert_int_equal(cf->fleet.nsentinels, 2);
+	assert_string_equal(cf->fleet.sentinels[0].host, "127.0.0.1");
+	assert_int_equal(cf->fleet.sentinels[0].port, 26379);
+	assert_string_equal(cf->fleet.sentinels[1].host, "::1");
+	assert_string_equal(cf->fleet.master_name, "mta-fleet");
+	d1 = dump_text(cf);
+	assert_non_null(strstr(d1, "sentinels = {\"127.0.0.1:26379\", "
+	    "\"[::1]:26380\"}"));
+	cf2 = load_ok(d1);
+	d2 = dump_text(cf2);
+	assert_string_equal(d1, d2);
+	free(d1);
+	free(d2);
+	config_free(cf);
+	config_free(cf2);
+}
+
 static void
 fleet_errors_name_file_and_line(void **state)
 {
@@ -1054,6 +1086,22 @@ fleet_errors_name_file_and_line(void **state)
 		    "\"%s\"\n}\n", "open_pw", 2, "readable by others" },
 		{ "user without password", "fleet {\n user = mta\n}\n",
 		    NULL, 2, "fleet: user needs a password_file" },
+		{ "servers and sentinels", "fleet {\n servers = "
+		    "{\"127.0.0.1:1\"}\n\n sentinels = {\"127.0.0.1:2\"}\n"
+		    " master_name = m\n}\n", NULL, 4,
+		    "fleet: servers and sentinels exclude each other" },
+		{ "sentinels without master_name", "fleet {\n sentinels = "
+		    "{\"127.0.0.1:26379\"}\n}\n", NULL, 2,
+		    "fleet: sentinels need master_name" },
+		{ "master_name without sentinels", "fleet {\n\n"
+		    " master_name = m\n}\n", NULL, 3,
+		    "fleet: master_name without sentinels" },
+		{ "bad master_name", "fleet {\n sentinels = "
+		    "{\"127.0.0.1:26379\"}\n master_name = \"a b\"\n}\n",
+		    NULL, 3, "fleet: master_name \"a b\" may hold" },
+		{ "sentinel without port", "fleet {\n sentinels = "
+		    "{\"127.0.0.1\"}\n master_name = m\n}\n", NULL, 2,
+		    "fleet: sentinel \"127.0.0.1\" is neither" },
 	};
 
 	(void)state;
@@ -1107,6 +1155,7 @@ main(void)
 		cmocka_unit_test(free_null_and_find_on_null),
 		cmocka_unit_test(fleet_section_loads),
 		cmocka_unit_test(fleet_errors_name_file_and_line),
+		cmocka_unit_test(fleet_sentinels_load),
 	};
 
 	return (cmocka_run_group_tests_name("config", tests, NULL, NULL));

@@ -133,30 +133,7 @@ teardown(void **state)
 
 /* -- driving the loop --------------------------------------------------- */
 
-static int	 done;
-
-static void
-stop_cb(evutil_socket_t fd, short what, void *arg)
-{
-	(void)fd;
-	(void)what;
-	(void)arg;
-	done = -1;
-}
-
-/* run - loop until done is set or ms pass; returns done */
-static int
-run(int ms)
-{
-	struct event	*t = evtimer_new(base, stop_cb, NULL);
-	struct timeval	 tv = { ms / 1000, (ms % 1000) * 1000 };
-
-	evtimer_add(t, &tv);
-	while (done == 0)
-		event_base_loop(base, EVLOOP_ONCE);
-	event_free(t);
-	return (done);
-}
+#include "evloop.inc"
 
 /* connected - a client on fcf (or cf), up */
 static struct fleet *
