@@ -134,7 +134,6 @@ struct job {
 	int		 store_sts;	/* sts/dane still to be written */
 	int		 store_dane;	/* (job_store) */
 	struct rfleet_ticket *fleet;	/* the fleet's part (rfleet.h) */
-	int		 fleet_asked;
 	int		 fleet_wait;	/* waiting for the fleet's records */
 };
 
@@ -738,6 +737,25 @@ job_fleet_done(void *arg, const struct rfleet_result *res)
 		job_finish(j);
 }
 
+/*
+ * job_fleet_read - ask the fleet for these parts before discovering them:
+ * the job's ticket (rfleet_want: again, if it reported already) or a new
+ * one.  1 if the fleet will report (job_fleet_done), 0 to discover now
+ * (no fleet, or it is down, or the job bypasses caches)
+ */
+static int
+job_fleet_read(struct job *j, int sts, int dane)
+{
+	if (j->bypass)
+		return (0);
+	if (j->fleet != NULL)
+		return (rfleet_want(j->fleet, sts, dane) == 0);
+	j->fleet = rfleet_lookup(j->r->rfleet, j->node.domain, sts, dane,
+	    j->refresh ? RFLEET_REFRESH : j->txtcheck ? RFLEET_TXTCHECK :
+	    RFLEET_REQUEST, job_fleet_done, j);
+	return (j->fleet != NULL);
+}
+
 /* job_start - run the parts the job wants: the fleet's records first */
 static void
 job_start(struct job *j)
@@ -748,15 +766,9 @@ job_start(struct job *j)
 	j->started = 1;
 	if (!j->want_sts && !j->want_dane)
 		j->want_sts = 1;	/* never a job that does nothing */
-	if (!j->fleet_asked && !j->bypass) {
-		j->fleet_asked = 1;
-		j->fleet = rfleet_lookup(r->rfleet, j->node.domain, j->want_sts,
-		    j->want_dane, j->refresh ? RFLEET_REFRESH : j->txtcheck ?
-		    RFLEET_TXTCHECK : RFLEET_REQUEST, job_fleet_done, j);
-		if (j->fleet != NULL) {
-			j->fleet_wait = 1;
-			return;
-		}
+	if (job_fleet_read(j, j->want_sts, j->want_dane)) {
+		j->fleet_wait = 1;	/* job_fleet_done starts the rest */
+		return;
 	}
 	if (j->want_sts)
 		job_start_sts(j);
@@ -773,8 +785,6 @@ job_start(struct job *j)
 static void
 job_add(struct job *j, int sts, int dane)
 {
-	struct resolver	*r = j->r;
-
 	sts = sts && !j->want_sts;
 	dane = dane && !j->want_dane;
 	if (!sts && !dane)
@@ -783,17 +793,10 @@ job_add(struct job *j, int sts, int dane)
 	j->want_dane |= dane;
 	if (!j->started)
 		return;		/* job_start asks the fleet for them all */
-	if (!j->bypass) {
-		/* the job's ticket reads them (again), or a new one: the
-		 * fleet may have come up since the job started */
-		if (j->fleet != NULL ? rfleet_want(j->fleet, sts, dane) == 0 :
-		    (j->fleet = rfleet_lookup(r->rfleet, j->node.domain, sts,
-		    dane, j->refresh ? RFLEET_REFRESH : RFLEET_REQUEST,
-		    job_fleet_done, j)) != NULL) {
-			j->fleet_wait = 1;	/* job_fleet_done starts
-						   what the fleet lacks */
-			return;
-		}
+	if (job_fleet_read(j, sts, dane)) {
+		j->fleet_wait = 1;	/* job_fleet_done starts what the
+					   fleet lacks */
+		return;
 	}
 	if (sts)
 		job_start_sts(j);

@@ -590,6 +590,8 @@ rfleet_new(struct event_base *base, const struct config *cf,
     struct cache *cache, rfleet_store_fn *store, void *store_arg)
 {
 	struct rfleet	*rf;
+	const char	*what;
+	size_t		 n;
 
 	if (!cf->fleet.enabled)
 		return (NULL);
@@ -603,10 +605,9 @@ rfleet_new(struct event_base *base, const struct config *cf,
 		fatalx("fleet: cannot create a timer");
 	rf->f = fleet_new(base, &cf->fleet);
 	fleet_set_hooks(rf->f, rfleet_count, rfleet_state, rf);
-	log_info("fleet: %zu %s, mode=%s, prefix=\"%s\", "
-	    "timeout=%dms, records %s", cf->fleet.nsentinels > 0 ?
-	    cf->fleet.nsentinels : cf->fleet.nservers,
-	    cf->fleet.nsentinels > 0 ? "sentinel(s)" : "server(s)",
+	(void)config_fleet_list(&cf->fleet, &n, &what);
+	log_info("fleet: %s=%zu, mode=%s, prefix=\"%s\", "
+	    "timeout=%dms, records %s", what, n,
 	    cf->fleet.mode == CONFIG_FLEET_READ_ONLY ? "read-only" :
 	    "read-write", cf->fleet.prefix, cf->fleet.timeout_ms,
 	    cf->fleet.key != NULL ? "signed (key_file)" : "unsigned");

@@ -1515,6 +1515,20 @@ config_fleet_servers(struct config_ctx *ctx, cfg_t *sec, const char *name,
 	return (v);
 }
 
+/* config_fleet_servers_free - what config_fleet_servers made */
+static void
+config_fleet_servers_free(struct config_fleet_server *v, size_t n)
+{
+	size_t	 i;
+
+	for (i = 0; i < n; i++) {
+		free(v[i].spec);
+		free(v[i].path);
+		free(v[i].host);
+	}
+	free(v);
+}
+
 /* config_build_fleet - the fleet section */
 static void
 config_build_fleet(struct config_ctx *ctx, cfg_t *cfg, struct config *cf)
@@ -1628,6 +1642,15 @@ config_build_fleet(struct config_ctx *ctx, cfg_t *cfg, struct config *cf)
 }
 
 /* -- interface ------------------------------------------------------ */
+
+const struct config_fleet_server *
+config_fleet_list(const struct config_fleet *fl, size_t *n, const char **what)
+{
+	if (what != NULL)
+		*what = fl->nsentinels > 0 ? "sentinels" : "servers";
+	*n = fl->nsentinels > 0 ? fl->nsentinels : fl->nservers;
+	return (fl->nsentinels > 0 ? fl->sentinels : fl->servers);
+}
 
 struct config *
 config_load(const char *path, char *errbuf, size_t errsz)
@@ -1781,18 +1804,8 @@ config_free(struct config *cf)
 	free(cf->https.ca_file);
 	free(cf->https.proxy);
 	free(cf->cache.path);
-	for (i = 0; i < cf->fleet.nservers; i++) {
-		free(cf->fleet.servers[i].spec);
-		free(cf->fleet.servers[i].path);
-		free(cf->fleet.servers[i].host);
-	}
-	free(cf->fleet.servers);
-	for (i = 0; i < cf->fleet.nsentinels; i++) {
-		free(cf->fleet.sentinels[i].spec);
-		free(cf->fleet.sentinels[i].path);
-		free(cf->fleet.sentinels[i].host);
-	}
-	free(cf->fleet.sentinels);
+	config_fleet_servers_free(cf->fleet.servers, cf->fleet.nservers);
+	config_fleet_servers_free(cf->fleet.sentinels, cf->fleet.nsentinels);
 	free(cf->fleet.master_name);
 	free(cf->fleet.prefix);
 	free(cf->fleet.user);
@@ -1919,9 +1932,10 @@ void
 config_dump(const struct config *cf, FILE *fp)
 {
 	const struct config_listen *l;
-	const char *facility = "?";
+	const struct config_fleet_server *sv;
+	const char *facility = "?", *what;
 	char	 mode[8];
-	size_t	 i;
+	size_t	 i, n;
 	int	 ms;
 
 	for (i = 0; i < sizeof(config_facilities) /
@@ -2030,23 +2044,16 @@ config_dump(const struct config *cf, FILE *fp)
 	fputs("}\n", fp);
 	if (!cf->fleet.enabled)
 		return;
-	if (cf->fleet.nsentinels > 0) {
-		fputs("\nfleet {\n\tsentinels = {", fp);
-		for (i = 0; i < cf->fleet.nsentinels; i++) {
-			fputs(i ? ", " : "", fp);
-			config_dump_str(fp, cf->fleet.sentinels[i].spec);
-		}
-		fputs("}\n", fp);
+	sv = config_fleet_list(&cf->fleet, &n, &what);
+	fprintf(fp, "\nfleet {\n\t%s = {", what);
+	for (i = 0; i < n; i++) {
+		fputs(i ? ", " : "", fp);
+		config_dump_str(fp, sv[i].spec);
+	}
+	fputs("}\n", fp);
+	if (cf->fleet.master_name != NULL)
 		config_dump_kv(fp, "\t", "master_name",
 		    cf->fleet.master_name);
-	} else {
-		fputs("\nfleet {\n\tservers = {", fp);
-		for (i = 0; i < cf->fleet.nservers; i++) {
-			fputs(i ? ", " : "", fp);
-			config_dump_str(fp, cf->fleet.servers[i].spec);
-		}
-		fputs("}\n", fp);
-	}
 	config_dump_kv(fp, "\t", "mode", cf->fleet.mode ==
 	    CONFIG_FLEET_READ_ONLY ? "read-only" : "read-write");
 	config_dump_kv(fp, "\t", "prefix", cf->fleet.prefix);

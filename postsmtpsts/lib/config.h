@@ -264,6 +264,12 @@ const char *config_dane_some_name(enum config_dane_some d);
 /* config_answer_name - "notfound", "temp" or "may" */
 const char *config_answer_name(enum config_answer a);
 
+/* config_fleet_list - the addresses the fleet client tries in turn: the
+ * sentinels if any, else the servers; *n their number, *what (may be NULL)
+ * "sentinels" or "servers" */
+const struct config_fleet_server *config_fleet_list(
+	    const struct config_fleet *fl, size_t *n, const char **what);
+
 /* config_free - release everything; NULL is a no-op */
 void	config_free(struct config *cf);
 

@@ -209,7 +209,10 @@ fleet_complete(struct fleet_op *op, enum fleet_status st,
 static size_t
 fleet_nservers(const struct fleet *f)
 {
-	return (f->cf->nsentinels > 0 ? f->cf->nsentinels : f->cf->nservers);
+	size_t	 n;
+
+	(void)config_fleet_list(f->cf, &n, NULL);
+	return (n);
 }
 
 /* fleet_state_change - log once per change, tell the hook */
@@ -422,23 +425,22 @@ fleet_connect(struct fleet *f)
 	const struct config_fleet_server *sv;
 	redisAsyncContext *ac;
 	struct timeval	 tv;
-	int		 ask = 0;	/* ask a sentinel first */
+	size_t		 n;
+	int		 ask, v6;	/* ask a sentinel first; an IPv6
+					   master address */
 
-	if (f->cf->nsentinels > 0) {
-		sv = &f->cf->sentinels[f->server];
-		ask = !f->have_master;
-	} else
-		sv = &f->cf->servers[f->server];
+	sv = &config_fleet_list(f->cf, &n, NULL)[f->server];
+	ask = f->cf->nsentinels > 0 && !f->have_master;
 	if (ask || f->cf->nsentinels == 0) {
 		snprintf(f->spec, sizeof(f->spec), "%s%s", ask ?
 		    "sentinel " : "", sv->spec);
 		ac = sv->path != NULL ? redisAsyncConnectUnix(sv->path) :
 		    redisAsyncConnect(sv->host, sv->port);
 	} else {
+		v6 = strchr(f->master_host, ':') != NULL;
 		snprintf(f->spec, sizeof(f->spec), "%s%s%s:%d (master %s, "
-		    "from sentinel %s)", strchr(f->master_host, ':') != NULL ?
-		    "[" : "", f->master_host, strchr(f->master_host, ':') !=
-		    NULL ? "]" : "", f->master_port, f->cf->master_name,
+		    "from sentinel %s)", v6 ? "[" : "", f->master_host,
+		    v6 ? "]" : "", f->master_port, f->cf->master_name,
 		    sv->spec);
 		ac = redisAsyncConnect(f->master_host, f->master_port);
 	}

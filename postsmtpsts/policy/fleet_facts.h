@@ -52,15 +52,15 @@
 #ifndef FLEET_FACTS_H
 #define FLEET_FACTS_H
 
-#define FLEET_FACTS_SKEW	60	/* seconds a TXT check time may lie
-					   ahead of our clock */
-
 #include <stddef.h>
 #include <stdint.h>
 
 #include "lib/cache_record.h"
 
 struct config_cache;
+
+#define FLEET_FACTS_SKEW	60	/* seconds a TXT check time may lie
+					   ahead of our clock */
 
 /* Why fleet_facts_take() refused (0) or took (1) a record. */
 enum fleet_facts_why {

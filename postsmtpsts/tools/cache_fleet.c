@@ -333,21 +333,18 @@ cache_fleet_stats(const struct config *cf)
 	struct stats_snapshot s;
 	struct buf	 out;
 	struct timespec	 t0, t1;
-	const char	*ping[1] = { "PING" };
+	const struct config_fleet_server *sv;
+	const char	*ping[1] = { "PING" }, *what;
 	char		 path[CONFIG_MAX_PATH + 16], err[512], *line, *nl;
 	int		 done = 0, rc = 0;
-	size_t		 i;
+	size_t		 i, n;
 
-	if (cf->fleet.nsentinels > 0) {
-		printf("sentinels:");
-		for (i = 0; i < cf->fleet.nsentinels; i++)
-			printf(" %s", cf->fleet.sentinels[i].spec);
+	sv = config_fleet_list(&cf->fleet, &n, &what);
+	printf("%s:", what);
+	for (i = 0; i < n; i++)
+		printf(" %s", sv[i].spec);
+	if (cf->fleet.master_name != NULL)
 		printf("\nmaster_name: %s", cf->fleet.master_name);
-	} else {
-		printf("servers:");
-		for (i = 0; i < cf->fleet.nservers; i++)
-			printf(" %s", cf->fleet.servers[i].spec);
-	}
 	printf("\nmode: %s\nprefix: %s\nrecords: %s\n",
 	    cf->fleet.mode == CONFIG_FLEET_READ_ONLY ? "read-only" :
 	    "read-write", cf->fleet.prefix != NULL ? cf->fleet.prefix : "",
