@@ -228,6 +228,28 @@ forget() {
 	done
 	rc DEL "$PREFIX$1" "${PREFIX}dane:$1" >/dev/null
 }
+# gdb_hold CMDFILE OUT - attach gdb to B's resolver (BRES) with CMDFILE,
+# whose breakpoint runs a script and detaches; back once the breakpoint is
+# set (gdb has read B's symbols) or gdb gave up; gdb_pid
+gdb_hold() {
+	gdb -q -batch -p "$BRES" -x "$1" >"$2" 2>&1 &
+	gdb_pid=$!
+	for _i in $(seq 1 100); do
+		grep -q '^Breakpoint 1 at' "$2" 2>/dev/null && break
+		kill -0 $gdb_pid 2>/dev/null || break
+		sleep 0.1
+	done
+}
+# gdb_release TENTHS - give gdb that many tenths of a second to detach,
+# then make sure B runs (never stopped there: let B go)
+gdb_release() {
+	for _i in $(seq 1 "$1"); do
+		kill -0 $gdb_pid 2>/dev/null || break
+		sleep 0.1
+	done
+	kill $gdb_pid 2>/dev/null
+	wait $gdb_pid 2>/dev/null
+}
 D=b196.bulk.pstest
 forget $D
 BRES=$(sed -n 's/.*postsmtpsts\/resolver\[\([0-9]*\)\].*/\1/p' "$B/daemon.log" | head -n 1)
@@ -247,21 +269,9 @@ printf '%s\n' "break fleet_lease" "commands 1" "shell $T/a-first.sh" \
 rm -f "$T/gdb.hit"
 if command -v gdb >/dev/null && [ -n "$BRES" ]; then
 	mark
-	gdb -q -batch -p "$BRES" -x "$T/gdb.cmd" >"$T/gdb.out" 2>&1 &
-	gdb_pid=$!
-	# attached when gdb has read B's symbols and set the breakpoint
-	for _i in $(seq 1 100); do
-		grep -q '^Breakpoint 1 at' "$T/gdb.out" 2>/dev/null && break
-		kill -0 $gdb_pid 2>/dev/null || break
-		sleep 0.1
-	done
+	gdb_hold "$T/gdb.cmd" "$T/gdb.out"
 	pqb $D >"$T/b-race.out"
-	for _i in $(seq 1 50); do
-		kill -0 $gdb_pid 2>/dev/null || break
-		sleep 0.1
-	done
-	kill $gdb_pid 2>/dev/null	# not stopped there: let B go
-	wait $gdb_pid 2>/dev/null
+	gdb_release 50
 fi
 if [ -f "$T/gdb.hit" ]; then
 	want="secure match=b196.mx.bulk.pstest servername=hostname"
@@ -327,21 +337,10 @@ printf '%s\n' "break discover_start_flags if \$_streq(domain, \"$D\")" \
 rm -f "$T/gdb2.hit"
 if command -v gdb >/dev/null && [ -n "$BRES" ]; then
 	bmark=$(stat -c %s "$B/daemon.log")
-	gdb -q -batch -p "$BRES" -x "$T/gdb2.cmd" >"$T/gdb2.out" 2>&1 &
-	gdb_pid=$!
-	for _i in $(seq 1 100); do
-		grep -q '^Breakpoint 1 at' "$T/gdb2.out" 2>/dev/null && break
-		kill -0 $gdb_pid 2>/dev/null || break
-		sleep 0.1
-	done
+	gdb_hold "$T/gdb2.cmd" "$T/gdb2.out"
 	# B holds the policy, due for refresh now, and no DANE entry
 	plant "$B/cache" $D enforce bulk193 100 -1
-	for _i in $(seq 1 100); do
-		kill -0 $gdb_pid 2>/dev/null || break
-		sleep 0.1
-	done
-	kill $gdb_pid 2>/dev/null	# never stopped there: let B go
-	wait $gdb_pid 2>/dev/null
+	gdb_release 100
 fi
 if [ -f "$T/gdb2.hit" ]; then
 	for _i in $(seq 1 100); do

@@ -76,6 +76,28 @@ rec(enum shape s, int64_t age, const char *id)
 	return (r);
 }
 
+/*
+ * take - offer off against have (NULL: nothing held) under key at NOW into
+ * out; the reason must be want, and the record taken exactly when want
+ * is TAKEN or RECHECKED; returns whether it was
+ */
+static int
+take(const char *key, const struct cache_record *have,
+    const struct cache_record *off, enum fleet_facts_why want,
+    struct cache_record *out)
+{
+	enum fleet_facts_why why;
+	int		 r;
+
+	cache_record_reset(out);
+	r = fleet_facts_take(key, strlen(key), have, off, &cc, NOW, out, &why);
+	assert_string_equal(fleet_facts_why_name(why),
+	    fleet_facts_why_name(want));
+	assert_int_equal(r, want == FLEET_FACTS_TAKEN ||
+	    want == FLEET_FACTS_RECHECKED);
+	return (r);
+}
+
 static void
 gate(void **state)
 {
@@ -135,7 +157,6 @@ gate(void **state)
 		    FLEET_FACTS_FAILURE },
 	};
 	struct cache_record have, off, out = { 0 };
-	enum fleet_facts_why why;
 	size_t		 i;
 	int		 r;
 
@@ -144,13 +165,8 @@ gate(void **state)
 		print_message("# %s\n", t[i].name);
 		have = rec(t[i].have, t[i].have_age, t[i].have_id);
 		off = rec(t[i].off, t[i].off_age, t[i].off_id);
-		cache_record_reset(&out);
-		r = fleet_facts_take(t[i].key, strlen(t[i].key),
-		    t[i].have == NONE_HELD ? NULL : &have, &off, &cc, NOW,
-		    &out, &why);
-		assert_string_equal(fleet_facts_why_name(why),
-		    fleet_facts_why_name(t[i].want));
-		assert_int_equal(r, t[i].want == FLEET_FACTS_TAKEN);
+		r = take(t[i].key, t[i].have == NONE_HELD ? NULL : &have,
+		    &off, t[i].want, &out);
 		if (r == 1) {
 			/* taken as offered, with its own times */
 			assert_int_equal(out.fetched_at, off.fetched_at);
@@ -201,9 +217,7 @@ recheck(void **state)
 		    FLEET_FACTS_TAKEN },
 	};
 	struct cache_record have, off, out = { 0 };
-	enum fleet_facts_why why;
 	size_t		 i;
-	int		 r;
 
 	(void)state;
 	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
@@ -216,13 +230,7 @@ recheck(void **state)
 		    t[i].off_id);
 		off.txt_ttl = 60;
 		off.txt_checked_at = NOW - t[i].off_at;
-		cache_record_reset(&out);
-		r = fleet_facts_take("example.com", 11, &have, &off, &cc, NOW,
-		    &out, &why);
-		assert_string_equal(fleet_facts_why_name(why),
-		    fleet_facts_why_name(t[i].want));
-		assert_int_equal(r, t[i].want == FLEET_FACTS_TAKEN ||
-		    t[i].want == FLEET_FACTS_RECHECKED);
+		(void)take("example.com", &have, &off, t[i].want, &out);
 		if (t[i].want == FLEET_FACTS_RECHECKED) {
 			/* have's policy, the offered check */
 			assert_int_equal(out.fetched_at, have.fetched_at);
