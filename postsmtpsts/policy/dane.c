@@ -46,6 +46,7 @@ struct dane_hq {
 	struct dns_query *aaaaq;	/* AAAA */
 	struct dns_query *tq;		/* TLSA */
 	int		 addr_pending;	/* A/AAAA answers still to come */
+	int		 aaaa_asked;	/* AAAA asked (else A decided) */
 	int		 addr_failed;	/* an address lookup failed */
 	const char	*addr_why;
 	enum dns_security a_sec, aaaa_sec;
@@ -500,6 +501,25 @@ dane_name_eq(const char *a, const char *b)
 	return (la == lb && strncasecmp(a, b, la) == 0);
 }
 
+/*
+ * dane_aaaa_needed - after the A answer of a host, 1 if the AAAA answer
+ * can still change the host's state.  A and AAAA live at the same name in
+ * the same zone, so they share their chain of trust and any CNAME: an
+ * insecure A means insecure addresses, a bogus or failed A already makes
+ * the host unusable (RFC 7672 §2.2), an NXDOMAIN is one for AAAA too, and
+ * secure addresses are enough to look at TLSA (§2.2.2).  Only a secure,
+ * empty A answer (an IPv6-only host) leaves the question open.  What is not
+ * asked is one DNSSEC signature check and one query per MX host; a bogus
+ * AAAA beside secure A records no longer marks the host unusable, as
+ * Postfix, which uses the addresses it can, would not either.
+ */
+static int
+dane_aaaa_needed(const struct dns_result *res)
+{
+	return (dane_lookup_failed(res) == NULL && res->security ==
+	    DNS_SECURE && !res->nxdomain && res->rdata_count == 0);
+}
+
 static void
 dane_host_addr_cb(const struct dns_result *res, void *arg)
 {
@@ -547,10 +567,23 @@ dane_host_addr_cb(const struct dns_result *res, void *arg)
 				hq->canon[n - 1] = '\0';
 		}
 	}
+	if (res->rrtype == DNS_TYPE_A && hq->aaaaq == NULL &&
+	    !hq->aaaa_asked) {
+		if (dane_aaaa_needed(res)) {
+			/* secure and empty: the host may have IPv6
+			 * addresses only */
+			hq->aaaa_asked = 1;
+			hq->aaaaq = dns_query(dn->dns, h->name,
+			    DNS_TYPE_AAAA, dane_host_addr_cb, hq);
+			return;
+		}
+		/* the A answer decided: AAAA counts as the same */
+		hq->aaaa_sec = hq->a_sec;
+	}
 	if (--hq->addr_pending > 0)
 		return;
 
-	/* both answers are in */
+	/* both answers are in, or the A answer decided */
 	if (hq->a_sec == DNS_BOGUS || hq->aaaa_sec == DNS_BOGUS)
 		h->addr_security = DNS_BOGUS;
 	else if (hq->a_sec == DNS_SECURE && hq->aaaa_sec == DNS_SECURE)
@@ -689,11 +722,16 @@ dane_start_hosts(struct dane *dn)
 	dn->pending = n;
 	/* all queries first, then callbacks: never called from here */
 	for (i = 0; i < n; i++) {
-		dn->hq[i].addr_pending = 2;
+		dn->hq[i].addr_pending = 1;
 		dn->hq[i].aq = dns_query(dn->dns, dn->hosts[i].name,
 		    DNS_TYPE_A, dane_host_addr_cb, &dn->hq[i]);
-		dn->hq[i].aaaaq = dns_query(dn->dns, dn->hosts[i].name,
-		    DNS_TYPE_AAAA, dane_host_addr_cb, &dn->hq[i]);
+		if (dn->o.all_addresses) {
+			dn->hq[i].addr_pending = 2;
+			dn->hq[i].aaaa_asked = 1;
+			dn->hq[i].aaaaq = dns_query(dn->dns,
+			    dn->hosts[i].name, DNS_TYPE_AAAA,
+			    dane_host_addr_cb, &dn->hq[i]);
+		}
 		if (!dn->insecure_mx)
 			dane_tlsa_ahead(&dn->hq[i]);
 	}

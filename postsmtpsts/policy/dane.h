@@ -15,8 +15,10 @@
  *	  secure NODATA                -> the domain itself is the implicit MX
  *	  secure null MX "."           -> no DANE (the domain takes no mail)
  *	then for every MX host (the first DANE_MAX_HOSTS by preference), all
- *	hosts at once, A and AAAA in parallel:
- *	  both insecure                -> host: no DANE (§2.2.2)
+ *	hosts at once, A (and AAAA only if the A answer is secure and empty:
+ *	A and AAAA share their zone, so the A answer decides all else; both
+ *	in parallel with dane_opts.all_addresses):
+ *	  insecure                     -> host: no DANE (§2.2.2)
  *	  bogus                        -> host: failure
  *	  SERVFAIL, timeout            -> host: failure (unusable, RFC 7672
  *	                                  §2.2: left to Postfix, which skips
@@ -110,7 +112,8 @@ struct dane_host {
 	char		 tlsa_name[DOMAIN_BUFSZ + 16];	/* _PORT._tcp.BASE */
 	enum dns_security addr_security;	/* worst of A and AAAA */
 	enum dns_security a_security;		/* of the A answer */
-	enum dns_security aaaa_security;	/* of the AAAA answer */
+	enum dns_security aaaa_security;	/* of the AAAA answer, if
+						 * asked (see dane_opts) */
 	int		 addr_failed;		/* an A/AAAA lookup failed or
 						 * was bogus (bogus: none kept) */
 	size_t		 naddrs;		/* A and AAAA records seen */
@@ -160,6 +163,9 @@ struct dane_opts {
 					 * addresses) behind an insecure MX
 					 * RRset too: state none, no TLSA */
 	int		 keep_rdata;	/* dane_tlsa.rdata: whole records */
+	int		 all_addresses;	/* A and AAAA in parallel, always (the
+					 * default asks AAAA only after a
+					 * secure, empty A answer) */
 };
 
 /* dane_start - look up domain (normalized, see domain_normalize) */

@@ -783,6 +783,7 @@ check_lookups(struct check *ck, const struct config_dns *dcf,
 	dopt.port = ck->port;
 	dopt.all_hosts = 1;
 	dopt.keep_rdata = 1;
+	dopt.all_addresses = 1;	/* every address is probed */
 	dn = dane_start_opts(ck->dns, ck->domain, &dopt, check_dane_done, ck);
 	event_base_dispatch(ck->base);
 	if (!ck->discover_done || !ck->mx_done) {

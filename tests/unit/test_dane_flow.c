@@ -182,13 +182,31 @@ start_one_mx(void)
 
 #define TLSA_NAME	"_25._tcp.mx.example.com"
 
+/* addresses - answer A with one address; AAAA too if it was asked */
 static void
 addresses(enum dns_security a, enum dns_security aaaa, const char *canon)
 {
 	answer("mx.example.com", DNS_TYPE_A, DNS_OK, DNS_RCODE_NOERROR, a,
 	    addr4, sizeof(addr4), canon);
-	answer("mx.example.com", DNS_TYPE_AAAA, DNS_OK, DNS_RCODE_NOERROR,
-	    aaaa, NULL, 0, canon);
+	if (find("mx.example.com", DNS_TYPE_AAAA) != NULL)
+		answer("mx.example.com", DNS_TYPE_AAAA, DNS_OK,
+		    DNS_RCODE_NOERROR, aaaa, NULL, 0, canon);
+}
+
+/* start_one_mx_all - the same with dane_opts.all_addresses (the check
+ * tool): A and AAAA asked together */
+static void
+start_one_mx_all(void)
+{
+	static const unsigned char mx[] = { 0, 10, 2, 'm', 'x', 7, 'e', 'x',
+	    'a', 'm', 'p', 'l', 'e', 3, 'c', 'o', 'm', 0 };
+	struct dane_opts o;
+
+	memset(&o, 0, sizeof(o));
+	o.all_addresses = 1;
+	dane_start_opts(NULL, "example.com", &o, report, NULL);
+	answer("example.com", DNS_TYPE_MX, DNS_OK, DNS_RCODE_NOERROR,
+	    DNS_SECURE, mx, sizeof(mx), NULL);
 }
 
 /* ---- tests ---- */
@@ -201,7 +219,7 @@ tlsa_ahead_answered_first_is_kept(void **state)
 	(void)state;
 	start_one_mx();
 	assert_non_null(find("mx.example.com", DNS_TYPE_A));
-	assert_non_null(find("mx.example.com", DNS_TYPE_AAAA));
+	assert_null(find("mx.example.com", DNS_TYPE_AAAA));
 	assert_non_null(find(TLSA_NAME, DNS_TYPE_TLSA));
 	answer(TLSA_NAME, DNS_TYPE_TLSA, DNS_OK, DNS_RCODE_NOERROR,
 	    DNS_SECURE, tlsa311, sizeof(tlsa311), NULL);
@@ -250,12 +268,13 @@ insecure_addresses_drop_the_tlsa_ahead(void **state)
 	assert_string_equal(rep.tlsa_name, "");
 }
 
-/* ... also when its answer (usable records, even) was already in */
+/* ... also when its answer (usable records, even) was already in; with
+ * both families asked, the worse of A and AAAA counts */
 static void
 insecure_addresses_ignore_a_kept_answer(void **state)
 {
 	(void)state;
-	start_one_mx();
+	start_one_mx_all();
 	answer(TLSA_NAME, DNS_TYPE_TLSA, DNS_OK, DNS_RCODE_NOERROR,
 	    DNS_SECURE, tlsa311, sizeof(tlsa311), NULL);
 	addresses(DNS_SECURE, DNS_INSECURE, NULL);
@@ -307,7 +326,7 @@ static void
 failed_lookup_reported_is_a_before_aaaa(void **state)
 {
 	(void)state;
-	start_one_mx();
+	start_one_mx_all();
 	answer("mx.example.com", DNS_TYPE_AAAA, DNS_OK, DNS_RCODE_NOERROR,
 	    DNS_BOGUS, NULL, 0, NULL);
 	answer("mx.example.com", DNS_TYPE_A, DNS_OK, DNS_RCODE_NOERROR,
@@ -317,6 +336,124 @@ failed_lookup_reported_is_a_before_aaaa(void **state)
 	assert_int_equal(rep.host_fail, DANE_FAIL_BOGUS);
 	assert_int_equal(rep.host_fail_rrtype, DNS_TYPE_A);
 	assert_null(find(TLSA_NAME, DNS_TYPE_TLSA));
+}
+
+/* secure A records decide: no AAAA query, the TLSA records count */
+static void
+secure_a_asks_no_aaaa(void **state)
+{
+	(void)state;
+	start_one_mx();
+	answer("mx.example.com", DNS_TYPE_A, DNS_OK, DNS_RCODE_NOERROR,
+	    DNS_SECURE, addr4, sizeof(addr4), NULL);
+	answer(TLSA_NAME, DNS_TYPE_TLSA, DNS_OK, DNS_RCODE_NOERROR,
+	    DNS_SECURE, tlsa311, sizeof(tlsa311), NULL);
+	assert_int_equal(rep.calls, 1);
+	assert_int_equal(rep.state, DANE_ALL);
+	assert_int_equal(count("mx.example.com", DNS_TYPE_AAAA), 0);
+}
+
+/* insecure, bogus, failed or NXDOMAIN A answers decide too */
+static void
+deciding_a_answers_ask_no_aaaa(void **state)
+{
+	static const struct {
+		enum dns_status	 st;
+		int		 rcode;
+		enum dns_security sec;
+		enum dane_state	 host_state;
+	} t[] = {
+		{ DNS_OK, DNS_RCODE_NOERROR, DNS_INSECURE, DANE_NONE },
+		{ DNS_OK, DNS_RCODE_NOERROR, DNS_BOGUS, DANE_FAILURE },
+		{ DNS_ERR_TIMEOUT, DNS_RCODE_SERVFAIL, DNS_INSECURE,
+		    DANE_FAILURE },
+		{ DNS_OK, DNS_RCODE_SERVFAIL, DNS_INSECURE, DANE_FAILURE },
+		{ DNS_OK, DNS_RCODE_NXDOMAIN, DNS_SECURE, DANE_NONE },
+	};
+	size_t	 i;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		(void)reset(state);
+		start_one_mx();
+		answer("mx.example.com", DNS_TYPE_A, t[i].st, t[i].rcode,
+		    t[i].sec, NULL, 0, NULL);
+		if (rep.calls == 0)	/* the TLSA asked ahead, if waited */
+			answer(TLSA_NAME, DNS_TYPE_TLSA, DNS_OK,
+			    DNS_RCODE_NXDOMAIN, DNS_SECURE, NULL, 0, NULL);
+		assert_int_equal(rep.calls, 1);
+		assert_int_equal(rep.host_state, t[i].host_state);
+		assert_int_equal(count("mx.example.com", DNS_TYPE_AAAA), 0);
+	}
+}
+
+/* a secure, empty A answer: an IPv6-only host, AAAA asked next */
+static void
+empty_a_asks_aaaa(void **state)
+{
+	static const unsigned char addr6[16] = { 0x20, 0x01, 0x0d, 0xb8,
+	    [15] = 25 };
+
+	(void)state;
+	start_one_mx();
+	answer("mx.example.com", DNS_TYPE_A, DNS_OK, DNS_RCODE_NOERROR,
+	    DNS_SECURE, NULL, 0, NULL);
+	assert_int_equal(rep.calls, 0);
+	assert_non_null(find("mx.example.com", DNS_TYPE_AAAA));
+	answer("mx.example.com", DNS_TYPE_AAAA, DNS_OK, DNS_RCODE_NOERROR,
+	    DNS_SECURE, addr6, sizeof(addr6), NULL);
+	answer(TLSA_NAME, DNS_TYPE_TLSA, DNS_OK, DNS_RCODE_NOERROR,
+	    DNS_SECURE, tlsa311, sizeof(tlsa311), NULL);
+	assert_int_equal(rep.calls, 1);
+	assert_int_equal(rep.state, DANE_ALL);
+	assert_int_equal(count("mx.example.com", DNS_TYPE_AAAA), 1);
+}
+
+/* ... whose AAAA answer is bogus: the host is unusable, AAAA reported */
+static void
+empty_a_then_bogus_aaaa_fails(void **state)
+{
+	(void)state;
+	start_one_mx();
+	answer("mx.example.com", DNS_TYPE_A, DNS_OK, DNS_RCODE_NOERROR,
+	    DNS_SECURE, NULL, 0, NULL);
+	answer("mx.example.com", DNS_TYPE_AAAA, DNS_OK, DNS_RCODE_NOERROR,
+	    DNS_BOGUS, NULL, 0, NULL);
+	assert_int_equal(rep.calls, 1);
+	assert_int_equal(rep.host_state, DANE_FAILURE);
+	assert_int_equal(rep.host_fail, DANE_FAIL_BOGUS);
+	assert_int_equal(rep.host_fail_rrtype, DNS_TYPE_AAAA);
+	assert_null(find(TLSA_NAME, DNS_TYPE_TLSA));
+}
+
+/* ... and a secure, empty AAAA too: no addresses, no DANE */
+static void
+empty_a_and_aaaa_no_addresses(void **state)
+{
+	(void)state;
+	start_one_mx();
+	answer("mx.example.com", DNS_TYPE_A, DNS_OK, DNS_RCODE_NOERROR,
+	    DNS_SECURE, NULL, 0, NULL);
+	answer("mx.example.com", DNS_TYPE_AAAA, DNS_OK, DNS_RCODE_NOERROR,
+	    DNS_SECURE, NULL, 0, NULL);
+	assert_int_equal(rep.calls, 1);
+	assert_int_equal(rep.host_state, DANE_NONE);
+	assert_string_equal(rep.why, "no address records");
+}
+
+/* the check tool's walk: both families at once */
+static void
+all_addresses_asks_both_at_once(void **state)
+{
+	(void)state;
+	start_one_mx_all();
+	assert_non_null(find("mx.example.com", DNS_TYPE_A));
+	assert_non_null(find("mx.example.com", DNS_TYPE_AAAA));
+	addresses(DNS_SECURE, DNS_SECURE, NULL);
+	assert_int_equal(count("mx.example.com", DNS_TYPE_AAAA), 1);
+	answer(TLSA_NAME, DNS_TYPE_TLSA, DNS_OK, DNS_RCODE_NOERROR,
+	    DNS_SECURE, tlsa311, sizeof(tlsa311), NULL);
+	assert_int_equal(rep.calls, 1);
+	assert_int_equal(rep.state, DANE_ALL);
 }
 
 /* an insecure MX RRset: no DANE, nothing asked ahead */
@@ -353,6 +490,13 @@ main(void)
 		cmocka_unit_test_setup(failed_lookup_reported_is_a_before_aaaa,
 		    reset),
 		cmocka_unit_test_setup(insecure_mx_asks_nothing_ahead, reset),
+		cmocka_unit_test_setup(secure_a_asks_no_aaaa, reset),
+		cmocka_unit_test_setup(deciding_a_answers_ask_no_aaaa, reset),
+		cmocka_unit_test_setup(empty_a_asks_aaaa, reset),
+		cmocka_unit_test_setup(empty_a_then_bogus_aaaa_fails, reset),
+		cmocka_unit_test_setup(empty_a_and_aaaa_no_addresses, reset),
+		cmocka_unit_test_setup(all_addresses_asks_both_at_once,
+		    reset),
 	};
 
 	return (cmocka_run_group_tests_name("dane_flow", tests, NULL, NULL));
