@@ -13,9 +13,15 @@
  *        fails DNSSEC validation is a failure, never "no policy": a forged
  *        or blocked TXT answer must not strip a cached policy (§5, §10.2).
  *  §3.3  the id equal to the cached one: nothing to fetch.
- *  §3.3  mta-sts.D is resolved here (A and AAAA at once, via libunbound:
- *        DNSSEC-aware), and only those addresses are handed to https.c.
- *        Bogus address answers are not used.  The certificate is what
+ *  §3.3  mta-sts.D is resolved here (via libunbound: DNSSEC-aware), and
+ *        only those addresses are handed to https.c.  A first: AAAA is
+ *        asked when A gives no usable address, or when the fetch from the
+ *        IPv4 addresses could not connect (or timed out), then the IPv6
+ *        addresses are tried; most policy hosts answer over IPv4, and the
+ *        AAAA lookup is one more DNSSEC-validated answer per discovery
+ *        (its denial, mostly).  DISCOVER_ALL_ADDRESSES asks both at once
+ *        (the tools, which show both).  Bogus address answers are not
+ *        used.  The certificate is what
  *        authenticates the host (§3.3, §10.1); https.c enforces 200,
  *        text/plain, no redirects, the size limit and timeouts.
  *  §3.2  the body is parsed by sts_policy_parse.
@@ -69,7 +75,12 @@ struct discover {
 	int		 main_done;
 	int		 tlsrpt_done;
 	int		 a_done, aaaa_done;
-	int		 addrs_asked;	/* A/AAAA mta-sts.D sent */
+	int		 addrs_asked;	/* A (maybe AAAA) mta-sts.D sent */
+	int		 aaaa_asked;	/* AAAA mta-sts.D sent */
+	unsigned int	 flags;		/* DISCOVER_* */
+	int		 v4_failed;	/* the IPv4 fetch failed (v4_error):
+					 * AAAA asked for a second try */
+	enum discover_failure v4_error;
 	int		 fetch_wanted;	/* the TXT said: fetch */
 
 	struct discover_result res;
@@ -99,6 +110,8 @@ struct discover {
 static void	discover_main_done(struct discover *);
 static void	discover_fetch_start(struct discover *);
 static void	discover_https_cb(const struct https_result *, void *);
+static void	discover_aaaa_cb(const struct dns_result *, void *);
+static void	discover_aaaa_ask(struct discover *);
 
 /* discover_name - prefix + domain into out[DISCOVER_MAX_NAME] */
 static int
@@ -349,7 +362,7 @@ discover_addr_collect(struct discover *dv, const struct dns_result *res,
 	(void)dv;
 }
 
-/* discover_addrs_ready - both address lookups are in: fetch or fail */
+/* discover_addrs_ready - the address lookups are in: fetch or fail */
 static void
 discover_addrs_ready(struct discover *dv)
 {
@@ -384,7 +397,35 @@ discover_a_cb(const struct dns_result *res, void *arg)
 	dv->res.a_security = res->security;
 	discover_addr_collect(dv, res, AF_INET, dv->addrs4, &dv->n4,
 	    dv->a_note, sizeof(dv->a_note));
+	if (!dv->aaaa_asked) {
+		if (dv->n4 == 0) {
+			/* no usable IPv4 address: maybe IPv6 ones */
+			discover_aaaa_ask(dv);
+			return;
+		}
+		dv->aaaa_done = 1;	/* asked only if IPv4 fails */
+	}
 	discover_addrs_ready(dv);
+}
+
+/* discover_v6_retry - the IPv4 fetch failed and AAAA is in: fetch from
+ * the IPv6 addresses, or end with the IPv4 failure */
+static void
+discover_v6_retry(struct discover *dv)
+{
+	size_t	 i, n = dv->n4;
+
+	if (dv->n6 == 0) {
+		discover_fail(dv, dv->v4_error);
+		return;
+	}
+	for (i = 0; i < dv->n6; i++)
+		dv->addrv[n++] = dv->addrs6[i];
+	dv->res.naddrs = n;
+	log_debug(1, "discover: %s: no policy over IPv4, trying %zu IPv6 "
+	    "address%s", dv->host, dv->n6, dv->n6 == 1 ? "" : "es");
+	dv->fetch = https_fetch(dv->https, dv->host, dv->addrv + dv->n4,
+	    dv->n6, discover_https_cb, dv);
 }
 
 /* discover_aaaa_cb - AAAA mta-sts.D */
@@ -398,10 +439,24 @@ discover_aaaa_cb(const struct dns_result *res, void *arg)
 	dv->res.aaaa_security = res->security;
 	discover_addr_collect(dv, res, AF_INET6, dv->addrs6, &dv->n6,
 	    dv->aaaa_note, sizeof(dv->aaaa_note));
-	discover_addrs_ready(dv);
+	if (dv->v4_failed)
+		discover_v6_retry(dv);
+	else
+		discover_addrs_ready(dv);
 }
 
-/* discover_addrs_ask - resolve mta-sts.D, both families at once */
+/* discover_aaaa_ask - AAAA mta-sts.D */
+static void
+discover_aaaa_ask(struct discover *dv)
+{
+	dv->aaaa_asked = 1;
+	dv->res.aaaa_asked = 1;
+	dv->q_aaaa = dns_query(dv->dns, dv->host, DNS_TYPE_AAAA,
+	    discover_aaaa_cb, dv);
+}
+
+/* discover_addrs_ask - resolve mta-sts.D: A, and AAAA at once only with
+ * DISCOVER_ALL_ADDRESSES (else see discover_a_cb) */
 static void
 discover_addrs_ask(struct discover *dv)
 {
@@ -409,8 +464,8 @@ discover_addrs_ask(struct discover *dv)
 		return;
 	dv->addrs_asked = 1;
 	dv->q_a = dns_query(dv->dns, dv->host, DNS_TYPE_A, discover_a_cb, dv);
-	dv->q_aaaa = dns_query(dv->dns, dv->host, DNS_TYPE_AAAA,
-	    discover_aaaa_cb, dv);
+	if (dv->flags & DISCOVER_ALL_ADDRESSES)
+		discover_aaaa_ask(dv);
 }
 
 /* discover_fetch_start - the TXT asks for a fetch: once the addresses are
@@ -435,6 +490,11 @@ discover_https_cb(const struct https_result *res, void *arg)
 	dv->fetch = NULL;
 	dv->res.fetched = 1;
 	dv->res.https_error = res->error;
+	free(dv->url);			/* a second try (discover_v6_retry) */
+	free(dv->connect_addr);
+	free(dv->content_type);
+	dv->content_type = NULL;
+	dv->res.content_type = NULL;
 	dv->url = xstrdup(res->url);
 	dv->res.url = dv->url;
 	dv->connect_addr = xstrdup(res->connect_addr);
@@ -447,6 +507,14 @@ discover_https_cb(const struct https_result *res, void *arg)
 	if (res->error != HTTPS_OK) {
 		discover_set_detail(dv, "%s: %s: %s", res->url,
 		    https_error_name(res->error), res->detail);
+		if (!dv->aaaa_asked && (res->error == HTTPS_ERR_CONNECT ||
+		    res->error == HTTPS_ERR_TIMEOUT)) {
+			/* no answer over IPv4: the IPv6 addresses, if any */
+			dv->v4_failed = 1;
+			dv->v4_error = DISCOVER_FAIL_FETCH;
+			discover_aaaa_ask(dv);
+			return;
+		}
 		discover_fail(dv, res->error == HTTPS_ERR_WEBPKI ?
 		    DISCOVER_FAIL_WEBPKI : DISCOVER_FAIL_FETCH);
 		return;
@@ -547,6 +615,7 @@ discover_start_flags(struct dns *d, struct https *h, const char *domain,
 	dv->https = h;
 	dv->cb = cb;
 	dv->arg = arg;
+	dv->flags = flags;
 	dv->domain = xstrdup(domain);
 	if (known_id != NULL)
 		dv->known_id = xstrdup(known_id);

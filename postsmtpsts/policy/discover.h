@@ -82,8 +82,12 @@ struct discover_result {
 
 	/* A/AAAA mta-sts.DOMAIN */
 	const char	*policy_host;
-	int		 addrs_checked;	/* A and AAAA were looked up */
+	int		 addrs_checked;	/* the addresses were looked up */
 	enum dns_security a_security;
+	int		 aaaa_asked;	/* AAAA was asked (A first: only when
+					 * A gave no usable address or the
+					 * IPv4 fetch failed; always with
+					 * DISCOVER_ALL_ADDRESSES) */
 	enum dns_security aaaa_security;
 	size_t		 naddrs;
 	const char *const *addrs;	/* address literals, v4 first */
@@ -134,6 +138,9 @@ struct discover	*discover_start(struct dns *d, struct https *h,
  * a cold discovery's signature checks (bench/README.md).
  */
 #define DISCOVER_TLSRPT	0x01
+/* DISCOVER_ALL_ADDRESSES: A and AAAA mta-sts.DOMAIN at once (the tools,
+ * which show both), instead of A first */
+#define DISCOVER_ALL_ADDRESSES	0x02
 struct discover	*discover_start_flags(struct dns *d, struct https *h,
 		    const char *domain, const char *known_id,
 		    unsigned int flags, discover_cb *cb, void *arg);

@@ -777,8 +777,8 @@ check_lookups(struct check *ck, const struct config_dns *dcf,
 		fprintf(stderr, "postsmtpsts-check: https: %s\n", err);
 		return (-1);
 	}
-	dv = discover_start(ck->dns, *https, ck->domain, NULL,
-	    check_discovered, ck);
+	dv = discover_start_flags(ck->dns, *https, ck->domain, NULL,
+	    DISCOVER_TLSRPT | DISCOVER_ALL_ADDRESSES, check_discovered, ck);
 	memset(&dopt, 0, sizeof(dopt));
 	dopt.port = ck->port;
 	dopt.all_hosts = 1;

@@ -601,7 +601,8 @@ query_dane_done(const struct dane_result *res, void *arg)
 	qy->dres.domain = qy->domain;
 	qy->dane_done = 1;
 	qy->dn = NULL;
-	qy->dv = discover_start(qy->dns, qy->https, qy->domain, qy->known_id,
+	qy->dv = discover_start_flags(qy->dns, qy->https, qy->domain,
+	    qy->known_id, DISCOVER_TLSRPT | DISCOVER_ALL_ADDRESSES,
 	    query_done, qy);
 }
 
@@ -750,8 +751,9 @@ query_run(struct query *qy, const struct config_dns *dcf,
 	if (qy->dane_on)
 		qy->dn = dane_start(qy->dns, qy->domain, query_dane_done, qy);
 	else
-		qy->dv = discover_start(qy->dns, qy->https, qy->domain,
-		    qy->known_id, query_done, qy);
+		qy->dv = discover_start_flags(qy->dns, qy->https,
+		    qy->domain, qy->known_id, DISCOVER_TLSRPT |
+		    DISCOVER_ALL_ADDRESSES, query_done, qy);
 	event_base_dispatch(qy->base);
 	if (!qy->done) {
 		dane_cancel(qy->dn);

@@ -198,6 +198,19 @@ find(const char *name, int rrtype)
 	return (NULL);
 }
 
+/* count - queries ever asked for name/type */
+static int
+count(const char *name, int rrtype)
+{
+	int	 i, n = 0;
+
+	for (i = 0; i < fake_nq; i++)
+		if (fake_q[i].rrtype == rrtype &&
+		    strcmp(fake_q[i].name, name) == 0)
+			n++;
+	return (n);
+}
+
 /* answer - deliver a result with up to 4 RDATAs to the query name/type */
 static void
 answer(const char *name, int rrtype, enum dns_status st, int rcode,
@@ -340,18 +353,18 @@ addresses_are_asked_ahead_without_known_id(void **state)
 	(void)state;
 	dv = discover_start_flags(NULL, NULL, "example.com", NULL, 0, record,
 	    NULL);
-	assert_int_equal(fake_nq, 3);
+	assert_int_equal(fake_nq, 2);
 	assert_non_null(find("_mta-sts.example.com", DNS_TYPE_TXT));
 	assert_non_null(find("mta-sts.example.com", DNS_TYPE_A));
-	assert_non_null(find("mta-sts.example.com", DNS_TYPE_AAAA));
+	assert_null(find("mta-sts.example.com", DNS_TYPE_AAAA)); /* A first */
 	answer_addr("mta-sts.example.com", DNS_TYPE_A, DNS_SECURE);
-	answer_addr("mta-sts.example.com", DNS_TYPE_AAAA, DNS_SECURE);
 	assert_int_equal(fake_nf, 0);		/* not before the TXT */
 	answer_txt("_mta-sts.example.com", DNS_SECURE,
 	    "v=STSv1; id=20240101;", NULL);
 	assert_int_equal(fake_nf, 1);
-	assert_int_equal(fake_f.naddrs, 2);
-	assert_int_equal(fake_nq, 3);		/* nothing asked twice */
+	assert_int_equal(fake_f.naddrs, 1);
+	assert_string_equal(fake_f.addrs[0], "127.0.44.3");
+	assert_int_equal(fake_nq, 2);		/* nothing asked twice */
 	discover_cancel(dv);
 	assert_false(fake_f.live);
 }
@@ -376,7 +389,8 @@ static void
 full_discovery_yields_policy_and_tlsrpt(void **state)
 {
 	(void)state;
-	discover_start(NULL, NULL, "example.com", "older", record, NULL);
+	discover_start_flags(NULL, NULL, "example.com", "older",
+	    DISCOVER_TLSRPT | DISCOVER_ALL_ADDRESSES, record, NULL);
 	answer_txt("_smtp._tls.example.com", DNS_SECURE,
 	    "v=TLSRPTv1; rua=mailto:tlsrpt@example.com", "v=spf1 -all");
 	answer_txt("_mta-sts.example.com", DNS_SECURE, "v=spf1 -all",
@@ -499,7 +513,6 @@ fetch_errors_map_to_failure_kinds(void **state)
 	answer_txt("_mta-sts.example.com", DNS_INSECURE, "v=STSv1; id=a;",
 	    NULL);
 	answer_addr("mta-sts.example.com", DNS_TYPE_A, DNS_INSECURE);
-	answer_none("mta-sts.example.com", DNS_TYPE_AAAA, 0);
 	fetched(HTTPS_ERR_WEBPKI, NULL);
 	assert_int_equal(rep.failure, DISCOVER_FAIL_WEBPKI);
 	assert_string_equal(discover_tlsrpt_result_type(rep.failure),
@@ -511,7 +524,6 @@ fetch_errors_map_to_failure_kinds(void **state)
 	answer_txt("_mta-sts.example.com", DNS_INSECURE, "v=STSv1; id=a;",
 	    NULL);
 	answer_addr("mta-sts.example.com", DNS_TYPE_A, DNS_INSECURE);
-	answer_none("mta-sts.example.com", DNS_TYPE_AAAA, 0);
 	fetched(HTTPS_ERR_REDIRECT, NULL);
 	assert_int_equal(rep.failure, DISCOVER_FAIL_FETCH);
 }
@@ -525,10 +537,150 @@ invalid_policy_is_policy_invalid(void **state)
 	answer_txt("_mta-sts.example.com", DNS_INSECURE, "v=STSv1; id=a;",
 	    NULL);
 	answer_addr("mta-sts.example.com", DNS_TYPE_A, DNS_INSECURE);
-	answer_none("mta-sts.example.com", DNS_TYPE_AAAA, 0);
 	fetched(HTTPS_OK, "version: STSv1\nmode: enforce\nmx: a.example\n");
 	assert_int_equal(rep.outcome, DISCOVER_FAILURE);
 	assert_int_equal(rep.failure, DISCOVER_FAIL_POLICY_INVALID);
+}
+
+/* A first: an answer with addresses is fetched from, AAAA not asked */
+static void
+a_addresses_are_fetched_without_aaaa(void **state)
+{
+	(void)state;
+	discover_start_flags(NULL, NULL, "example.com", NULL, 0, record,
+	    NULL);
+	answer_addr("mta-sts.example.com", DNS_TYPE_A, DNS_SECURE);
+	answer_txt("_mta-sts.example.com", DNS_SECURE, "v=STSv1; id=a;",
+	    NULL);
+	assert_int_equal(fake_nf, 1);
+	assert_int_equal(fake_f.naddrs, 1);
+	fetched(HTTPS_OK, good_policy);
+	assert_int_equal(rep.outcome, DISCOVER_POLICY);
+	assert_int_equal(count("mta-sts.example.com", DNS_TYPE_AAAA), 0);
+	assert_int_equal(rep.naddrs, 1);
+}
+
+/* no usable IPv4 address (none, bogus, failed): AAAA is asked next */
+static void
+no_usable_a_asks_aaaa(void **state)
+{
+	static const struct {
+		enum dns_status	 st;
+		int		 rcode;
+		enum dns_security sec;
+		int		 with_addr;
+	} t[] = {
+		{ DNS_OK, DNS_RCODE_NOERROR, DNS_SECURE, 0 },
+		{ DNS_OK, DNS_RCODE_NOERROR, DNS_BOGUS, 1 },
+		{ DNS_ERR_TIMEOUT, DNS_RCODE_SERVFAIL, DNS_INSECURE, 0 },
+	};
+	static const char v4[] = { 127, 0, 44, 3 };
+	const char	*rd[1] = { v4 };
+	size_t		 len[1] = { sizeof(v4) }, i;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		(void)reset(state);
+		discover_start_flags(NULL, NULL, "example.com", NULL, 0,
+		    record, NULL);
+		answer_txt("_mta-sts.example.com", DNS_SECURE,
+		    "v=STSv1; id=a;", NULL);
+		answer("mta-sts.example.com", DNS_TYPE_A, t[i].st, t[i].rcode,
+		    t[i].sec, rd, len, t[i].with_addr ? 1 : 0);
+		assert_int_equal(fake_nf, 0);
+		answer_addr("mta-sts.example.com", DNS_TYPE_AAAA, DNS_SECURE);
+		assert_int_equal(fake_nf, 1);
+		assert_int_equal(fake_f.naddrs, 1);
+		assert_string_equal(fake_f.addrs[0], "2001:db8::1");
+		fetched(HTTPS_OK, good_policy);
+		assert_int_equal(rep.outcome, DISCOVER_POLICY);
+	}
+}
+
+/* the IPv4 fetch cannot connect or times out: the IPv6 addresses are
+ * tried, and only they */
+static void
+ipv4_fetch_failure_tries_ipv6(void **state)
+{
+	static const enum https_error e[] = { HTTPS_ERR_CONNECT,
+	    HTTPS_ERR_TIMEOUT };
+	size_t	 i;
+
+	for (i = 0; i < sizeof(e) / sizeof(e[0]); i++) {
+		(void)reset(state);
+		discover_start_flags(NULL, NULL, "example.com", NULL, 0,
+		    record, NULL);
+		answer_addr("mta-sts.example.com", DNS_TYPE_A, DNS_SECURE);
+		answer_txt("_mta-sts.example.com", DNS_SECURE,
+		    "v=STSv1; id=a;", NULL);
+		assert_null(find("mta-sts.example.com", DNS_TYPE_AAAA));
+		fetched(e[i], NULL);
+		assert_int_equal(rep.calls, 0);
+		answer_addr("mta-sts.example.com", DNS_TYPE_AAAA, DNS_SECURE);
+		assert_int_equal(fake_nf, 2);
+		assert_int_equal(fake_f.naddrs, 1);
+		assert_string_equal(fake_f.addrs[0], "2001:db8::1");
+		fetched(HTTPS_OK, good_policy);	/* ASan: first url freed */
+		assert_int_equal(rep.calls, 1);
+		assert_int_equal(rep.outcome, DISCOVER_POLICY);
+		assert_int_equal(rep.naddrs, 2);
+	}
+}
+
+/* ... with no IPv6 address the IPv4 failure is the report */
+static void
+ipv4_fetch_failure_without_ipv6_fails(void **state)
+{
+	(void)state;
+	discover_start_flags(NULL, NULL, "example.com", NULL, 0, record,
+	    NULL);
+	answer_addr("mta-sts.example.com", DNS_TYPE_A, DNS_SECURE);
+	answer_txt("_mta-sts.example.com", DNS_SECURE, "v=STSv1; id=a;",
+	    NULL);
+	fetched(HTTPS_ERR_CONNECT, NULL);
+	answer_none("mta-sts.example.com", DNS_TYPE_AAAA, 0);
+	assert_int_equal(rep.calls, 1);
+	assert_int_equal(fake_nf, 1);
+	assert_int_equal(rep.outcome, DISCOVER_FAILURE);
+	assert_int_equal(rep.failure, DISCOVER_FAIL_FETCH);
+	assert_non_null(strstr(rep.detail, "fake fetch failure"));
+}
+
+/* other fetch failures are final: a certificate is not a matter of the
+ * address family */
+static void
+other_fetch_failures_ask_no_aaaa(void **state)
+{
+	static const enum https_error e[] = { HTTPS_ERR_WEBPKI,
+	    HTTPS_ERR_TLS, HTTPS_ERR_HTTP_STATUS, HTTPS_ERR_TOO_LARGE };
+	size_t	 i;
+
+	for (i = 0; i < sizeof(e) / sizeof(e[0]); i++) {
+		(void)reset(state);
+		discover_start_flags(NULL, NULL, "example.com", NULL, 0,
+		    record, NULL);
+		answer_addr("mta-sts.example.com", DNS_TYPE_A, DNS_SECURE);
+		answer_txt("_mta-sts.example.com", DNS_SECURE,
+		    "v=STSv1; id=a;", NULL);
+		fetched(e[i], NULL);
+		assert_int_equal(rep.calls, 1);
+		assert_int_equal(rep.outcome, DISCOVER_FAILURE);
+		assert_int_equal(count("mta-sts.example.com", DNS_TYPE_AAAA),
+		    0);
+	}
+}
+
+/* the tools' discovery: both families at once */
+static void
+all_addresses_asks_both_at_once(void **state)
+{
+	struct discover	*dv;
+
+	(void)state;
+	dv = discover_start_flags(NULL, NULL, "example.com", NULL,
+	    DISCOVER_ALL_ADDRESSES, record, NULL);
+	assert_non_null(find("mta-sts.example.com", DNS_TYPE_A));
+	assert_non_null(find("mta-sts.example.com", DNS_TYPE_AAAA));
+	discover_cancel(dv);
 }
 
 static void
@@ -555,7 +707,6 @@ cancel_stops_lookups_and_fetch(void **state)
 	answer_txt("_mta-sts.example.com", DNS_INSECURE, "v=STSv1; id=a;",
 	    NULL);
 	answer_addr("mta-sts.example.com", DNS_TYPE_A, DNS_INSECURE);
-	answer_none("mta-sts.example.com", DNS_TYPE_AAAA, 0);
 	assert_true(fake_f.live);
 	discover_cancel(dv);			/* ASan: all freed */
 	assert_false(fake_f.live);
@@ -591,6 +742,15 @@ main(void)
 		    reset),
 		cmocka_unit_test_setup(invalid_policy_is_policy_invalid, reset),
 		cmocka_unit_test_setup(two_tlsrpt_records_count_as_none, reset),
+		cmocka_unit_test_setup(a_addresses_are_fetched_without_aaaa,
+		    reset),
+		cmocka_unit_test_setup(no_usable_a_asks_aaaa, reset),
+		cmocka_unit_test_setup(ipv4_fetch_failure_tries_ipv6, reset),
+		cmocka_unit_test_setup(ipv4_fetch_failure_without_ipv6_fails,
+		    reset),
+		cmocka_unit_test_setup(other_fetch_failures_ask_no_aaaa,
+		    reset),
+		cmocka_unit_test_setup(all_addresses_asks_both_at_once, reset),
 		cmocka_unit_test_setup(cancel_stops_lookups_and_fetch, reset),
 	};
 
