@@ -1366,3 +1366,66 @@ cache_put_room(struct cache *c, const char *domain,
 	st = cache_put(c, domain, rec);
 	return (st);
 }
+
+/* cache_es_add - add the counts of b to a */
+static void
+cache_es_add(struct cache_evict_stats *a, const struct cache_evict_stats *b)
+{
+	size_t	 i;
+
+	for (i = 0; i < CACHE_EVICT_CLASSES; i++)
+		a->evicted[i] += b->evicted[i];
+}
+
+int
+cache_put_room_many(struct cache *c, const char *const *keys,
+    const struct cache_record *const *recs, size_t n, int64_t now,
+    struct cache_evict_stats *es, int *st)
+{
+	struct cache_evict_stats part;
+	MDB_val	 k;
+	size_t	 i;
+	int	 ret;
+
+	memset(es, 0, sizeof(*es));
+	for (i = 0; i < n; i++)
+		st[i] = CACHE_FULL;	/* not written yet */
+	if (n > 1 && n <= CACHE_PUT_MANY && !c->batch && !c->readonly) {
+		/* eviction ahead of time near every key, as cache_put_room
+		 * does for one: inside the batch nothing can be evicted */
+		for (i = 0; i < n; i++) {
+			k.mv_data = (void *)(uintptr_t)keys[i];
+			k.mv_size = strlen(keys[i]);
+			memset(&part, 0, sizeof(part));
+			cache_evict_early(c, &k, now, &part);
+			cache_es_add(es, &part);
+		}
+		if (cache_txn_begin(c) == CACHE_OK) {
+			for (i = 0; i < n; i++)
+				if ((st[i] = cache_put(c, keys[i],
+				    recs[i])) == CACHE_FULL)
+					break;	/* the batch is over */
+			ret = cache_txn_commit(c);
+			/* a full map: every valid record again below, one
+			 * by one; any other failure is every record's */
+			for (i = 0; i < n; i++)
+				if (ret == CACHE_FULL && st[i] != CACHE_ERROR)
+					st[i] = CACHE_FULL;
+				else if (ret != CACHE_OK && st[i] == CACHE_OK)
+					st[i] = ret;
+		}
+	}
+	/* one by one, each with cache_put_room's eviction: a single record,
+	 * or what a full map refused */
+	for (i = 0; i < n; i++) {
+		if (st[i] != CACHE_FULL)
+			continue;
+		st[i] = cache_put_room(c, keys[i], recs[i], now, &part);
+		cache_es_add(es, &part);
+	}
+	ret = CACHE_OK;
+	for (i = 0; i < n; i++)
+		if (st[i] != CACHE_OK && ret == CACHE_OK)
+			ret = st[i];
+	return (ret);
+}

@@ -203,6 +203,22 @@ int	cache_put_room(struct cache *c, const char *domain,
 	    struct cache_evict_stats *es);
 
 /*
+ * cache_put_room_many - cache_put_room() for n records (keys[i] gets
+ * recs[i]) in ONE write transaction, so one commit and one fdatasync, when
+ * 2 <= n <= CACHE_PUT_MANY and no batch is open: eviction ahead of time
+ * near every key first, then the puts, then the commit.  If the map is
+ * full all the same, the transaction is aborted and every valid record is
+ * written again by itself through cache_put_room() (eviction, one retry),
+ * so a full map loses no more than cache_put_room() would.  st[i] gets
+ * record i's status; *es the sum of what was evicted.  Returns CACHE_OK,
+ * or the first record's failure.
+ */
+#define CACHE_PUT_MANY	8
+int	cache_put_room_many(struct cache *c, const char *const *keys,
+	    const struct cache_record *const *recs, size_t n, int64_t now,
+	    struct cache_evict_stats *es, int *st);
+
+/*
  * cache_unmap_pages - drop this process's mappings of the cache file's
  * pages (madvise MADV_DONTNEED on the read-only shared map): they stay in
  * the page cache, shared and bounded by max_size, and fault back in when

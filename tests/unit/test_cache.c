@@ -1808,6 +1808,158 @@ full_of_enforce_evicts_least_recently_fetched(void **state)
 	cache_close(c);
 }
 
+/* cache_put_room_many: a job's records in one commit; each record its own
+ * status; an invalid one does not keep the others out */
+static void
+put_room_many_one_commit(void **state)
+{
+	struct tdir *t = *state;
+	struct cache *c;
+	struct cache_evict_stats es;
+	struct cache_stats cs;
+	static struct cache_record got, b;
+	const char *keys[3] = { "one.example", "Not..Normal", "two.example" };
+	const struct cache_record *recs[3] = { &rec_a, &b, &b };
+	size_t	 txn;
+	int	 st[3];
+
+	c = test_open(t, TEST_EVICT_MAP, 0);
+	test_record(&rec_a, 1);
+	test_record(&b, 2);
+	assert_int_equal(cache_stats(c, &cs), CACHE_OK);
+	txn = cs.last_txnid;
+	assert_int_equal(cache_put_room_many(c, keys, recs, 3, TEST_NOW, &es,
+	    st), CACHE_ERROR);
+	assert_int_equal(st[0], CACHE_OK);
+	assert_int_equal(st[1], CACHE_ERROR);
+	assert_int_equal(st[2], CACHE_OK);
+	assert_int_equal(cache_stats(c, &cs), CACHE_OK);
+	assert_int_equal(cs.last_txnid, txn + 1);	/* one commit */
+	assert_int_equal(cs.entries, 2);
+	assert_int_equal(test_get(c, "one.example", &got), CACHE_HIT);
+	test_record_equal(&got, &rec_a);
+	assert_int_equal(test_get(c, "two.example", &got), CACHE_HIT);
+	test_record_equal(&got, &b);
+	/* two valid records: CACHE_OK, one more commit */
+	keys[1] = "three.example";
+	assert_int_equal(cache_put_room_many(c, keys, recs, 3, TEST_NOW, &es,
+	    st), CACHE_OK);
+	assert_int_equal(cache_stats(c, &cs), CACHE_OK);
+	assert_int_equal(cs.last_txnid, txn + 2);
+	assert_int_equal(cs.entries, 3);
+	/* inside a batch: the batch's, committed by its owner */
+	assert_int_equal(cache_txn_begin(c), CACHE_OK);
+	keys[0] = "four.example";
+	keys[2] = "five.example";
+	assert_int_equal(cache_put_room_many(c, keys, recs, 3, TEST_NOW, &es,
+	    st), CACHE_OK);
+	assert_int_equal(cache_txn_commit(c), CACHE_OK);
+	assert_int_equal(cache_stats(c, &cs), CACHE_OK);
+	assert_int_equal(cs.last_txnid, txn + 3);
+	assert_int_equal(cs.entries, 5);
+	cache_close(c);
+}
+
+/* cache_put_room_many on a map full of negative entries: both records of
+ * every pair are stored (eviction, or the one-by-one fallback), enforce
+ * policies stay, and the map stays within the eviction reserve */
+static void
+put_room_many_full_map_loses_nothing(void **state)
+{
+	struct tdir *t = *state;
+	struct cache *c;
+	struct cache_evict_stats es;
+	struct cache_stats cs;
+	static struct cache_record got, b;
+	char	 name[TEST_NAME_MAX], name2[CACHE_KEY_MAX + 1];
+	const char *keys[2] = { name, name2 };
+	const struct cache_record *recs[2] = { &rec_a, &b };
+	size_t	 negs = 0;
+	unsigned int i;
+	int	 st[2], r = CACHE_OK;
+
+	c = test_open(t, TEST_EVICT_MAP, 0);
+	for (i = 0; i < TEST_KEEP; i++) {
+		test_class_name(name, sizeof(name), CACHE_EVICT_KEEP, i);
+		test_evict_record(&rec_a, i, CACHE_EVICT_KEEP);
+		assert_int_equal(cache_put(c, name, &rec_a), CACHE_OK);
+	}
+	for (i = 0; r == CACHE_OK; i++) {
+		test_class_name(name, sizeof(name), CACHE_EVICT_NEGATIVE, i);
+		test_evict_record(&rec_a, i, CACHE_EVICT_NEGATIVE);
+		r = cache_put(c, name, &rec_a);
+	}
+	assert_int_equal(r, CACHE_FULL);
+	/* pairs of negative entries, as a flood of non-existent domains
+	 * makes (the MTA-STS and DANE record of each) */
+	for (i = 0; i < TEST_FLOOD / 2; i++) {
+		snprintf(name, sizeof(name), "x%08x.flood.example",
+		    i * 2654435761u);
+		(void)cache_dane_key(name, strlen(name), name2);
+		test_evict_record(&rec_a, i, CACHE_EVICT_NEGATIVE);
+		test_evict_record(&b, i, CACHE_EVICT_NEGATIVE);
+		if (cache_put_room_many(c, keys, recs, 2, TEST_NOW, &es, st) !=
+		    CACHE_OK)
+			fail_msg("pair %u: %s %s", i, cache_status_name(st[0]),
+			    cache_status_name(st[1]));
+		assert_int_equal(es.evicted[CACHE_EVICT_KEEP], 0);
+		negs += es.evicted[CACHE_EVICT_NEGATIVE];
+		assert_int_equal(test_get(c, name, &got), CACHE_HIT);
+		assert_int_equal(test_get(c, name2, &got), CACHE_HIT);
+	}
+	print_message("%zu negative entries evicted\n", negs);
+	assert_true(negs > TEST_FLOOD / 4);
+	for (i = 0; i < TEST_KEEP; i++) {
+		test_class_name(name, sizeof(name), CACHE_EVICT_KEEP, i);
+		assert_int_equal(test_get(c, name, &got), CACHE_HIT);
+	}
+	assert_int_equal(cache_stats(c, &cs), CACHE_OK);
+	print_message("map %zu bytes, %zu entries\n", cs.map_size,
+	    cs.entries);
+	assert_true(cs.map_size <= TEST_EVICT_MAP + ((size_t)64 << 10));
+	cache_close(c);
+}
+
+/* cache_put_room_many on a map full of enforce policies: nothing to
+ * evict ahead of time, so the one transaction fails full and each record
+ * is written by itself, the least recently fetched policies making room */
+static void
+put_room_many_full_of_enforce_falls_back(void **state)
+{
+	struct tdir *t = *state;
+	struct cache *c;
+	struct cache_evict_stats es;
+	static struct cache_record got, b;
+	char	 name[TEST_NAME_MAX], name2[CACHE_KEY_MAX + 1];
+	const char *keys[2] = { "new.example", name2 };
+	const struct cache_record *recs[2] = { &rec_a, &b };
+	unsigned int n;
+	int	 st[2], r = CACHE_OK;
+
+	c = test_open(t, TEST_EVICT_MAP, 0);
+	for (n = 0; r == CACHE_OK; n++) {
+		test_class_name(name, sizeof(name), CACHE_EVICT_KEEP, n);
+		test_evict_record(&rec_a, n, CACHE_EVICT_KEEP);
+		r = cache_put(c, name, &rec_a);
+	}
+	assert_int_equal(r, CACHE_FULL);
+	test_evict_record(&rec_a, n + 1, CACHE_EVICT_KEEP);
+	test_evict_record(&b, n + 2, CACHE_EVICT_KEEP);
+	(void)cache_dane_key("new.example", strlen("new.example"), name2);
+	assert_int_equal(cache_put_room_many(c, keys, recs, 2, TEST_NOW, &es,
+	    st), CACHE_OK);
+	assert_int_equal(st[0], CACHE_OK);
+	assert_int_equal(st[1], CACHE_OK);
+	assert_true(es.evicted[CACHE_EVICT_KEEP] > 0);
+	assert_int_equal(test_get(c, "new.example", &got), CACHE_HIT);
+	test_record_equal(&got, &rec_a);
+	assert_int_equal(test_get(c, name2, &got), CACHE_HIT);
+	test_record_equal(&got, &b);
+	test_class_name(name, sizeof(name), CACHE_EVICT_KEEP, 0);
+	assert_int_equal(test_get(c, name, &got), CACHE_MISS);
+	cache_close(c);
+}
+
 int
 main(void)
 {
@@ -1863,6 +2015,14 @@ main(void)
 		    tdir_setup, tdir_teardown),
 		cmocka_unit_test_setup_teardown(
 		    full_of_enforce_evicts_least_recently_fetched,
+		    tdir_setup, tdir_teardown),
+		cmocka_unit_test_setup_teardown(put_room_many_one_commit,
+		    tdir_setup, tdir_teardown),
+		cmocka_unit_test_setup_teardown(
+		    put_room_many_full_map_loses_nothing,
+		    tdir_setup, tdir_teardown),
+		cmocka_unit_test_setup_teardown(
+		    put_room_many_full_of_enforce_falls_back,
 		    tdir_setup, tdir_teardown),
 	};
 
