@@ -34,7 +34,9 @@
  * part.  When both parts are done the job writes nothing more (the
  * resolver is the only cache writer) and replies with both records: facts,
  * not an answer, so each worker answers with its own map's options.  One
- * log line per discovery and per DANE lookup, key=value.
+ * log line per discovery and per DANE lookup, key=value.  The records are
+ * written after the replies, several jobs' in one commit (write-behind:
+ * resolver_store_many, at most RESOLVER_WB_GAP_MS late).
  *
  * Proactive refresh (RFC 8461 §5.1: "senders SHOULD ... proactively
  * refresh"): every cache.refresh_interval seconds a pass walks the whole
@@ -77,6 +79,7 @@
 #include <event2/event.h>
 
 #include "lib/cache.h"
+#include "lib/cache_wb.h"
 #include "lib/config.h"
 #include "daemon/child.h"
 #include "policy/dane.h"
@@ -96,6 +99,7 @@
 
 #define RESOLVER_BUCKETS	1024	/* power of two */
 #define RESOLVER_TRIM_OUTQ	256	/* a queue this long ran dry: xtrim */
+#define RESOLVER_WB_GAP_MS	20	/* cache commits at most this often */
 #define RESOLVER_UNMAP_WRITES	512	/* cache writes between two
 					   cache_unmap_pages() */
 
@@ -187,6 +191,9 @@ struct resolver {
 	int		 running;
 	time_t		 last_write_error;
 	int		 writes;	/* since the last cache_unmap_pages */
+	struct cache_wb	 wb;		/* learned, not yet committed */
+	struct event	*ev_wb;		/* commits what wb holds */
+	struct timespec	 wb_last;	/* the last commit (monotonic) */
 	unsigned long long dropped;	/* replies a full worker lost */
 	unsigned long long refused;	/* requests over the queue bound */
 	time_t		 last_drop_log;
@@ -203,8 +210,8 @@ static void	resolver_store(struct resolver *, const char *,
 		    const struct cache_record *);
 static void	resolver_store_many(struct resolver *, const char *const *,
 		    const struct cache_record *const *, size_t);
-static void	resolver_stored(struct resolver *, const char *, int,
-		    const struct cache_evict_stats *);
+static void	resolver_stored(void *, const char *, int);
+static void	resolver_wb_flush(struct resolver *);
 
 /* resolver_now - wall-clock seconds (cache times are absolute) */
 static int64_t
@@ -227,7 +234,9 @@ resolver_cached(struct resolver *r, const char *domain, size_t len,
 		len = cache_dane_key(domain, len, key);
 		domain = key;
 	}
-	if (cache_get(r->cache, domain, len, rec) != CACHE_HIT)
+	/* a record learned and not yet committed is the newest */
+	if (!cache_wb_get(&r->wb, domain, len, rec) &&
+	    cache_get(r->cache, domain, len, rec) != CACHE_HIT)
 		return (0);
 	/* a record of the other part under a key is damage: ignore it */
 	return (dane ? rec->kind == CACHE_KIND_DANE :
@@ -409,11 +418,10 @@ resolver_wrote(struct resolver *r, int n)
 /*
  * job_store - write what the job learned, its MTA-STS and DANE records,
  * after the replies went out (job_finish), so that no lookup waits for
- * the disk.  Nothing else runs between the replies and the writes (one
- * thread), so a later request for the domain finds the records.  Both
- * records go in one commit (cache_put_room_many: one fdatasync per
- * domain), with eviction ahead of time near both keys; a full map falls
- * back to one cache_put_room per record, so it loses nothing more.
+ * the disk.  The records go to the write-behind array (resolver_store_many)
+ * and from there into the map with other jobs' records in one commit;
+ * resolver_cached() reads the array first, so a later request for the
+ * domain finds them either way.
  */
 static void
 job_store(struct job *j)
@@ -519,18 +527,25 @@ job_finish(struct job *j)
 	}
 }
 
-/* resolver_stored - count what a write evicted; log a failed write at
- * most once a minute */
+/* resolver_evicted - count what a write's eviction removed */
 static void
-resolver_stored(struct resolver *r, const char *domain, int st,
-    const struct cache_evict_stats *es)
+resolver_evicted(const struct cache_evict_stats *es)
 {
-	time_t	 now;
 	int	 i;
 
 	for (i = 0; i < CACHE_EVICT_CLASSES; i++)
 		stats_add((enum stats_id)(STATS_CACHE_EVICTED + i),
 		    (uint64_t)es->evicted[i]);
+}
+
+/* resolver_stored - how the write of a key went (cache_wb_done_fn): log a
+ * failed write at most once a minute */
+static void
+resolver_stored(void *arg, const char *key, int st)
+{
+	struct resolver	*r = arg;
+	time_t		 now;
+
 	if (st == CACHE_OK)
 		return;
 	stats_inc(STATS_CACHE_WRITE_ERRORS);
@@ -538,29 +553,81 @@ resolver_stored(struct resolver *r, const char *domain, int st,
 	if (now - r->last_write_error >= 60) {
 		log_warnx("cache write for %s failed (disk full?): answers "
 		    "still served, not stored; further errors suppressed for "
-		    "a minute", domain);
+		    "a minute", key);
 		r->last_write_error = now;
 	}
 }
 
-/* resolver_store_many - write n (at most CACHE_PUT_MANY) records in one
- * commit; log write failures at most once a minute */
+/* resolver_wb_flush - commit what r->wb holds, in one transaction */
+static void
+resolver_wb_flush(struct resolver *r)
+{
+	struct cache_evict_stats es;
+	size_t		 n;
+
+	if (r->ev_wb != NULL)
+		event_del(r->ev_wb);
+	if (r->cache == NULL || (n = cache_wb_count(&r->wb)) == 0)
+		return;
+	(void)cache_wb_flush(&r->wb, r->cache, resolver_now(), &es,
+	    resolver_stored, r);
+	resolver_evicted(&es);
+	clock_gettime(CLOCK_MONOTONIC, &r->wb_last);
+	resolver_wrote(r, (int)n);
+}
+
+/* resolver_wb_cb - the gap since the last commit is over */
+static void
+resolver_wb_cb(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	resolver_wb_flush(arg);
+}
+
+/*
+ * resolver_store_many - write n records.  They are held in r->wb and
+ * committed together: at once if the last commit is RESOLVER_WB_GAP_MS
+ * old (a lone lookup is written as soon as it is answered), else when the
+ * gap is over or CACHE_WB_MAX records are held.  Under load that is one
+ * fdatasync per gap instead of one per domain; what a crash can lose is
+ * what was learned in the last gap, and resolver_cached() reads r->wb
+ * first, so nothing is learned twice meanwhile.
+ */
 static void
 resolver_store_many(struct resolver *r, const char *const *keys,
     const struct cache_record *const *recs, size_t n)
 {
-	struct cache_evict_stats es, none;
-	int		 st[CACHE_PUT_MANY];
+	struct timespec	 t;
+	struct timeval	 tv;
+	long		 ms;
 	size_t		 i;
 
 	if (r->cache == NULL || n == 0)
 		return;
-	resolver_wrote(r, (int)n);
-	(void)cache_put_room_many(r->cache, keys, recs, n, resolver_now(),
-	    &es, st);
-	memset(&none, 0, sizeof(none));
 	for (i = 0; i < n; i++)
-		resolver_stored(r, keys[i], st[i], i == 0 ? &es : &none);
+		if (cache_wb_put(&r->wb, keys[i], recs[i]) == 0) {
+			/* full: make room (a key is never too long here) */
+			resolver_wb_flush(r);
+			if (cache_wb_put(&r->wb, keys[i], recs[i]) == 0)
+				resolver_stored(r, keys[i], CACHE_ERROR);
+		}
+	if (cache_wb_count(&r->wb) >= CACHE_WB_MAX) {
+		resolver_wb_flush(r);
+		return;
+	}
+	if (evtimer_pending(r->ev_wb, NULL))
+		return;		/* the gap's commit takes these too */
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	ms = (long)(t.tv_sec - r->wb_last.tv_sec) * 1000 +
+	    (t.tv_nsec - r->wb_last.tv_nsec) / 1000000;
+	if (ms < 0 || ms >= RESOLVER_WB_GAP_MS)
+		resolver_wb_flush(r);
+	else {
+		tv.tv_sec = 0;
+		tv.tv_usec = (RESOLVER_WB_GAP_MS - ms) * 1000;
+		evtimer_add(r->ev_wb, &tv);
+	}
 }
 
 /* resolver_store - write one record */
@@ -916,6 +983,8 @@ resolver_refresh_cb(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
+	/* the walk and its deletions see the map: commit what is held */
+	resolver_wb_flush(r);
 	if (r->cursor_len == 0) {
 		r->pass_entries = 0;
 		r->pass_started = 0;
@@ -1244,6 +1313,7 @@ resolver_main(const struct config *cf, int lfd)
 	TAILQ_INIT(&r->rconns);
 	TAILQ_INIT(&r->queue);
 	domtab_init(&r->jobs, RESOLVER_BUCKETS);
+	cache_wb_init(&r->wb);
 	r->base = child_base_new("resolver");
 	if ((r->dns = dns_new(r->base, &cf->dns, err, sizeof(err))) == NULL)
 		fatalx("resolver: %s", err);
@@ -1266,13 +1336,16 @@ resolver_main(const struct config *cf, int lfd)
 	if (r->ev_accept == NULL || r->ev_accept_turn == NULL)
 		fatalx("resolver: out of memory for the listener");
 	event_add(r->ev_accept, NULL);
+	if ((r->ev_wb = evtimer_new(r->base, resolver_wb_cb, r)) == NULL)
+		fatalx("resolver: out of memory for the cache timer");
 	if (r->cache != NULL) {
 		r->dead = xcalloc(RESOLVER_REFRESH_SLICE, sizeof(*r->dead));
 		r->ev_refresh = evtimer_new(r->base, resolver_refresh_cb, r);
 		resolver_refresh_arm(r, (long)cf->cache.refresh_interval *
 		    1000);
 	}
-	r->rfleet = rfleet_new(r->base, cf, r->cache, resolver_fleet_store, r);
+	r->rfleet = rfleet_new(r->base, cf, r->cache, &r->wb,
+	    resolver_fleet_store, r);
 	child_run(r->base, "resolver", sandbox_resolver, resolver_term_cb, r);
 
 	while ((dn = domtab_next(&r->jobs, NULL)) != NULL)
@@ -1285,6 +1358,10 @@ resolver_main(const struct config *cf, int lfd)
 		/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc) */
 		rconn_free(rc);
 	rfleet_free(r->rfleet);
+	/* what the jobs learned last, the cancelled ones' too */
+	resolver_wb_flush(r);
+	cache_wb_release(&r->wb);
+	event_free(r->ev_wb);
 	event_free(r->ev_accept);
 	event_free(r->ev_accept_turn);
 	if (r->ev_refresh != NULL)

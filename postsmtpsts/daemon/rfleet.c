@@ -37,6 +37,7 @@ struct rfleet {
 	struct event_base *base;
 	const struct config *cf;
 	struct cache	*cache;
+	const struct cache_wb *wb;	/* the resolver's, read first */
 	rfleet_store_fn	*store;
 	void		*store_arg;
 	struct fleet	*f;
@@ -148,8 +149,9 @@ rfleet_offer(struct rfleet_ticket *t, const char *key,
 	int64_t		 now = rfleet_now();
 	int		 held, taken;
 
-	held = rf->cache != NULL && cache_get(rf->cache, key, strlen(key),
-	    &have) == CACHE_HIT;
+	held = rf->cache != NULL && ((rf->wb != NULL && cache_wb_get(rf->wb,
+	    key, strlen(key), &have)) || cache_get(rf->cache, key,
+	    strlen(key), &have) == CACHE_HIT);
 	taken = fleet_facts_take(key, strlen(key), held ? &have : NULL, rec,
 	    &rf->cf->cache, now, out, &why);
 	cache_record_release(&have);
@@ -587,7 +589,8 @@ rfleet_state(void *arg, int up)
 
 struct rfleet *
 rfleet_new(struct event_base *base, const struct config *cf,
-    struct cache *cache, rfleet_store_fn *store, void *store_arg)
+    struct cache *cache, const struct cache_wb *wb, rfleet_store_fn *store,
+    void *store_arg)
 {
 	struct rfleet	*rf;
 	const char	*what;
@@ -599,6 +602,7 @@ rfleet_new(struct event_base *base, const struct config *cf,
 	rf->base = base;
 	rf->cf = cf;
 	rf->cache = cache;
+	rf->wb = wb;
 	rf->store = store;
 	rf->store_arg = store_arg;
 	if ((rf->resync_ev = evtimer_new(base, rfleet_resync_cb, rf)) == NULL)

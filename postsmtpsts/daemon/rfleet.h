@@ -5,7 +5,7 @@
  *	rfleet - read-through, write-through and one discovery per domain
  *	fleet-wide, for the resolver process
  * SYNOPSIS
- *	rf = rfleet_new(base, cf, cache, store, arg);
+ *	rf = rfleet_new(base, cf, cache, wb, store, arg);
  *	t = rfleet_lookup(rf, domain, want_sts, want_dane, why, cb, arg);
  *	    (NULL: no fleet now, discover at once; else cb(arg, &res) later)
  *	if (rfleet_want(t, want_sts, want_dane) == 0)
@@ -60,6 +60,7 @@
 #include <stdint.h>
 
 #include "lib/cache.h"
+#include "lib/cache_wb.h"
 
 struct event_base;
 struct config;
@@ -119,9 +120,11 @@ typedef void	rfleet_store_fn(void *arg, const char *key,
 
 #ifdef HAVE_FLEET
 /* rfleet_new - NULL when cf has no fleet section; cache is read (and
- * walked for the resync), store(arg, ...) writes */
+ * walked for the resync), after wb (what the resolver learned and has not
+ * committed yet; may be NULL), store(arg, ...) writes */
 struct rfleet *rfleet_new(struct event_base *base, const struct config *cf,
-	    struct cache *cache, rfleet_store_fn *store, void *store_arg);
+	    struct cache *cache, const struct cache_wb *wb,
+	    rfleet_store_fn *store, void *store_arg);
 void	rfleet_free(struct rfleet *rf);
 struct rfleet_ticket *rfleet_lookup(struct rfleet *rf, const char *domain,
 	    int want_sts, int want_dane, enum rfleet_why why, rfleet_cb *cb,
@@ -139,11 +142,13 @@ const char *rfleet_next_name(enum rfleet_next n);
 #else
 static inline struct rfleet *
 rfleet_new(struct event_base *base, const struct config *cf,
-    struct cache *cache, rfleet_store_fn *store, void *store_arg)
+    struct cache *cache, const struct cache_wb *wb, rfleet_store_fn *store,
+    void *store_arg)
 {
 	(void)base;
 	(void)cf;
 	(void)cache;
+	(void)wb;
 	(void)store;
 	(void)store_arg;
 	return (NULL);

@@ -213,7 +213,7 @@ int	cache_put_room(struct cache *c, const char *domain,
  * record i's status; *es the sum of what was evicted.  Returns CACHE_OK,
  * or the first record's failure.
  */
-#define CACHE_PUT_MANY	8
+#define CACHE_PUT_MANY	32
 int	cache_put_room_many(struct cache *c, const char *const *keys,
 	    const struct cache_record *const *recs, size_t n, int64_t now,
 	    struct cache_evict_stats *es, int *st);

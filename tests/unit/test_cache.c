@@ -36,6 +36,7 @@
 #include <lmdb.h>
 
 #include "lib/cache.h"
+#include "lib/cache_wb.h"
 #include "lib/log.h"
 
 #define TEST_MAP_SIZE	((size_t)64 << 20)
@@ -1960,6 +1961,117 @@ put_room_many_full_of_enforce_falls_back(void **state)
 	cache_close(c);
 }
 
+/* cache_wb: held records are found by key, the newest copy wins, at most
+ * CACHE_WB_MAX are held */
+static void
+wb_holds_newest_copy(void **state)
+{
+	static struct cache_wb wb;
+	static struct cache_record got, b;
+	char	 name[TEST_NAME_MAX];
+	unsigned int i;
+
+	(void)state;
+	cache_wb_init(&wb);
+	test_record(&rec_a, 1);
+	test_record(&b, 2);
+	assert_int_equal(cache_wb_put(&wb, "a.example", &rec_a), 1);
+	assert_int_equal(cache_wb_put(&wb, "b.example", &b), 2);
+	assert_int_equal(cache_wb_get(&wb, "a.example", 9, &got), 1);
+	test_record_equal(&got, &rec_a);
+	/* a prefix of a held key is another key */
+	assert_int_equal(cache_wb_get(&wb, "a.example", 5, &got), 0);
+	assert_int_equal(cache_wb_get(&wb, "c.example", 9, &got), 0);
+	/* the same key again: replaced, not added */
+	assert_int_equal(cache_wb_put(&wb, "a.example", &b), 2);
+	assert_int_equal(cache_wb_get(&wb, "a.example", 9, &got), 1);
+	test_record_equal(&got, &b);
+	for (i = 2; i < CACHE_WB_MAX; i++) {
+		test_name(name, sizeof(name), i);
+		assert_int_equal(cache_wb_put(&wb, name, &rec_a), i + 1);
+	}
+	/* full: a new key is refused, a held one still replaced */
+	assert_int_equal(cache_wb_put(&wb, "one-more.example", &rec_a), 0);
+	assert_int_equal(cache_wb_get(&wb, "one-more.example", 16, &got), 0);
+	assert_int_equal(cache_wb_put(&wb, "b.example", &rec_a),
+	    CACHE_WB_MAX);
+	assert_int_equal(cache_wb_count(&wb), CACHE_WB_MAX);
+	cache_wb_release(&wb);
+	assert_int_equal(cache_wb_count(&wb), 0);
+	assert_int_equal(cache_wb_get(&wb, "a.example", 9, &got), 0);
+	cache_record_release(&got);
+	cache_record_release(&b);
+}
+
+struct wb_seen {
+	unsigned int	 n, ok;
+};
+
+static void
+wb_done(void *arg, const char *key, int st)
+{
+	struct wb_seen	*seen = arg;
+
+	(void)key;
+	seen->n++;
+	if (st == CACHE_OK)
+		seen->ok++;
+}
+
+/* cache_wb_flush: everything held in one commit, each reported, then
+ * nothing held */
+static void
+wb_flush_is_one_commit(void **state)
+{
+	struct tdir *t = *state;
+	struct cache *c;
+	static struct cache_wb wb;
+	static struct cache_record got;
+	struct cache_evict_stats es;
+	struct cache_stats cs;
+	struct wb_seen seen = { 0, 0 };
+	char	 name[TEST_NAME_MAX];
+	size_t	 txn;
+	unsigned int i;
+
+	c = test_open(t, TEST_EVICT_MAP, 0);
+	cache_wb_init(&wb);
+	for (i = 0; i < 5; i++) {
+		test_name(name, sizeof(name), i);
+		test_record(&rec_a, i);
+		assert_int_equal(cache_wb_put(&wb, name, &rec_a), i + 1);
+	}
+	/* held, not in the map yet */
+	test_name(name, sizeof(name), 0);
+	assert_int_equal(test_get(c, name, &got), CACHE_MISS);
+	assert_int_equal(cache_stats(c, &cs), CACHE_OK);
+	txn = cs.last_txnid;
+	assert_int_equal(cache_wb_flush(&wb, c, TEST_NOW, &es, wb_done,
+	    &seen), CACHE_OK);
+	assert_int_equal(seen.n, 5);
+	assert_int_equal(seen.ok, 5);
+	assert_int_equal(cache_wb_count(&wb), 0);
+	assert_int_equal(cache_stats(c, &cs), CACHE_OK);
+	assert_int_equal(cs.last_txnid, txn + 1);
+	assert_int_equal(cs.entries, 5);
+	for (i = 0; i < 5; i++) {
+		test_name(name, sizeof(name), i);
+		test_record(&rec_a, i);
+		assert_int_equal(test_get(c, name, &got), CACHE_HIT);
+		test_record_equal(&got, &rec_a);
+		assert_int_equal(cache_wb_get(&wb, name, strlen(name), &got),
+		    0);
+	}
+	/* nothing held: nothing written */
+	assert_int_equal(cache_wb_flush(&wb, c, TEST_NOW, &es, wb_done,
+	    &seen), CACHE_OK);
+	assert_int_equal(seen.n, 5);
+	assert_int_equal(cache_stats(c, &cs), CACHE_OK);
+	assert_int_equal(cs.last_txnid, txn + 1);
+	cache_wb_release(&wb);
+	cache_close(c);
+}
+
 int
 main(void)
 {
@@ -2023,6 +2135,9 @@ main(void)
 		    tdir_setup, tdir_teardown),
 		cmocka_unit_test_setup_teardown(
 		    put_room_many_full_of_enforce_falls_back,
+		    tdir_setup, tdir_teardown),
+		cmocka_unit_test(wb_holds_newest_copy),
+		cmocka_unit_test_setup_teardown(wb_flush_is_one_commit,
 		    tdir_setup, tdir_teardown),
 	};
 
