@@ -1655,6 +1655,41 @@ test_class_name(char *out, size_t outsz, int cls, unsigned int i)
 	snprintf(out, outsz, "k%d-%06u.example", cls, i);
 }
 
+/* test_fill_class - put entries k<cls>-0, -1, ... of class cls: max of
+ * them, or until the map is full if max is 0; the number stored */
+static unsigned int
+test_fill_class(struct cache *c, int cls, unsigned int max)
+{
+	char	 name[TEST_NAME_MAX];
+	unsigned int n;
+	int	 st;
+
+	for (n = 0; max == 0 || n < max; n++) {
+		test_class_name(name, sizeof(name), cls, n);
+		test_evict_record(&rec_a, n, cls);
+		if ((st = cache_put(c, name, &rec_a)) != CACHE_OK) {
+			assert_int_equal(st, CACHE_FULL);
+			assert_int_equal(max, 0);
+			break;
+		}
+	}
+	return (n);
+}
+
+/* test_class_held - entries k<cls>-0 .. n-1 are all in the map */
+static void
+test_class_held(struct cache *c, int cls, unsigned int n)
+{
+	static struct cache_record got;
+	char	 name[TEST_NAME_MAX];
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		test_class_name(name, sizeof(name), cls, i);
+		assert_int_equal(test_get(c, name, &got), CACHE_HIT);
+	}
+}
+
 static void
 full_map_evicts_in_class_order(void **state)
 {
@@ -1718,11 +1753,8 @@ flood_of_negatives_keeps_enforce_policies(void **state)
 	int	 cls, st;
 
 	c = test_open(t, TEST_EVICT_MAP, 0);
-	for (i = 0; i < TEST_KEEP; i++) {
-		test_class_name(name, sizeof(name), CACHE_EVICT_KEEP, i);
-		test_evict_record(&rec_a, i, CACHE_EVICT_KEEP);
-		assert_int_equal(cache_put(c, name, &rec_a), CACHE_OK);
-	}
+	assert_int_equal(test_fill_class(c, CACHE_EVICT_KEEP, TEST_KEEP),
+	    TEST_KEEP);
 	/* random-looking non-existent names, far more than the map holds;
 	 * every one of them is stored */
 	for (i = 0; i < TEST_FLOOD; i++) {
@@ -1745,10 +1777,7 @@ flood_of_negatives_keeps_enforce_policies(void **state)
 	assert_true(evicted[CACHE_EVICT_NEGATIVE] > TEST_FLOOD / 2);
 	assert_int_equal(evicted[CACHE_EVICT_KEEP], 0);
 	/* every enforce policy is still there */
-	for (i = 0; i < TEST_KEEP; i++) {
-		test_class_name(name, sizeof(name), CACHE_EVICT_KEEP, i);
-		assert_int_equal(test_get(c, name, &got), CACHE_HIT);
-	}
+	test_class_held(c, CACHE_EVICT_KEEP, TEST_KEEP);
 	/* the map did not grow past the eviction reserve */
 	assert_int_equal(cache_stats(c, &cs), CACHE_OK);
 	print_message("map %zu bytes, %zu entries\n", cs.map_size,
@@ -1777,16 +1806,9 @@ full_of_enforce_evicts_least_recently_fetched(void **state)
 	static struct cache_record got;
 	char	 name[TEST_NAME_MAX];
 	unsigned int i, n;
-	int	 st = CACHE_OK;
 
 	c = test_open(t, TEST_EVICT_MAP, 0);
-	for (n = 0; st == CACHE_OK; n++) {
-		test_class_name(name, sizeof(name), CACHE_EVICT_KEEP, n);
-		test_evict_record(&rec_a, n, CACHE_EVICT_KEEP);
-		st = cache_put(c, name, &rec_a);
-	}
-	assert_int_equal(st, CACHE_FULL);
-	n--;
+	n = test_fill_class(c, CACHE_EVICT_KEEP, 0);
 	/* nothing but enforce policies: the oldest of them make room */
 	test_evict_record(&rec_a, n + 1, CACHE_EVICT_KEEP);
 	assert_int_equal(cache_put_room(c, "one-more.example", &rec_a,
@@ -1877,20 +1899,12 @@ put_room_many_full_map_loses_nothing(void **state)
 	const struct cache_record *recs[2] = { &rec_a, &b };
 	size_t	 negs = 0;
 	unsigned int i;
-	int	 st[2], r = CACHE_OK;
+	int	 st[2];
 
 	c = test_open(t, TEST_EVICT_MAP, 0);
-	for (i = 0; i < TEST_KEEP; i++) {
-		test_class_name(name, sizeof(name), CACHE_EVICT_KEEP, i);
-		test_evict_record(&rec_a, i, CACHE_EVICT_KEEP);
-		assert_int_equal(cache_put(c, name, &rec_a), CACHE_OK);
-	}
-	for (i = 0; r == CACHE_OK; i++) {
-		test_class_name(name, sizeof(name), CACHE_EVICT_NEGATIVE, i);
-		test_evict_record(&rec_a, i, CACHE_EVICT_NEGATIVE);
-		r = cache_put(c, name, &rec_a);
-	}
-	assert_int_equal(r, CACHE_FULL);
+	assert_int_equal(test_fill_class(c, CACHE_EVICT_KEEP, TEST_KEEP),
+	    TEST_KEEP);
+	assert_true(test_fill_class(c, CACHE_EVICT_NEGATIVE, 0) > 0);
 	/* pairs of negative entries, as a flood of non-existent domains
 	 * makes (the MTA-STS and DANE record of each) */
 	for (i = 0; i < TEST_FLOOD / 2; i++) {
@@ -1910,10 +1924,7 @@ put_room_many_full_map_loses_nothing(void **state)
 	}
 	print_message("%zu negative entries evicted\n", negs);
 	assert_true(negs > TEST_FLOOD / 4);
-	for (i = 0; i < TEST_KEEP; i++) {
-		test_class_name(name, sizeof(name), CACHE_EVICT_KEEP, i);
-		assert_int_equal(test_get(c, name, &got), CACHE_HIT);
-	}
+	test_class_held(c, CACHE_EVICT_KEEP, TEST_KEEP);
 	assert_int_equal(cache_stats(c, &cs), CACHE_OK);
 	print_message("map %zu bytes, %zu entries\n", cs.map_size,
 	    cs.entries);
@@ -1935,15 +1946,10 @@ put_room_many_full_of_enforce_falls_back(void **state)
 	const char *keys[2] = { "new.example", name2 };
 	const struct cache_record *recs[2] = { &rec_a, &b };
 	unsigned int n;
-	int	 st[2], r = CACHE_OK;
+	int	 st[2];
 
 	c = test_open(t, TEST_EVICT_MAP, 0);
-	for (n = 0; r == CACHE_OK; n++) {
-		test_class_name(name, sizeof(name), CACHE_EVICT_KEEP, n);
-		test_evict_record(&rec_a, n, CACHE_EVICT_KEEP);
-		r = cache_put(c, name, &rec_a);
-	}
-	assert_int_equal(r, CACHE_FULL);
+	n = test_fill_class(c, CACHE_EVICT_KEEP, 0);
 	test_evict_record(&rec_a, n + 1, CACHE_EVICT_KEEP);
 	test_evict_record(&b, n + 2, CACHE_EVICT_KEEP);
 	(void)cache_dane_key("new.example", strlen("new.example"), name2);

@@ -305,6 +305,16 @@ cname_asks_the_expanded_name(void **state)
 	assert_int_equal(rep.state, DANE_ALL);
 }
 
+/* host_failed - one report: the host failed, this way, on this lookup */
+static void
+host_failed(enum dane_fail fail, int rrtype)
+{
+	assert_int_equal(rep.calls, 1);
+	assert_int_equal(rep.host_state, DANE_FAILURE);
+	assert_int_equal(rep.host_fail, fail);
+	assert_int_equal(rep.host_fail_rrtype, rrtype);
+}
+
 /* a failed TLSA lookup asked ahead counts once the addresses are secure:
  * the host is left to Postfix */
 static void
@@ -315,10 +325,7 @@ tlsa_ahead_failure_counts_for_a_secure_host(void **state)
 	answer(TLSA_NAME, DNS_TYPE_TLSA, DNS_ERR_TIMEOUT, DNS_RCODE_SERVFAIL,
 	    DNS_INSECURE, NULL, 0, NULL);
 	addresses(DNS_SECURE, DNS_SECURE, NULL);
-	assert_int_equal(rep.calls, 1);
-	assert_int_equal(rep.host_state, DANE_FAILURE);
-	assert_int_equal(rep.host_fail, DANE_FAIL_TIMEOUT);
-	assert_int_equal(rep.host_fail_rrtype, DNS_TYPE_TLSA);
+	host_failed(DANE_FAIL_TIMEOUT, DNS_TYPE_TLSA);
 }
 
 /* both address lookups bogus: the host reports A, whichever came first */
@@ -331,10 +338,7 @@ failed_lookup_reported_is_a_before_aaaa(void **state)
 	    DNS_BOGUS, NULL, 0, NULL);
 	answer("mx.example.com", DNS_TYPE_A, DNS_OK, DNS_RCODE_NOERROR,
 	    DNS_BOGUS, NULL, 0, NULL);
-	assert_int_equal(rep.calls, 1);
-	assert_int_equal(rep.host_state, DANE_FAILURE);
-	assert_int_equal(rep.host_fail, DANE_FAIL_BOGUS);
-	assert_int_equal(rep.host_fail_rrtype, DNS_TYPE_A);
+	host_failed(DANE_FAIL_BOGUS, DNS_TYPE_A);
 	assert_null(find(TLSA_NAME, DNS_TYPE_TLSA));
 }
 
@@ -418,10 +422,7 @@ empty_a_then_bogus_aaaa_fails(void **state)
 	    DNS_SECURE, NULL, 0, NULL);
 	answer("mx.example.com", DNS_TYPE_AAAA, DNS_OK, DNS_RCODE_NOERROR,
 	    DNS_BOGUS, NULL, 0, NULL);
-	assert_int_equal(rep.calls, 1);
-	assert_int_equal(rep.host_state, DANE_FAILURE);
-	assert_int_equal(rep.host_fail, DANE_FAIL_BOGUS);
-	assert_int_equal(rep.host_fail_rrtype, DNS_TYPE_AAAA);
+	host_failed(DANE_FAIL_BOGUS, DNS_TYPE_AAAA);
 	assert_null(find(TLSA_NAME, DNS_TYPE_TLSA));
 }
 

@@ -542,16 +542,24 @@ invalid_policy_is_policy_invalid(void **state)
 	assert_int_equal(rep.failure, DISCOVER_FAIL_POLICY_INVALID);
 }
 
-/* A first: an answer with addresses is fetched from, AAAA not asked */
+/* start_with_a - a discovery of example.com whose policy host's A (one
+ * secure address) and then its TXT record are answered: the fetch is next */
 static void
-a_addresses_are_fetched_without_aaaa(void **state)
+start_with_a(void)
 {
-	(void)state;
 	discover_start_flags(NULL, NULL, "example.com", NULL, 0, record,
 	    NULL);
 	answer_addr("mta-sts.example.com", DNS_TYPE_A, DNS_SECURE);
 	answer_txt("_mta-sts.example.com", DNS_SECURE, "v=STSv1; id=a;",
 	    NULL);
+}
+
+/* A first: an answer with addresses is fetched from, AAAA not asked */
+static void
+a_addresses_are_fetched_without_aaaa(void **state)
+{
+	(void)state;
+	start_with_a();
 	assert_int_equal(fake_nf, 1);
 	assert_int_equal(fake_f.naddrs, 1);
 	fetched(HTTPS_OK, good_policy);
@@ -607,11 +615,7 @@ ipv4_fetch_failure_tries_ipv6(void **state)
 
 	for (i = 0; i < sizeof(e) / sizeof(e[0]); i++) {
 		(void)reset(state);
-		discover_start_flags(NULL, NULL, "example.com", NULL, 0,
-		    record, NULL);
-		answer_addr("mta-sts.example.com", DNS_TYPE_A, DNS_SECURE);
-		answer_txt("_mta-sts.example.com", DNS_SECURE,
-		    "v=STSv1; id=a;", NULL);
+		start_with_a();
 		assert_null(find("mta-sts.example.com", DNS_TYPE_AAAA));
 		fetched(e[i], NULL);
 		assert_int_equal(rep.calls, 0);
@@ -631,11 +635,7 @@ static void
 ipv4_fetch_failure_without_ipv6_fails(void **state)
 {
 	(void)state;
-	discover_start_flags(NULL, NULL, "example.com", NULL, 0, record,
-	    NULL);
-	answer_addr("mta-sts.example.com", DNS_TYPE_A, DNS_SECURE);
-	answer_txt("_mta-sts.example.com", DNS_SECURE, "v=STSv1; id=a;",
-	    NULL);
+	start_with_a();
 	fetched(HTTPS_ERR_CONNECT, NULL);
 	answer_none("mta-sts.example.com", DNS_TYPE_AAAA, 0);
 	assert_int_equal(rep.calls, 1);
@@ -656,11 +656,7 @@ other_fetch_failures_ask_no_aaaa(void **state)
 
 	for (i = 0; i < sizeof(e) / sizeof(e[0]); i++) {
 		(void)reset(state);
-		discover_start_flags(NULL, NULL, "example.com", NULL, 0,
-		    record, NULL);
-		answer_addr("mta-sts.example.com", DNS_TYPE_A, DNS_SECURE);
-		answer_txt("_mta-sts.example.com", DNS_SECURE,
-		    "v=STSv1; id=a;", NULL);
+		start_with_a();
 		fetched(e[i], NULL);
 		assert_int_equal(rep.calls, 1);
 		assert_int_equal(rep.outcome, DISCOVER_FAILURE);
