@@ -1343,13 +1343,22 @@ cache_evict_early(struct cache *c, MDB_val *k, int64_t now,
 	}
 }
 
+/* cache_es_add - add the counts of b to a */
+static void
+cache_es_add(struct cache_evict_stats *a, const struct cache_evict_stats *b)
+{
+	size_t	 i;
+
+	for (i = 0; i < CACHE_EVICT_CLASSES; i++)
+		a->evicted[i] += b->evicted[i];
+}
+
 int
 cache_put_room(struct cache *c, const char *domain,
     const struct cache_record *rec, int64_t now, struct cache_evict_stats *es)
 {
 	struct cache_evict_stats more;
 	MDB_val	 k;
-	size_t	 i;
 	int	 st;
 
 	memset(es, 0, sizeof(*es));
@@ -1361,20 +1370,9 @@ cache_put_room(struct cache *c, const char *domain,
 		return (st);
 	if (cache_evict_key(c, now, &k, CACHE_EVICT_KEEP, &more) != CACHE_OK)
 		return (CACHE_FULL);
-	for (i = 0; i < CACHE_EVICT_CLASSES; i++)
-		es->evicted[i] += more.evicted[i];
+	cache_es_add(es, &more);
 	st = cache_put(c, domain, rec);
 	return (st);
-}
-
-/* cache_es_add - add the counts of b to a */
-static void
-cache_es_add(struct cache_evict_stats *a, const struct cache_evict_stats *b)
-{
-	size_t	 i;
-
-	for (i = 0; i < CACHE_EVICT_CLASSES; i++)
-		a->evicted[i] += b->evicted[i];
 }
 
 int
