@@ -235,8 +235,7 @@ resolver_cached(struct resolver *r, const char *domain, size_t len,
 		domain = key;
 	}
 	/* a record learned and not yet committed is the newest */
-	if (!cache_wb_get(&r->wb, domain, len, rec) &&
-	    cache_get(r->cache, domain, len, rec) != CACHE_HIT)
+	if (cache_wb_read(&r->wb, r->cache, domain, len, rec) != CACHE_HIT)
 		return (0);
 	/* a record of the other part under a key is damage: ignore it */
 	return (dane ? rec->kind == CACHE_KIND_DANE :

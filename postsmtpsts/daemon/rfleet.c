@@ -149,9 +149,8 @@ rfleet_offer(struct rfleet_ticket *t, const char *key,
 	int64_t		 now = rfleet_now();
 	int		 held, taken;
 
-	held = rf->cache != NULL && ((rf->wb != NULL && cache_wb_get(rf->wb,
-	    key, strlen(key), &have)) || cache_get(rf->cache, key,
-	    strlen(key), &have) == CACHE_HIT);
+	held = rf->cache != NULL && cache_wb_read(rf->wb, rf->cache, key,
+	    strlen(key), &have) == CACHE_HIT;
 	taken = fleet_facts_take(key, strlen(key), held ? &have : NULL, rec,
 	    &rf->cf->cache, now, out, &why);
 	cache_record_release(&have);

@@ -79,6 +79,15 @@ cache_wb_get(const struct cache_wb *wb, const char *key, size_t len,
 	return (1);
 }
 
+int
+cache_wb_read(const struct cache_wb *wb, struct cache *c, const char *key,
+    size_t len, struct cache_record *out)
+{
+	if (wb != NULL && cache_wb_get(wb, key, len, out))
+		return (CACHE_HIT);
+	return (cache_get(c, key, len, out));
+}
+
 size_t
 cache_wb_count(const struct cache_wb *wb)
 {

@@ -5,6 +5,7 @@
  *	cache_wb_init(&wb);
  *	n = cache_wb_put(&wb, key, rec);	(a copy is held)
  *	if (cache_wb_get(&wb, key, len, &rec))	(held: newer than the map's)
+ *	st = cache_wb_read(&wb, cache, key, len, &rec);	(held, else the map)
  *	cache_wb_flush(&wb, cache, now, &es, done, arg);
  *	cache_wb_release(&wb);			(drops what is held)
  *
@@ -14,7 +15,7 @@
  * to CACHE_WB_MAX in one transaction (cache_put_room_many: eviction near
  * every key first, a full map falls back to one write per record).  When
  * to flush is the caller's.  Whoever reads the cache in that process must
- * ask cache_wb_get() first.  Not thread-safe; one per writer.
+ * read through cache_wb_read().  Not thread-safe; one per writer.
  */
 #ifndef POSTSMTPSTS_CACHE_WB_H
 #define POSTSMTPSTS_CACHE_WB_H
@@ -56,6 +57,12 @@ size_t	cache_wb_put(struct cache_wb *wb, const char *key,
  * record is held for the len bytes at key, else 0 */
 int	cache_wb_get(const struct cache_wb *wb, const char *key, size_t len,
 	    struct cache_record *out);
+
+/* cache_wb_read - the newest record for key: the one held in wb (may be
+ * NULL), else the map's (cache_get).  CACHE_HIT with a copy in *out, or
+ * what cache_get returned */
+int	cache_wb_read(const struct cache_wb *wb, struct cache *c,
+	    const char *key, size_t len, struct cache_record *out);
 
 /* cache_wb_count - the number of records held */
 size_t	cache_wb_count(const struct cache_wb *wb);

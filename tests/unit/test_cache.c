@@ -2047,9 +2047,15 @@ wb_flush_is_one_commit(void **state)
 		test_record(&rec_a, i);
 		assert_int_equal(cache_wb_put(&wb, name, &rec_a), i + 1);
 	}
-	/* held, not in the map yet */
+	/* held, not in the map yet: read through the array, it is there */
 	test_name(name, sizeof(name), 0);
 	assert_int_equal(test_get(c, name, &got), CACHE_MISS);
+	assert_int_equal(cache_wb_read(&wb, c, name, strlen(name), &got),
+	    CACHE_HIT);
+	test_record(&rec_a, 0);
+	test_record_equal(&got, &rec_a);
+	assert_int_equal(cache_wb_read(NULL, c, name, strlen(name), &got),
+	    CACHE_MISS);
 	assert_int_equal(cache_stats(c, &cs), CACHE_OK);
 	txn = cs.last_txnid;
 	assert_int_equal(cache_wb_flush(&wb, c, TEST_NOW, &es, wb_done,
@@ -2067,6 +2073,10 @@ wb_flush_is_one_commit(void **state)
 		test_record_equal(&got, &rec_a);
 		assert_int_equal(cache_wb_get(&wb, name, strlen(name), &got),
 		    0);
+		/* nothing held: the map's */
+		assert_int_equal(cache_wb_read(&wb, c, name, strlen(name),
+		    &got), CACHE_HIT);
+		test_record_equal(&got, &rec_a);
 	}
 	/* nothing held: nothing written */
 	assert_int_equal(cache_wb_flush(&wb, c, TEST_NOW, &es, wb_done,
