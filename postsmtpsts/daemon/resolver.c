@@ -604,19 +604,15 @@ resolver_store_many(struct resolver *r, const char *const *keys,
 
 	if (r->cache == NULL || n == 0)
 		return;
+	/* the array is committed as soon as it is full, so it has room for
+	 * every put: one fails only for a key over CACHE_KEY_MAX */
 	for (i = 0; i < n; i++)
-		if (cache_wb_put(&r->wb, keys[i], recs[i]) == 0) {
-			/* full: make room (a key is never too long here) */
+		if (cache_wb_put(&r->wb, keys[i], recs[i]) == 0)
+			resolver_stored(r, keys[i], CACHE_ERROR);
+		else if (cache_wb_count(&r->wb) == CACHE_WB_MAX)
 			resolver_wb_flush(r);
-			if (cache_wb_put(&r->wb, keys[i], recs[i]) == 0)
-				resolver_stored(r, keys[i], CACHE_ERROR);
-		}
-	if (cache_wb_count(&r->wb) >= CACHE_WB_MAX) {
-		resolver_wb_flush(r);
-		return;
-	}
-	if (evtimer_pending(r->ev_wb, NULL))
-		return;		/* the gap's commit takes these too */
+	if (cache_wb_count(&r->wb) == 0 || evtimer_pending(r->ev_wb, NULL))
+		return;		/* nothing held, or the gap's commit is due */
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	ms = (long)(t.tv_sec - r->wb_last.tv_sec) * 1000 +
 	    (t.tv_nsec - r->wb_last.tv_nsec) / 1000000;
