@@ -477,6 +477,8 @@ dns_deliver(struct dns_query *q, int rcode, const unsigned char *pkt,
 		res.havedata = ans.count > 0;
 		res.rdata = ans.rdata;
 		res.rdata_len = ans.rdata_len;
+		res.packet = pkt;
+		res.packet_len = len;
 		if (ans.dropped > 0)
 			log_warnx("dns: name=%s type=%d: %zu RRs beyond the "
 			    "first %d ignored", q->name, q->rrtype,

@@ -64,6 +64,10 @@ struct dns_result {
 	size_t		 rdata_count;
 	const unsigned char *const *rdata;	/* rdata_count wire RDATAs */
 	const size_t	*rdata_len;
+	const unsigned char *packet;	/* the whole response (authority
+					   section: dnswire_owner_types), or
+					   NULL; during the callback only */
+	size_t		 packet_len;
 };
 
 typedef void	dns_cb(const struct dns_result *res, void *arg);

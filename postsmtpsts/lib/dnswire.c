@@ -30,6 +30,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gnutls/crypto.h>
+#include <gnutls/gnutls.h>
+
 #include "lib/dnswire.h"
 #include "lib/xmalloc.h"
 
@@ -37,6 +40,11 @@
 #define DNSWIRE_TYPE_CNAME	5
 #define DNSWIRE_TYPE_SOA	6
 #define DNSWIRE_TYPE_OPT	41
+#define DNSWIRE_TYPE_NSEC	47
+#define DNSWIRE_TYPE_NSEC3	50
+#define DNSWIRE_NSEC3_SHA1	1	/* RFC 5155 §11: the only hash */
+#define DNSWIRE_SHA1_LEN	20
+#define DNSWIRE_B32_LEN		32	/* base32hex of 20 bytes */
 #define DNSWIRE_RR_FIXED	10	/* type, class, TTL, RDLENGTH */
 #define DNSWIRE_TTL_MAX		0x7fffffffU	/* RFC 2181 §8 */
 
@@ -267,7 +275,7 @@ dnswire_parse(const unsigned char *pkt, size_t len, int qtype,
 	uint32_t	 ttl, minttl_ans = DNSWIRE_TTL_MAX;
 	uint32_t	 minttl_all = DNSWIRE_TTL_MAX;
 	unsigned int	 type, class;
-	size_t		 rdpos_kept[DNSWIRE_MAX_RRS];
+	size_t		 rdpos_kept[DNSWIRE_MAX_RRS] = { 0 };	/* clang-analyzer cannot tie it to count */
 
 	ans->rcode = 0;
 	ans->nxdomain = 0;
@@ -394,4 +402,237 @@ dnswire_answer_clear(struct dnswire_answer *ans)
 	free(ans->arena);
 	ans->arena = NULL;
 	ans->count = 0;
+}
+
+/* dnswire_text_wire - "a.b" or "a.b." (letters, digits, '-', '_') to
+ * lower-case wire form; -1 for anything else */
+static int
+dnswire_text_wire(const char *text, unsigned char *out, size_t *outlen)
+{
+	size_t		 o = 1, lab = 0, cur = 0;	/* out[lab]: length */
+	unsigned char	 c;
+
+	if (*text == '\0' || *text == '.')
+		return (-1);
+	for (; *text != '\0'; text++) {
+		c = (unsigned char)*text;
+		if (c == '.') {
+			if (cur == 0 || o + 1 > DNSWIRE_NAME_MAX)
+				return (-1);	/* empty label, too long */
+			out[lab] = (unsigned char)cur;
+			lab = o++;
+			cur = 0;
+			continue;
+		}
+		if (c >= 'A' && c <= 'Z')
+			c = (unsigned char)(c - 'A' + 'a');
+		if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+		    c == '-' || c == '_') || cur == 63 ||
+		    o + 2 > DNSWIRE_NAME_MAX)
+			return (-1);
+		out[o++] = c;
+		cur++;
+	}
+	if (cur > 0) {
+		out[lab] = (unsigned char)cur;
+		out[o++] = 0;
+	} else
+		out[lab] = 0;	/* the trailing dot's byte: the root */
+	*outlen = o;
+	return (0);
+}
+
+/* dnswire_bitmap - the DNSWIRE_HAS_* of the type bitmap p[0..n) (RFC 4034
+ * §4.1.2: window, length 1..32, bits); -1 if malformed */
+static int
+dnswire_bitmap(const unsigned char *p, size_t n, unsigned int *types)
+{
+	static const struct {
+		unsigned int	 type, flag;
+	} want[] = {
+		{ 1, DNSWIRE_HAS_A }, { 2, DNSWIRE_HAS_NS },
+		{ 5, DNSWIRE_HAS_CNAME }, { 6, DNSWIRE_HAS_SOA },
+		{ 28, DNSWIRE_HAS_AAAA }, { 39, DNSWIRE_HAS_DNAME },
+	};
+	size_t		 i = 0, blen, k;
+	int		 last = -1;
+
+	*types = 0;
+	while (i < n) {
+		if (n - i < 2)
+			return (-1);
+		blen = p[i + 1];
+		if (blen < 1 || blen > 32 || blen > n - i - 2 ||
+		    (int)p[i] <= last)
+			return (-1);
+		last = p[i];
+		if (p[i] == 0)
+			for (k = 0; k < sizeof(want) / sizeof(want[0]); k++)
+				if (want[k].type / 8 < blen &&
+				    (p[i + 2 + want[k].type / 8] &
+				    (0x80 >> (want[k].type % 8))) != 0)
+					*types |= want[k].flag;
+		i += 2 + blen;
+	}
+	return (0);
+}
+
+/* dnswire_nsec3_hash - RFC 5155 §5: IH(salt, name, iterations) */
+static int
+dnswire_nsec3_hash(const unsigned char *name, size_t nlen,
+    const unsigned char *salt, size_t slen, unsigned int iter,
+    unsigned char out[DNSWIRE_SHA1_LEN])
+{
+	unsigned char	 buf[DNSWIRE_NAME_MAX + 255];
+	unsigned int	 k;
+
+	memcpy(buf, name, nlen);
+	memcpy(buf + nlen, salt, slen);
+	if (gnutls_hash_fast(GNUTLS_DIG_SHA1, buf, nlen + slen, out) != 0)
+		return (-1);
+	for (k = 0; k < iter; k++) {
+		memcpy(buf, out, DNSWIRE_SHA1_LEN);
+		memcpy(buf + DNSWIRE_SHA1_LEN, salt, slen);
+		if (gnutls_hash_fast(GNUTLS_DIG_SHA1, buf,
+		    DNSWIRE_SHA1_LEN + slen, out) != 0)
+			return (-1);
+	}
+	return (0);
+}
+
+/* dnswire_b32hex_eq - is label[0..32) the base32hex (RFC 4648 §7) of the
+ * 20 bytes h, ignoring case? */
+static int
+dnswire_b32hex_eq(const unsigned char *label, const unsigned char *h)
+{
+	static const char digits[] = "0123456789abcdefghijklmnopqrstuv";
+	size_t		 i;
+	unsigned int	 bit, v, b;
+	unsigned char	 c;
+
+	for (i = 0; i < DNSWIRE_B32_LEN; i++) {
+		v = 0;
+		for (b = 0; b < 5; b++) {
+			bit = (unsigned int)(i * 5 + b);
+			v = (v << 1) | ((h[bit / 8] >> (7 - bit % 8)) & 1);
+		}
+		c = label[i];
+		if (c >= 'A' && c <= 'Z')
+			c = (unsigned char)(c - 'A' + 'a');
+		if (c != (unsigned char)digits[v])
+			return (0);
+	}
+	return (1);
+}
+
+/* dnswire_in_zone - the offset in name (wire, lower case) where zone
+ * (wire) starts as a whole-label suffix, or -1 */
+static long
+dnswire_in_zone(const unsigned char *name, size_t nlen,
+    const unsigned char *zone, size_t zlen)
+{
+	size_t	 k = 0;
+
+	while (k < nlen) {
+		if (nlen - k == zlen && dnswire_name_eq(name + k, nlen - k,
+		    zone, zlen))
+			return ((long)k);
+		if (name[k] == 0)
+			break;
+		k += (size_t)name[k] + 1;
+	}
+	return (-1);
+}
+
+/* dnswire_nsec3_match - does the NSEC3 RR owner/rdata state the types of
+ * name?  1 with *types, 0 not this name, -1 malformed */
+static int
+dnswire_nsec3_match(const unsigned char *owner, size_t olen,
+    const unsigned char *rd, size_t rdlen, const unsigned char *name,
+    size_t nlen, unsigned int *types)
+{
+	unsigned char	 h[DNSWIRE_SHA1_LEN];
+	size_t		 slen, hlen, p;
+	unsigned int	 iter;
+
+	/* hash alg, flags, iterations, salt length, salt, hash length,
+	 * next hashed owner, type bitmaps (RFC 5155 §3.2) */
+	if (rdlen < 5)
+		return (-1);
+	iter = dnswire_u16(rd + 2);
+	slen = rd[4];
+	if (rdlen < 5 + slen + 1)
+		return (-1);
+	hlen = rd[5 + slen];
+	p = 6 + slen + hlen;
+	if (p > rdlen)
+		return (-1);
+	if (rd[0] != DNSWIRE_NSEC3_SHA1 || iter > DNSWIRE_NSEC3_MAX_ITER ||
+	    owner[0] != DNSWIRE_B32_LEN ||
+	    dnswire_in_zone(name, nlen, owner + 1 + DNSWIRE_B32_LEN,
+	    olen - 1 - DNSWIRE_B32_LEN) < 0)
+		return (0);
+	if (dnswire_nsec3_hash(name, nlen, rd + 5, slen, iter, h) == -1 ||
+	    !dnswire_b32hex_eq(owner + 1, h))
+		return (0);
+	return (dnswire_bitmap(rd + p, rdlen - p, types) == -1 ? -1 : 1);
+}
+
+int
+dnswire_owner_types(const unsigned char *pkt, size_t len, const char *name,
+    unsigned int *types)
+{
+	unsigned char	 want[DNSWIRE_NAME_MAX], owner[DNSWIRE_NAME_MAX];
+	unsigned char	 next[DNSWIRE_NAME_MAX];
+	size_t		 wlen, olen, nlen, pos, rdpos, rdlen, npos, i, sec;
+	size_t		 counts[2];
+	unsigned int	 type, class;
+	int		 r;
+
+	*types = 0;
+	if (dnswire_text_wire(name, want, &wlen) == -1)
+		return (-1);
+	if (pkt == NULL || len < DNSWIRE_HEADER_LEN ||
+	    dnswire_u16(pkt + 4) != 1)
+		return (-1);
+	counts[0] = dnswire_u16(pkt + 6);
+	counts[1] = dnswire_u16(pkt + 8);
+	pos = DNSWIRE_HEADER_LEN;
+	if (dnswire_name(pkt, len, &pos, owner, &olen) == -1 ||
+	    len - pos < 4)
+		return (-1);
+	pos += 4;
+	for (sec = 0; sec < 2; sec++) {
+		for (i = 0; i < counts[sec]; i++) {
+			if (dnswire_name(pkt, len, &pos, owner, &olen) == -1 ||
+			    len - pos < DNSWIRE_RR_FIXED)
+				return (-1);
+			type = dnswire_u16(pkt + pos);
+			class = dnswire_u16(pkt + pos + 2);
+			rdlen = dnswire_u16(pkt + pos + 8);
+			rdpos = pos + DNSWIRE_RR_FIXED;
+			if (rdlen > len - rdpos)
+				return (-1);
+			pos = rdpos + rdlen;
+			if (sec != 1 || class != DNSWIRE_CLASS_IN)
+				continue;
+			if (type == DNSWIRE_TYPE_NSEC &&
+			    dnswire_name_eq(owner, olen, want, wlen)) {
+				/* next domain name, then the bitmap */
+				npos = rdpos;
+				if (dnswire_name(pkt, len, &npos, next,
+				    &nlen) == -1 || npos > pos ||
+				    dnswire_bitmap(pkt + npos, pos - npos,
+				    types) == -1)
+					return (-1);
+				return (1);
+			}
+			if (type == DNSWIRE_TYPE_NSEC3 && olen >
+			    1 + DNSWIRE_B32_LEN && (r = dnswire_nsec3_match(
+			    owner, olen, pkt + rdpos, rdlen, want, wlen,
+			    types)) != 0)
+				return (r);
+		}
+	}
+	return (0);
 }

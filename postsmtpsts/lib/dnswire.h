@@ -58,4 +58,27 @@ int	dnswire_parse(const unsigned char *pkt, size_t len, int qtype,
 /* dnswire_answer_clear - free what dnswire_parse allocated */
 void	dnswire_answer_clear(struct dnswire_answer *ans);
 
+/* what the type bitmap of an NSEC or NSEC3 record lists (RFC 4034 §4.1.2) */
+#define DNSWIRE_HAS_A		0x01
+#define DNSWIRE_HAS_NS		0x02
+#define DNSWIRE_HAS_CNAME	0x04
+#define DNSWIRE_HAS_SOA		0x08
+#define DNSWIRE_HAS_AAAA	0x10
+#define DNSWIRE_HAS_DNAME	0x20
+#define DNSWIRE_NSEC3_MAX_ITER	150	/* RFC 9276 §3.2; more: not read */
+
+/*
+ * dnswire_owner_types - the types that exist at name (presentation form,
+ * letters, digits, '-' and '_' only, trailing dot optional), as an NSEC
+ * or NSEC3 record in the authority section of the response pkt[0..len)
+ * states them: an NSEC record owned by name (RFC 4034 §4), or an NSEC3
+ * record whose owner is the hash of name (RFC 5155 §5: SHA-1, at most
+ * DNSWIRE_NSEC3_MAX_ITER iterations) in a zone name lies in.  Returns 1
+ * with *types set (DNSWIRE_HAS_*), 0 if no such record is there, -1 for a
+ * malformed packet or name.  Says nothing of whether the records were
+ * validated: that is the caller's (a secure answer from libunbound).
+ */
+int	dnswire_owner_types(const unsigned char *pkt, size_t len,
+	    const char *name, unsigned int *types);
+
 #endif

@@ -15,9 +15,13 @@
  *	  secure NODATA                -> the domain itself is the implicit MX
  *	  secure null MX "."           -> no DANE (the domain takes no mail)
  *	then for every MX host (the first DANE_MAX_HOSTS by preference), all
- *	hosts at once, A (and AAAA only if the A answer is secure and empty:
- *	A and AAAA share their zone, so the A answer decides all else; both
- *	in parallel with dane_opts.all_addresses):
+ *	hosts at once, TLSA _25._tcp.NAME first: a secure denial whose
+ *	NSEC/NSEC3 record at NAME lists A or AAAA and no CNAME decides the
+ *	host, no DANE, without its addresses (dane.c, "TLSA first"); else,
+ *	or from the start with dane_opts.addresses_first, A (and AAAA only
+ *	if the A answer is secure and empty: A and AAAA share their zone, so
+ *	the A answer decides all else; both in parallel with
+ *	dane_opts.all_addresses), the TLSA answer kept for the step after:
  *	  insecure                     -> host: no DANE (§2.2.2)
  *	  bogus                        -> host: failure
  *	  SERVFAIL, timeout            -> host: failure (unusable, RFC 7672
@@ -116,6 +120,10 @@ struct dane_host {
 						 * asked (see dane_opts) */
 	int		 addr_failed;		/* an A/AAAA lookup failed or
 						 * was bogus (bogus: none kept) */
+	int		 addr_skipped;		/* A/AAAA not asked: a secure
+						 * TLSA denial's NSEC(3) record
+						 * showed them, and no CNAME
+						 * (addr_security: secure) */
 	size_t		 naddrs;		/* A and AAAA records seen */
 	size_t		 naddr_text;		/* kept below, A first */
 	char		 addr[DANE_MAX_ADDRS][DANE_ADDR_MAX];
@@ -166,6 +174,9 @@ struct dane_opts {
 	int		 all_addresses;	/* A and AAAA in parallel, always (the
 					 * default asks AAAA only after a
 					 * secure, empty A answer) */
+	int		 addresses_first; /* A (and TLSA ahead) at once, as
+					 * all_addresses does, instead of
+					 * TLSA first (see below) */
 };
 
 /* dane_start - look up domain (normalized, see domain_normalize) */

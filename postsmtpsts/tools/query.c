@@ -731,6 +731,7 @@ query_run(struct query *qy, const struct config_dns *dcf,
 {
 	struct timeval	 tv = { timeout, 0 };
 	struct event	*deadline = NULL;
+	struct dane_opts dopt;
 	char		 err[TOOL_ERR_MAX];
 
 	qy->exit_code = QUERY_EXIT_ERROR;
@@ -748,8 +749,14 @@ query_run(struct query *qy, const struct config_dns *dcf,
 	if ((deadline = evtimer_new(qy->base, query_deadline, qy)) == NULL)
 		fatalx("cannot create a timer");
 	evtimer_add(deadline, &tv);
-	if (qy->dane_on)
-		qy->dn = dane_start(qy->dns, qy->domain, query_dane_done, qy);
+	if (qy->dane_on) {
+		/* every host's addresses for the report, as with
+		 * DISCOVER_ALL_ADDRESSES below: the same verdict */
+		memset(&dopt, 0, sizeof(dopt));
+		dopt.addresses_first = 1;
+		qy->dn = dane_start_opts(qy->dns, qy->domain, &dopt,
+		    query_dane_done, qy);
+	}
 	else
 		qy->dv = discover_start_flags(qy->dns, qy->https,
 		    qy->domain, qy->known_id, DISCOVER_TLSRPT |

@@ -7,7 +7,10 @@
  *	- a success keeps at most DNSWIRE_MAX_RRS RDATAs, each inside the
  *	  packet or (types with names) readable in full, a TTL >= 0, a
  *	  4-bit rcode, a NUL-terminated final name when CNAMEs were followed;
- *	- parsing is deterministic: a second parse gives the same answer.
+ *	- parsing is deterministic: a second parse gives the same answer;
+ *	- dnswire_owner_types() on the same packet, for a name the selector
+ *	  picks, answers -1, 0 or 1 and sets only DNSWIRE_HAS_* bits, the
+ *	  same twice (its NSEC/NSEC3 reading and hashing under ASan).
  */
 #include "autoconf.h"
 
@@ -18,6 +21,12 @@
 #include "fuzz.h"
 
 static const int fuzz_types[] = { 1, 15, 16, 28, 52, 5, 6, 2 };
+static const char *const fuzz_names[] = { "mx.example.com", "example",
+    "a.b.c.d.e.f.example.net" };
+
+#define FUZZ_HAS_ALL	(DNSWIRE_HAS_A | DNSWIRE_HAS_NS | \
+			 DNSWIRE_HAS_CNAME | DNSWIRE_HAS_SOA | \
+			 DNSWIRE_HAS_AAAA | DNSWIRE_HAS_DNAME)
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -25,7 +34,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static struct dnswire_answer a, b;
 	unsigned char	*pkt;
 	size_t		 i, len, sum = 0;
-	int		 qtype, r;
+	int		 qtype, r, o1, o2;
+	unsigned int	 t1, t2;
+	const char	*oname;
 
 	if (size < 1)
 		return (0);
@@ -68,6 +79,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    memcmp(a.rdata[i], b.rdata[i], a.rdata_len[i]) == 0);
 	if (a.cnamed)
 		FUZZ_CHECK(strcmp(a.canon, b.canon) == 0);
+	oname = fuzz_names[(data[0] >> 3) % (sizeof(fuzz_names) /
+	    sizeof(fuzz_names[0]))];
+	o1 = dnswire_owner_types(pkt, len, oname, &t1);
+	o2 = dnswire_owner_types(pkt, len, oname, &t2);
+	FUZZ_CHECK(o1 >= -1 && o1 <= 1 && o1 == o2 && t1 == t2);
+	FUZZ_CHECK((t1 & ~(unsigned int)FUZZ_HAS_ALL) == 0);
+	FUZZ_CHECK(o1 == 1 || t1 == 0);
 	dnswire_answer_clear(&a);
 	dnswire_answer_clear(&b);
 	free(pkt);

@@ -72,6 +72,7 @@ static struct {
 	enum dane_fail	 host_fail;
 	int		 host_fail_rrtype;
 	int		 tlsa_looked;
+	int		 addr_skipped;
 	size_t		 ntlsa;
 	char		 tlsa_name[300];
 	char		 why[200];
@@ -89,6 +90,7 @@ report(const struct dane_result *r, void *arg)
 		rep.host_fail = r->hosts[0].fail;
 		rep.host_fail_rrtype = r->hosts[0].fail_rrtype;
 		rep.tlsa_looked = r->hosts[0].tlsa_looked;
+		rep.addr_skipped = r->hosts[0].addr_skipped;
 		rep.ntlsa = r->hosts[0].ntlsa;
 		snprintf(rep.tlsa_name, sizeof(rep.tlsa_name), "%s",
 		    r->hosts[0].tlsa_name);
@@ -134,10 +136,31 @@ count(const char *name, int rrtype)
 	return (n);
 }
 
+/* wire_name - "a.b" as labels at b; returns the bytes written */
+static size_t
+wire_name(unsigned char *b, const char *name)
+{
+	size_t		 n = 0, l;
+	const char	*dot;
+
+	while (*name != '\0') {
+		dot = strchr(name, '.');
+		l = dot != NULL ? (size_t)(dot - name) : strlen(name);
+		b[n++] = (unsigned char)l;
+		memcpy(b + n, name, l);
+		n += l;
+		name += l;
+		if (*name == '.')
+			name++;
+	}
+	b[n++] = 0;
+	return (n);
+}
+
 static void
-answer(const char *name, int rrtype, enum dns_status st, int rcode,
+answer_pkt(const char *name, int rrtype, enum dns_status st, int rcode,
     enum dns_security sec, const unsigned char *rd, size_t rdlen,
-    const char *canon)
+    const char *canon, const unsigned char *pkt, size_t pktlen)
 {
 	struct dns_query	*q = find(name, rrtype);
 	struct dns_result	 res;
@@ -160,24 +183,89 @@ answer(const char *name, int rrtype, enum dns_status st, int rcode,
 	res.havedata = rd != NULL;
 	res.rdata = rdv;
 	res.rdata_len = lenv;
+	res.packet = pkt;
+	res.packet_len = pktlen;
 	q->live = 0;
 	q->cb(&res, q->arg);
+}
+
+static void
+answer(const char *name, int rrtype, enum dns_status st, int rcode,
+    enum dns_security sec, const unsigned char *rd, size_t rdlen,
+    const char *canon)
+{
+	answer_pkt(name, rrtype, st, rcode, sec, rd, rdlen, canon, NULL, 0);
+}
+
+/*
+ * nsec_packet - the NXDOMAIN answer to TLSA_NAME whose authority section
+ * holds one NSEC record owned by owner with the window-0 type bitmap
+ * bm[0..bmlen), as libunbound hands it (only what dnswire reads)
+ */
+static size_t
+nsec_packet(unsigned char *b, size_t bsz, const char *owner,
+    const unsigned char *bm, size_t bmlen)
+{
+	static const unsigned char head[] = { 0, 0, 0x81, 0x83, 0, 1, 0, 0,
+	    0, 1, 0, 0 };
+	static const unsigned char next[] = { 1, 'z', 0 };
+	size_t		 n = 0, rdl;
+
+	assert_true(bsz >= 512);
+	memcpy(b, head, sizeof(head));
+	n = sizeof(head);
+	n += wire_name(b + n, "_25._tcp.mx.example.com");
+	b[n++] = 0;
+	b[n++] = 52;		/* TLSA */
+	b[n++] = 0;
+	b[n++] = 1;
+	n += wire_name(b + n, owner);
+	b[n++] = 0;
+	b[n++] = 47;		/* NSEC */
+	b[n++] = 0;
+	b[n++] = 1;
+	memset(b + n, 0, 3);
+	b[n + 3] = 60;		/* TTL */
+	n += 4;
+	rdl = sizeof(next) + 2 + bmlen;
+	b[n++] = 0;
+	b[n++] = (unsigned char)rdl;
+	memcpy(b + n, next, sizeof(next));
+	n += sizeof(next);
+	b[n++] = 0;		/* window 0 */
+	b[n++] = (unsigned char)bmlen;
+	memcpy(b + n, bm, bmlen);
+	return (n + bmlen);
 }
 
 static const unsigned char addr4[4] = { 192, 0, 2, 25 };
 /* 3 1 1 <32 bytes>: DANE-EE, SPKI, SHA2-256: usable */
 static const unsigned char tlsa311[35] = { 3, 1, 1, 0xab };
 
-/* one MX host, mx.example.com, secure */
+static const unsigned char mx_rdata[] = { 0, 10, 2, 'm', 'x', 7, 'e', 'x',
+    'a', 'm', 'p', 'l', 'e', 3, 'c', 'o', 'm', 0 };
+
+/* one MX host, mx.example.com, secure; the daemon's walk: TLSA first */
+static void
+start_one_mx_first(void)
+{
+	dane_start(NULL, "example.com", report, NULL);
+	answer("example.com", DNS_TYPE_MX, DNS_OK, DNS_RCODE_NOERROR,
+	    DNS_SECURE, mx_rdata, sizeof(mx_rdata), NULL);
+}
+
+/* the same with dane_opts.addresses_first (postsmtpsts-query): A and
+ * the TLSA query ahead at once, the order the tests below take apart */
 static void
 start_one_mx(void)
 {
-	static const unsigned char mx[] = { 0, 10, 2, 'm', 'x', 7, 'e', 'x',
-	    'a', 'm', 'p', 'l', 'e', 3, 'c', 'o', 'm', 0 };
+	struct dane_opts o;
 
-	dane_start(NULL, "example.com", report, NULL);
+	memset(&o, 0, sizeof(o));
+	o.addresses_first = 1;
+	dane_start_opts(NULL, "example.com", &o, report, NULL);
 	answer("example.com", DNS_TYPE_MX, DNS_OK, DNS_RCODE_NOERROR,
-	    DNS_SECURE, mx, sizeof(mx), NULL);
+	    DNS_SECURE, mx_rdata, sizeof(mx_rdata), NULL);
 }
 
 #define TLSA_NAME	"_25._tcp.mx.example.com"
@@ -198,15 +286,13 @@ addresses(enum dns_security a, enum dns_security aaaa, const char *canon)
 static void
 start_one_mx_all(void)
 {
-	static const unsigned char mx[] = { 0, 10, 2, 'm', 'x', 7, 'e', 'x',
-	    'a', 'm', 'p', 'l', 'e', 3, 'c', 'o', 'm', 0 };
 	struct dane_opts o;
 
 	memset(&o, 0, sizeof(o));
 	o.all_addresses = 1;
 	dane_start_opts(NULL, "example.com", &o, report, NULL);
 	answer("example.com", DNS_TYPE_MX, DNS_OK, DNS_RCODE_NOERROR,
-	    DNS_SECURE, mx, sizeof(mx), NULL);
+	    DNS_SECURE, mx_rdata, sizeof(mx_rdata), NULL);
 }
 
 /* ---- tests ---- */
@@ -461,16 +547,171 @@ all_addresses_asks_both_at_once(void **state)
 static void
 insecure_mx_asks_nothing_ahead(void **state)
 {
-	static const unsigned char mx[] = { 0, 10, 2, 'm', 'x', 7, 'e', 'x',
-	    'a', 'm', 'p', 'l', 'e', 3, 'c', 'o', 'm', 0 };
-
 	(void)state;
 	dane_start(NULL, "example.com", report, NULL);
 	answer("example.com", DNS_TYPE_MX, DNS_OK, DNS_RCODE_NOERROR,
-	    DNS_INSECURE, mx, sizeof(mx), NULL);
+	    DNS_INSECURE, mx_rdata, sizeof(mx_rdata), NULL);
 	assert_int_equal(rep.calls, 1);
 	assert_int_equal(rep.state, DANE_NONE);
 	assert_int_equal(count(TLSA_NAME, DNS_TYPE_TLSA), 0);
+}
+
+/* ---- the daemon's walk: TLSA at the MX name first ---- */
+
+static const unsigned char bm_a[] = { 0x40, 0, 0, 0, 0, 0x03 };
+/* CNAME, and A beside it (no zone may have both; a hostile one might) */
+static const unsigned char bm_cname[] = { 0x44, 0, 0, 0, 0, 0x03 };
+static const unsigned char bm_cut[] = { 0x60 };	/* A NS: a delegation */
+
+/* denial - the TLSA query's answer: secure or not NXDOMAIN with the NSEC
+ * record of owner (bitmap bm) in its authority section */
+static void
+denial(const char *owner, const unsigned char *bm, size_t bmlen,
+    enum dns_security sec)
+{
+	unsigned char	 pkt[512];
+	size_t		 n;
+
+	n = nsec_packet(pkt, sizeof(pkt), owner, bm, bmlen);
+	answer_pkt(TLSA_NAME, DNS_TYPE_TLSA, DNS_OK, DNS_RCODE_NXDOMAIN, sec,
+	    NULL, 0, NULL, pkt, n);
+}
+
+/* tlsa - the TLSA query's answer without a packet: usable records or none */
+static void
+tlsa(enum dns_security sec, int records)
+{
+	answer(TLSA_NAME, DNS_TYPE_TLSA, DNS_OK, records ? DNS_RCODE_NOERROR :
+	    DNS_RCODE_NXDOMAIN, sec, records ? tlsa311 : NULL,
+	    records ? sizeof(tlsa311) : 0, NULL);
+}
+
+/* only the TLSA query goes out */
+static void
+tlsa_first_asks_tlsa_alone(void **state)
+{
+	(void)state;
+	start_one_mx_first();
+	assert_non_null(find(TLSA_NAME, DNS_TYPE_TLSA));
+	assert_int_equal(count("mx.example.com", DNS_TYPE_A), 0);
+	assert_int_equal(count("mx.example.com", DNS_TYPE_AAAA), 0);
+	assert_int_equal(rep.calls, 0);
+}
+
+/* a secure denial whose NSEC record at the MX name shows A and no
+ * CNAME decides: no DANE, the addresses never asked */
+static void
+tlsa_first_nsec_denial_decides(void **state)
+{
+	(void)state;
+	start_one_mx_first();
+	denial("mx.example.com", bm_a, sizeof(bm_a), DNS_SECURE);
+	assert_int_equal(rep.calls, 1);
+	assert_int_equal(rep.state, DANE_NONE);
+	assert_int_equal(rep.host_state, DANE_NONE);
+	assert_int_equal(rep.addr_skipped, 1);
+	assert_int_equal(rep.tlsa_looked, 1);
+	assert_string_equal(rep.tlsa_name, TLSA_NAME);
+	assert_non_null(strstr(rep.why, "addresses not looked up"));
+	assert_int_equal(count("mx.example.com", DNS_TYPE_A), 0);
+}
+
+/* the MX name is an alias: its addresses are asked, and the TLSA records
+ * at the expanded name count (RFC 7672 2.2.2) */
+static void
+tlsa_first_cname_asks_addresses(void **state)
+{
+	(void)state;
+	start_one_mx_first();
+	denial("mx.example.com", bm_cname, sizeof(bm_cname), DNS_SECURE);
+	assert_int_equal(rep.calls, 0);
+	assert_non_null(find("mx.example.com", DNS_TYPE_A));
+	addresses(DNS_SECURE, DNS_SECURE, "real.example.net.");
+	answer("_25._tcp.real.example.net", DNS_TYPE_TLSA, DNS_OK,
+	    DNS_RCODE_NOERROR, DNS_SECURE, tlsa311, sizeof(tlsa311), NULL);
+	assert_int_equal(rep.calls, 1);
+	assert_int_equal(rep.state, DANE_ALL);
+	assert_int_equal(rep.addr_skipped, 0);
+	assert_string_equal(rep.tlsa_name, "_25._tcp.real.example.net");
+}
+
+/* what does not prove the name's types leaves it to the addresses: the
+ * NSEC record of another name, an insecure answer, no packet */
+static void
+tlsa_first_no_proof_asks_addresses(void **state)
+{
+	(void)state;
+	start_one_mx_first();
+	denial("mx0.example.com", bm_a, sizeof(bm_a), DNS_SECURE);
+	assert_int_equal(rep.calls, 0);
+	addresses(DNS_SECURE, DNS_SECURE, NULL);
+	assert_int_equal(rep.calls, 1);
+	assert_int_equal(rep.host_state, DANE_NONE);
+	assert_string_equal(rep.why, "no TLSA records");
+	assert_int_equal(count(TLSA_NAME, DNS_TYPE_TLSA), 1);	/* kept */
+
+	reset(NULL);
+	start_one_mx_first();
+	denial("mx.example.com", bm_a, sizeof(bm_a), DNS_INSECURE);
+	assert_int_equal(rep.calls, 0);
+	addresses(DNS_INSECURE, DNS_INSECURE, NULL);
+	assert_int_equal(rep.calls, 1);
+	assert_string_equal(rep.why, "address records not DNSSEC secure");
+	assert_int_equal(rep.tlsa_looked, 0);
+
+	reset(NULL);
+	start_one_mx_first();
+	tlsa(DNS_SECURE, 0);
+	assert_int_equal(rep.calls, 0);
+	assert_non_null(find("mx.example.com", DNS_TYPE_A));
+
+	/* the parent's record at a zone cut says nothing of the child */
+	reset(NULL);
+	start_one_mx_first();
+	denial("mx.example.com", bm_cut, sizeof(bm_cut), DNS_SECURE);
+	assert_int_equal(rep.calls, 0);
+	assert_non_null(find("mx.example.com", DNS_TYPE_A));
+}
+
+/* usable records: the addresses must be secure for them to count, and
+ * the answer is kept, not asked again */
+static void
+tlsa_first_records_need_secure_addresses(void **state)
+{
+	(void)state;
+	start_one_mx_first();
+	tlsa(DNS_SECURE, 1);
+	assert_int_equal(rep.calls, 0);
+	addresses(DNS_SECURE, DNS_SECURE, NULL);
+	assert_int_equal(rep.calls, 1);
+	assert_int_equal(rep.state, DANE_ALL);
+	assert_int_equal(rep.ntlsa, 1);
+	assert_int_equal(count(TLSA_NAME, DNS_TYPE_TLSA), 1);
+
+	reset(NULL);
+	start_one_mx_first();
+	tlsa(DNS_SECURE, 1);
+	addresses(DNS_INSECURE, DNS_INSECURE, NULL);
+	assert_int_equal(rep.calls, 1);
+	assert_int_equal(rep.state, DANE_NONE);
+	assert_int_equal(rep.ntlsa, 0);
+}
+
+/* a bogus TLSA answer fails a host with secure addresses, as in the
+ * ordered walk */
+static void
+tlsa_first_bogus_fails_a_secure_host(void **state)
+{
+	(void)state;
+	start_one_mx_first();
+	answer(TLSA_NAME, DNS_TYPE_TLSA, DNS_OK, DNS_RCODE_NOERROR,
+	    DNS_BOGUS, NULL, 0, NULL);
+	assert_int_equal(rep.calls, 0);
+	addresses(DNS_SECURE, DNS_SECURE, NULL);
+	assert_int_equal(rep.calls, 1);
+	assert_int_equal(rep.state, DANE_FAILURE);
+	assert_int_equal(rep.host_fail, DANE_FAIL_BOGUS);
+	assert_int_equal(rep.host_fail_rrtype, DNS_TYPE_TLSA);
 }
 
 int
@@ -497,6 +738,15 @@ main(void)
 		cmocka_unit_test_setup(empty_a_then_bogus_aaaa_fails, reset),
 		cmocka_unit_test_setup(empty_a_and_aaaa_no_addresses, reset),
 		cmocka_unit_test_setup(all_addresses_asks_both_at_once,
+		    reset),
+		cmocka_unit_test_setup(tlsa_first_asks_tlsa_alone, reset),
+		cmocka_unit_test_setup(tlsa_first_nsec_denial_decides, reset),
+		cmocka_unit_test_setup(tlsa_first_cname_asks_addresses, reset),
+		cmocka_unit_test_setup(tlsa_first_no_proof_asks_addresses,
+		    reset),
+		cmocka_unit_test_setup(
+		    tlsa_first_records_need_secure_addresses, reset),
+		cmocka_unit_test_setup(tlsa_first_bogus_fails_a_secure_host,
 		    reset),
 	};
 

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -540,6 +541,198 @@ canon_escapes(void **state)
 	dnswire_answer_clear(&ans);
 }
 
+/* ---- dnswire_owner_types: the NSEC/NSEC3 record of a name ---- */
+
+/* nsec_denial - NXDOMAIN for _25._tcp.NAME TLSA, authority: an SOA and
+ * one NSEC owned by owner (uncompressed), next "z.example.com", with the
+ * window-0 bitmap bm[0..bmlen) */
+static void
+nsec_denial(struct pkt *p, const char *owner, const unsigned char *bm,
+    size_t bmlen)
+{
+	size_t	 rdl;
+
+	header(p, 3, 1, 0, 2, 0);
+	question(p, "_25._tcp.mx.example.com", 52);
+	putname(p, "example.com");
+	put16(p, 6);
+	put16(p, 1);
+	put32(p, 300);
+	put16(p, 2 + 20);		/* root, root, five numbers */
+	put8(p, 0);
+	put8(p, 0);
+	put32(p, 1);
+	put32(p, 2);
+	put32(p, 3);
+	put32(p, 4);
+	put32(p, 300);
+	putname(p, owner);
+	put16(p, 47);
+	put16(p, 1);
+	put32(p, 300);
+	rdl = strlen("z.example.com") + 2 + 2 + bmlen;
+	put16(p, (unsigned int)rdl);
+	putname(p, "z.example.com");
+	put8(p, 0);
+	put8(p, (unsigned int)bmlen);
+	put(p, bm, bmlen);
+}
+
+/* bitmaps: A NS SOA ... as RFC 4034 §4.1.2 lays them out (bit 0 = type 0) */
+static const unsigned char bm_a_rrsig_nsec[] = { 0x40, 0, 0, 0, 0, 0x03 };
+static const unsigned char bm_cname[] = { 0x04, 0, 0, 0, 0, 0x03 };
+static const unsigned char bm_ns_a[] = { 0x60 };	/* A NS: a cut */
+static const unsigned char bm_aaaa[] = { 0, 0, 0, 0x08 };	/* 28 */
+
+static void
+owner_types_nsec(void **state)
+{
+	static struct pkt	 p;
+	unsigned int		 t;
+
+	(void)state;
+	nsec_denial(&p, "mx.example.com", bm_a_rrsig_nsec,
+	    sizeof(bm_a_rrsig_nsec));
+	assert_int_equal(dnswire_owner_types(p.b, p.n, "mx.example.com",
+	    &t), 1);
+	assert_int_equal(t, DNSWIRE_HAS_A);
+	/* case and a trailing dot do not matter (RFC 4343) */
+	assert_int_equal(dnswire_owner_types(p.b, p.n, "MX.Example.COM.",
+	    &t), 1);
+	assert_int_equal(t, DNSWIRE_HAS_A);
+	/* another name: not stated here */
+	assert_int_equal(dnswire_owner_types(p.b, p.n, "mx2.example.com",
+	    &t), 0);
+	assert_int_equal(dnswire_owner_types(p.b, p.n, "example.com", &t),
+	    0);
+
+	nsec_denial(&p, "mx.example.com", bm_cname, sizeof(bm_cname));
+	assert_int_equal(dnswire_owner_types(p.b, p.n, "mx.example.com",
+	    &t), 1);
+	assert_int_equal(t, DNSWIRE_HAS_CNAME);
+	nsec_denial(&p, "mx.example.com", bm_ns_a, sizeof(bm_ns_a));
+	assert_int_equal(dnswire_owner_types(p.b, p.n, "mx.example.com",
+	    &t), 1);
+	assert_int_equal(t, DNSWIRE_HAS_A | DNSWIRE_HAS_NS);
+	nsec_denial(&p, "mx.example.com", bm_aaaa, sizeof(bm_aaaa));
+	assert_int_equal(dnswire_owner_types(p.b, p.n, "mx.example.com",
+	    &t), 1);
+	assert_int_equal(t, DNSWIRE_HAS_AAAA);
+}
+
+/* malformed bitmaps and names are errors, never a reading past the RR */
+static void
+owner_types_malformed(void **state)
+{
+	static struct pkt	 p;
+	static const unsigned char zero_len[] = { 0 };
+	unsigned int		 t;
+	size_t			 n, full;
+
+	(void)state;
+	nsec_denial(&p, "mx.example.com", zero_len, 0);	/* length 0 */
+	assert_int_equal(dnswire_owner_types(p.b, p.n, "mx.example.com",
+	    &t), -1);
+	/* a window length past the RDATA: the RR says 1 byte less */
+	nsec_denial(&p, "mx.example.com", bm_a_rrsig_nsec,
+	    sizeof(bm_a_rrsig_nsec));
+	p.b[p.n - sizeof(bm_a_rrsig_nsec) - 1] = 7;
+	assert_int_equal(dnswire_owner_types(p.b, p.n, "mx.example.com",
+	    &t), -1);
+	/* every prefix: an error or "not found", cleanly (ASan) */
+	nsec_denial(&p, "mx.example.com", bm_a_rrsig_nsec,
+	    sizeof(bm_a_rrsig_nsec));
+	full = p.n;
+	for (n = 0; n < full; n++)
+		assert_int_equal(dnswire_owner_types(p.b, n,
+		    "mx.example.com", &t), -1);
+	assert_int_equal(dnswire_owner_types(p.b, full, "mx.example.com",
+	    &t), 1);
+	/* names we do not look up */
+	assert_int_equal(dnswire_owner_types(p.b, full, "", &t), -1);
+	assert_int_equal(dnswire_owner_types(p.b, full, ".", &t), -1);
+	assert_int_equal(dnswire_owner_types(p.b, full, "a..b", &t), -1);
+	assert_int_equal(dnswire_owner_types(p.b, full, "a b.c", &t), -1);
+	assert_int_equal(dnswire_owner_types(NULL, 0, "mx.example.com",
+	    &t), -1);
+}
+
+/* nsec3_denial - authority: one NSEC3 (SHA-1, iter, salt) owned by
+ * HASH.zone, bitmap bm */
+static void
+nsec3_denial(struct pkt *p, const char *hash, const char *zone,
+    unsigned int alg, unsigned int iter, const unsigned char *salt,
+    size_t slen, const unsigned char *bm, size_t bmlen)
+{
+	static const unsigned char next[20] = { 1 };
+	char	 owner[300];
+
+	snprintf(owner, sizeof(owner), "%s.%s", hash, zone);
+	header(p, 3, 1, 0, 1, 0);
+	question(p, "_25._tcp.mx.example.com", 52);
+	putname(p, owner);
+	put16(p, 50);
+	put16(p, 1);
+	put32(p, 300);
+	put16(p, (unsigned int)(5 + slen + 1 + sizeof(next) + 2 + bmlen));
+	put8(p, alg);
+	put8(p, 0);
+	put16(p, iter);
+	put8(p, (unsigned int)slen);
+	put(p, salt, slen);
+	put8(p, sizeof(next));
+	put(p, next, sizeof(next));
+	put8(p, 0);
+	put8(p, (unsigned int)bmlen);
+	put(p, bm, bmlen);
+}
+
+static void
+owner_types_nsec3(void **state)
+{
+	static struct pkt	 p;
+	static const unsigned char salt[] = { 0xaa, 0xbb, 0xcc, 0xdd };
+	unsigned int		 t;
+
+	(void)state;
+	/* RFC 5155 Appendix A: H(example) with salt aabbccdd, 12 extra
+	 * iterations */
+	nsec3_denial(&p, "0p9mhaveqvm6t7vbl5lop2u3t2rp3tom", "example", 1, 12,
+	    salt, sizeof(salt), bm_a_rrsig_nsec, sizeof(bm_a_rrsig_nsec));
+	assert_int_equal(dnswire_owner_types(p.b, p.n, "example", &t), 1);
+	assert_int_equal(t, DNSWIRE_HAS_A);
+	/* the same hash is no other name's */
+	assert_int_equal(dnswire_owner_types(p.b, p.n, "a.example", &t), 0);
+	/* H(mx.example.com), the same parameters (computed with Python's
+	 * hashlib and base64.b32hexencode), upper case as some signers
+	 * write it */
+	nsec3_denial(&p, "9B0VIF1B35DNB8R9PTLCPDV5KFMI0DLH", "example.com", 1,
+	    12, salt, sizeof(salt), bm_cname, sizeof(bm_cname));
+	assert_int_equal(dnswire_owner_types(p.b, p.n, "mx.example.com",
+	    &t), 1);
+	assert_int_equal(t, DNSWIRE_HAS_CNAME);
+	/* the name is not in the record's zone */
+	nsec3_denial(&p, "9b0vif1b35dnb8r9ptlcpdv5kfmi0dlh", "example.net", 1,
+	    12, salt, sizeof(salt), bm_cname, sizeof(bm_cname));
+	assert_int_equal(dnswire_owner_types(p.b, p.n, "mx.example.com",
+	    &t), 0);
+	/* no salt, no extra iteration (RFC 9276's advice) */
+	nsec3_denial(&p, "prba91ldeqa4k2335fkj4ngpqk95imo8", "example.com", 1,
+	    0, NULL, 0, bm_aaaa, sizeof(bm_aaaa));
+	assert_int_equal(dnswire_owner_types(p.b, p.n, "mx.example.com",
+	    &t), 1);
+	assert_int_equal(t, DNSWIRE_HAS_AAAA);
+	/* an unknown hash algorithm, or too many iterations: not read */
+	nsec3_denial(&p, "prba91ldeqa4k2335fkj4ngpqk95imo8", "example.com", 2,
+	    0, NULL, 0, bm_aaaa, sizeof(bm_aaaa));
+	assert_int_equal(dnswire_owner_types(p.b, p.n, "mx.example.com",
+	    &t), 0);
+	nsec3_denial(&p, "prba91ldeqa4k2335fkj4ngpqk95imo8", "example.com", 1,
+	    DNSWIRE_NSEC3_MAX_ITER + 1, NULL, 0, bm_aaaa, sizeof(bm_aaaa));
+	assert_int_equal(dnswire_owner_types(p.b, p.n, "mx.example.com",
+	    &t), 0);
+}
+
 int
 main(void)
 {
@@ -548,6 +741,9 @@ main(void)
 		cmocka_unit_test(world_packet_content),
 		cmocka_unit_test(every_prefix),
 		cmocka_unit_test(canon_escapes),
+		cmocka_unit_test(owner_types_nsec),
+		cmocka_unit_test(owner_types_malformed),
+		cmocka_unit_test(owner_types_nsec3),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));
