@@ -109,6 +109,17 @@ n_mx=$(sed -n 's/^postsmtpsts_dane_dns_failures_total{class="bogus",type="mx"} /
 ok "$([ "${n_a:-0}" -ge 2 ] && [ "${n_tlsa:-0}" -ge 2 ] && [ "${n_mx:-0}" -ge 1 ]; echo $?)" \
     "metrics: DANE DNS failures by class and type (bogus: a=${n_a:-} tlsa=${n_tlsa:-} mx=${n_mx:-})"
 
+# TLSA first (dane.c): a signed MX host without TLSA records is decided by
+# the denial alone (its NSEC record shows addresses and no CNAME), through
+# libunbound's real answer packet; a CNAME'd MX host is not, and gets the
+# TLSA records of the expanded name.
+grep -q 'domain=dane-sts-bogus-mx3.pstest dane_host=mx1.dane-sts-bogus-mx3.pstest state=none .*why="no TLSA records (the MX name.s NSEC/NSEC3 record shows addresses and no CNAME: addresses not looked up)"' "$DAEMON_LOG"
+ok $? "dane-sts-bogus-mx3: mx1 (signed, no TLSA) decided by the TLSA denial, A not asked"
+is "$(answer dane-cname.pstest postfix)" "OK dane-only" \
+    "dane-cname: dane-only, the TLSA records at the CNAME-expanded name"
+grep -q 'domain=dane-cname.pstest dane_host=mx1.dane-cname.pstest state=all ' "$DAEMON_LOG"
+ok $? "dane-cname: the CNAME'd MX host is asked on, DANE at the expanded name"
+
 # The cache: one dane entry per domain, beside its MTA-STS entry.
 "$TOOL" -d "$C" show dane:dane-ok.pstest >"$T/show" 2>&1
 ok $? "postsmtpsts-cache show dane:dane-ok.pstest"
