@@ -275,7 +275,8 @@ dnswire_parse(const unsigned char *pkt, size_t len, int qtype,
 	uint32_t	 ttl, minttl_ans = DNSWIRE_TTL_MAX;
 	uint32_t	 minttl_all = DNSWIRE_TTL_MAX;
 	unsigned int	 type, class;
-	size_t		 rdpos_kept[DNSWIRE_MAX_RRS] = { 0 };	/* clang-analyzer cannot tie it to count */
+	/* zeroed: clang-analyzer cannot tie the kept entries to count */
+	size_t		 rdpos_kept[DNSWIRE_MAX_RRS] = { 0 };
 
 	ans->rcode = 0;
 	ans->nxdomain = 0;
@@ -578,8 +579,9 @@ dnswire_nsec3_match(const unsigned char *owner, size_t olen,
 	return (dnswire_bitmap(rd + p, rdlen - p, types) == -1 ? -1 : 1);
 }
 
-int
-dnswire_owner_types(const unsigned char *pkt, size_t len, const char *name,
+/* dnswire_owner_find - dnswire_owner_types, *types undefined unless 1 */
+static int
+dnswire_owner_find(const unsigned char *pkt, size_t len, const char *name,
     unsigned int *types)
 {
 	unsigned char	 want[DNSWIRE_NAME_MAX], owner[DNSWIRE_NAME_MAX];
@@ -635,4 +637,16 @@ dnswire_owner_types(const unsigned char *pkt, size_t len, const char *name,
 		}
 	}
 	return (0);
+}
+
+int
+dnswire_owner_types(const unsigned char *pkt, size_t len, const char *name,
+    unsigned int *types)
+{
+	int	 r;
+
+	/* a bitmap that turns out malformed half-way leaves bits behind */
+	if ((r = dnswire_owner_find(pkt, len, name, types)) != 1)
+		*types = 0;
+	return (r);
 }

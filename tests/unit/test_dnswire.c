@@ -639,6 +639,18 @@ owner_types_malformed(void **state)
 	p.b[p.n - sizeof(bm_a_rrsig_nsec) - 1] = 7;
 	assert_int_equal(dnswire_owner_types(p.b, p.n, "mx.example.com",
 	    &t), -1);
+	/* window 0 fine, then a window of length 0: an error, and no bit
+	 * of the good window is left behind (found by fuzz_dnswire) */
+	nsec_denial(&p, "mx.example.com", bm_a_rrsig_nsec,
+	    sizeof(bm_a_rrsig_nsec));
+	n = p.n - (sizeof(bm_a_rrsig_nsec) + 2 + 15) - 2;	/* RDLENGTH */
+	put8(&p, 1);
+	put8(&p, 0);
+	p.b[n + 1] += 2;
+	t = 99;
+	assert_int_equal(dnswire_owner_types(p.b, p.n, "mx.example.com",
+	    &t), -1);
+	assert_int_equal(t, 0);
 	/* every prefix: an error or "not found", cleanly (ASan) */
 	nsec_denial(&p, "mx.example.com", bm_a_rrsig_nsec,
 	    sizeof(bm_a_rrsig_nsec));
@@ -718,17 +730,17 @@ owner_types_nsec3(void **state)
 	    &t), 0);
 	/* no salt, no extra iteration (RFC 9276's advice) */
 	nsec3_denial(&p, "prba91ldeqa4k2335fkj4ngpqk95imo8", "example.com", 1,
-	    0, NULL, 0, bm_aaaa, sizeof(bm_aaaa));
+	    0, salt, 0, bm_aaaa, sizeof(bm_aaaa));
 	assert_int_equal(dnswire_owner_types(p.b, p.n, "mx.example.com",
 	    &t), 1);
 	assert_int_equal(t, DNSWIRE_HAS_AAAA);
 	/* an unknown hash algorithm, or too many iterations: not read */
 	nsec3_denial(&p, "prba91ldeqa4k2335fkj4ngpqk95imo8", "example.com", 2,
-	    0, NULL, 0, bm_aaaa, sizeof(bm_aaaa));
+	    0, salt, 0, bm_aaaa, sizeof(bm_aaaa));
 	assert_int_equal(dnswire_owner_types(p.b, p.n, "mx.example.com",
 	    &t), 0);
 	nsec3_denial(&p, "prba91ldeqa4k2335fkj4ngpqk95imo8", "example.com", 1,
-	    DNSWIRE_NSEC3_MAX_ITER + 1, NULL, 0, bm_aaaa, sizeof(bm_aaaa));
+	    DNSWIRE_NSEC3_MAX_ITER + 1, salt, 0, bm_aaaa, sizeof(bm_aaaa));
 	assert_int_equal(dnswire_owner_types(p.b, p.n, "mx.example.com",
 	    &t), 0);
 }
