@@ -98,10 +98,23 @@ report(const struct dane_result *r, void *arg)
 	}
 }
 
+/* the walk under test: cancelled if it never reported (no leak) */
+static struct dane	*walk;
+
+static int
+teardown(void **state)
+{
+	(void)state;
+	if (walk != NULL && rep.calls == 0)
+		dane_cancel(walk);
+	walk = NULL;
+	return (0);
+}
+
 static int
 reset(void **state)
 {
-	(void)state;
+	teardown(state);
 	memset(fake_q, 0, sizeof(fake_q));
 	fake_nq = 0;
 	memset(&rep, 0, sizeof(rep));
@@ -249,7 +262,7 @@ static const unsigned char mx_rdata[] = { 0, 10, 2, 'm', 'x', 7, 'e', 'x',
 static void
 start_one_mx_first(void)
 {
-	dane_start(NULL, "example.com", report, NULL);
+	walk = dane_start(NULL, "example.com", report, NULL);
 	answer("example.com", DNS_TYPE_MX, DNS_OK, DNS_RCODE_NOERROR,
 	    DNS_SECURE, mx_rdata, sizeof(mx_rdata), NULL);
 }
@@ -263,7 +276,7 @@ start_one_mx(void)
 
 	memset(&o, 0, sizeof(o));
 	o.addresses_first = 1;
-	dane_start_opts(NULL, "example.com", &o, report, NULL);
+	walk = dane_start_opts(NULL, "example.com", &o, report, NULL);
 	answer("example.com", DNS_TYPE_MX, DNS_OK, DNS_RCODE_NOERROR,
 	    DNS_SECURE, mx_rdata, sizeof(mx_rdata), NULL);
 }
@@ -290,7 +303,7 @@ start_one_mx_all(void)
 
 	memset(&o, 0, sizeof(o));
 	o.all_addresses = 1;
-	dane_start_opts(NULL, "example.com", &o, report, NULL);
+	walk = dane_start_opts(NULL, "example.com", &o, report, NULL);
 	answer("example.com", DNS_TYPE_MX, DNS_OK, DNS_RCODE_NOERROR,
 	    DNS_SECURE, mx_rdata, sizeof(mx_rdata), NULL);
 }
@@ -548,7 +561,7 @@ static void
 insecure_mx_asks_nothing_ahead(void **state)
 {
 	(void)state;
-	dane_start(NULL, "example.com", report, NULL);
+	walk = dane_start(NULL, "example.com", report, NULL);
 	answer("example.com", DNS_TYPE_MX, DNS_OK, DNS_RCODE_NOERROR,
 	    DNS_INSECURE, mx_rdata, sizeof(mx_rdata), NULL);
 	assert_int_equal(rep.calls, 1);
@@ -714,40 +727,32 @@ tlsa_first_bogus_fails_a_secure_host(void **state)
 	assert_int_equal(rep.host_fail_rrtype, DNS_TYPE_TLSA);
 }
 
+#define T(f)	cmocka_unit_test_setup_teardown(f, reset, teardown)
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup(tlsa_ahead_answered_first_is_kept,
-		    reset),
-		cmocka_unit_test_setup(tlsa_ahead_pending_is_waited_for,
-		    reset),
-		cmocka_unit_test_setup(insecure_addresses_drop_the_tlsa_ahead,
-		    reset),
-		cmocka_unit_test_setup(insecure_addresses_ignore_a_kept_answer,
-		    reset),
-		cmocka_unit_test_setup(cname_asks_the_expanded_name, reset),
-		cmocka_unit_test_setup(
-		    tlsa_ahead_failure_counts_for_a_secure_host, reset),
-		cmocka_unit_test_setup(failed_lookup_reported_is_a_before_aaaa,
-		    reset),
-		cmocka_unit_test_setup(insecure_mx_asks_nothing_ahead, reset),
-		cmocka_unit_test_setup(secure_a_asks_no_aaaa, reset),
-		cmocka_unit_test_setup(deciding_a_answers_ask_no_aaaa, reset),
-		cmocka_unit_test_setup(empty_a_asks_aaaa, reset),
-		cmocka_unit_test_setup(empty_a_then_bogus_aaaa_fails, reset),
-		cmocka_unit_test_setup(empty_a_and_aaaa_no_addresses, reset),
-		cmocka_unit_test_setup(all_addresses_asks_both_at_once,
-		    reset),
-		cmocka_unit_test_setup(tlsa_first_asks_tlsa_alone, reset),
-		cmocka_unit_test_setup(tlsa_first_nsec_denial_decides, reset),
-		cmocka_unit_test_setup(tlsa_first_cname_asks_addresses, reset),
-		cmocka_unit_test_setup(tlsa_first_no_proof_asks_addresses,
-		    reset),
-		cmocka_unit_test_setup(
-		    tlsa_first_records_need_secure_addresses, reset),
-		cmocka_unit_test_setup(tlsa_first_bogus_fails_a_secure_host,
-		    reset),
+		T(tlsa_ahead_answered_first_is_kept),
+		T(tlsa_ahead_pending_is_waited_for),
+		T(insecure_addresses_drop_the_tlsa_ahead),
+		T(insecure_addresses_ignore_a_kept_answer),
+		T(cname_asks_the_expanded_name),
+		T(tlsa_ahead_failure_counts_for_a_secure_host),
+		T(failed_lookup_reported_is_a_before_aaaa),
+		T(insecure_mx_asks_nothing_ahead),
+		T(secure_a_asks_no_aaaa),
+		T(deciding_a_answers_ask_no_aaaa),
+		T(empty_a_asks_aaaa),
+		T(empty_a_then_bogus_aaaa_fails),
+		T(empty_a_and_aaaa_no_addresses),
+		T(all_addresses_asks_both_at_once),
+		T(tlsa_first_asks_tlsa_alone),
+		T(tlsa_first_nsec_denial_decides),
+		T(tlsa_first_cname_asks_addresses),
+		T(tlsa_first_no_proof_asks_addresses),
+		T(tlsa_first_records_need_secure_addresses),
+		T(tlsa_first_bogus_fails_a_secure_host),
 	};
 
 	return (cmocka_run_group_tests_name("dane_flow", tests, NULL, NULL));
