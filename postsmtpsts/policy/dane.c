@@ -31,9 +31,11 @@
  * same as the ordered walk's except for a host with a bogus A RRset and a
  * valid denial at the same name, now "no DANE" rather than "failure"
  * (the difference is whether dane_aggregate counts the host; Postfix skips
- * a host with bogus addresses either way).  Nothing here blocks and nothing is
- * bigger than DANE_MAX_HOSTS hosts of DANE_MAX_TLSA records each, whatever
- * the answers say: the rest is counted, not kept.
+ * a host with bogus addresses either way).
+ *
+ * Nothing here blocks and nothing is bigger than DANE_MAX_HOSTS hosts of
+ * DANE_MAX_TLSA records each, whatever the answers say: the rest is
+ * counted, not kept.
  */
 #include "autoconf.h"
 
