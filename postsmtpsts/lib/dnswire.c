@@ -255,6 +255,106 @@ dnswire_ttl(uint32_t ttl)
 }
 
 /* dnswire_fail - record why, return -1 */
+/*
+ * One walk over a packet's records, for dnswire_parse and
+ * dnswire_owner_find: dnswire_walk_start checks the header and reads the
+ * question, dnswire_walk_next reads one resource record after another
+ * through the first nsec sections (answer, authority, additional).
+ */
+struct dnswire_walk {
+	const unsigned char *pkt;
+	size_t		 len;
+	size_t		 pos;		/* of the next RR */
+	size_t		 counts[3];	/* ANCOUNT, NSCOUNT, ARCOUNT */
+	size_t		 nsec;		/* sections to read */
+	size_t		 sec;		/* of the next RR */
+	size_t		 i;		/* its index there */
+};
+
+/* one resource record; rdpos and rdlen place its RDATA in the packet */
+struct dnswire_rr {
+	size_t		 sec;		/* 0 answer, 1 authority, 2 additional */
+	unsigned char	 owner[DNSWIRE_NAME_MAX];
+	size_t		 olen;
+	unsigned int	 type;
+	unsigned int	 class;
+	uint32_t	 ttl;		/* as sent: dnswire_ttl() reads it */
+	size_t		 rdpos;
+	size_t		 rdlen;
+};
+
+/*
+ * dnswire_walk_start - check the header of pkt[0..len) (one question) and
+ * read the question into qname/qlen and qtype; NULL, or why not
+ */
+static const char *
+dnswire_walk_start(struct dnswire_walk *w, const unsigned char *pkt,
+    size_t len, size_t nsec, unsigned char *qname, size_t *qlen,
+    unsigned int *qtype)
+{
+	if (pkt == NULL || len < DNSWIRE_HEADER_LEN)
+		return ("shorter than a DNS header");
+	if (dnswire_u16(pkt + 4) != 1)
+		return ("not one question");
+	w->pkt = pkt;
+	w->len = len;
+	w->counts[0] = dnswire_u16(pkt + 6);
+	w->counts[1] = dnswire_u16(pkt + 8);
+	w->counts[2] = dnswire_u16(pkt + 10);
+	w->nsec = nsec;
+	w->sec = 0;
+	w->i = 0;
+	w->pos = DNSWIRE_HEADER_LEN;
+	if (dnswire_name(pkt, len, &w->pos, qname, qlen) == -1)
+		return ("bad question name");
+	if (len - w->pos < 4)
+		return ("truncated question");
+	*qtype = dnswire_u16(pkt + w->pos);
+	w->pos += 4;
+	return (NULL);
+}
+
+/*
+ * dnswire_walk_next - read the next record into rr: 1, 0 past the last
+ * one of the walk's sections, -1 with *why set
+ */
+static int
+dnswire_walk_next(struct dnswire_walk *w, struct dnswire_rr *rr,
+    const char **why)
+{
+	const unsigned char *p;
+
+	while (w->sec < w->nsec && w->i == w->counts[w->sec]) {
+		w->sec++;
+		w->i = 0;
+	}
+	if (w->sec == w->nsec)
+		return (0);
+	rr->sec = w->sec;
+	w->i++;
+	if (dnswire_name(w->pkt, w->len, &w->pos, rr->owner,
+	    &rr->olen) == -1) {
+		*why = "bad owner name";
+		return (-1);
+	}
+	if (w->len - w->pos < DNSWIRE_RR_FIXED) {
+		*why = "truncated RR";
+		return (-1);
+	}
+	p = w->pkt + w->pos;
+	rr->type = dnswire_u16(p);
+	rr->class = dnswire_u16(p + 2);
+	rr->ttl = dnswire_u32(p + 4);
+	rr->rdlen = dnswire_u16(p + 8);
+	rr->rdpos = w->pos + DNSWIRE_RR_FIXED;
+	if (rr->rdlen > w->len - rr->rdpos) {
+		*why = "truncated RDATA";
+		return (-1);
+	}
+	w->pos = rr->rdpos + rr->rdlen;
+	return (1);
+}
+
 static int
 dnswire_fail(struct dnswire_answer *ans, const char *why)
 {
@@ -268,13 +368,16 @@ dnswire_parse(const unsigned char *pkt, size_t len, int qtype,
     struct dnswire_answer *ans)
 {
 	unsigned char	 qname[DNSWIRE_NAME_MAX], sname[DNSWIRE_NAME_MAX];
-	unsigned char	 owner[DNSWIRE_NAME_MAX];
+	struct dnswire_walk w;
+	struct dnswire_rr rr;
 	const struct dnswire_rdnames *lay;
-	size_t		 pos, qlen, slen, olen, rdpos, rdlen, cpos, need, o;
-	size_t		 counts[3], sec, i, cnames = 0, any = 0;
+	const char	*why = NULL;
+	size_t		 qlen, slen, rdend, rdlen, cpos, need, o;
+	size_t		 i, cnames = 0, any = 0;
 	uint32_t	 ttl, minttl_ans = DNSWIRE_TTL_MAX;
 	uint32_t	 minttl_all = DNSWIRE_TTL_MAX;
-	unsigned int	 type, class;
+	unsigned int	 qt;
+	int		 r;
 	/* zeroed: clang-analyzer cannot tie the kept entries to count */
 	size_t		 rdpos_kept[DNSWIRE_MAX_RRS] = { 0 };
 
@@ -288,77 +391,57 @@ dnswire_parse(const unsigned char *pkt, size_t len, int qtype,
 	ans->arena = NULL;
 	ans->error = NULL;
 
-	if (pkt == NULL || len < DNSWIRE_HEADER_LEN)
-		return (dnswire_fail(ans, "shorter than a DNS header"));
-	ans->rcode = pkt[3] & 0x0f;	/* RFC 1035 §4.1.1 */
-	ans->nxdomain = ans->rcode == 3;
-	if (dnswire_u16(pkt + 4) != 1)
-		return (dnswire_fail(ans, "not one question"));
-	counts[0] = dnswire_u16(pkt + 6);
-	counts[1] = dnswire_u16(pkt + 8);
-	counts[2] = dnswire_u16(pkt + 10);
-
-	pos = DNSWIRE_HEADER_LEN;
-	if (dnswire_name(pkt, len, &pos, qname, &qlen) == -1)
-		return (dnswire_fail(ans, "bad question name"));
-	if (len - pos < 4)
-		return (dnswire_fail(ans, "truncated question"));
-	if (dnswire_u16(pkt + pos) != qtype)
+	if (pkt != NULL && len >= DNSWIRE_HEADER_LEN) {
+		ans->rcode = pkt[3] & 0x0f;	/* RFC 1035 §4.1.1 */
+		ans->nxdomain = ans->rcode == 3;
+	}
+	if ((why = dnswire_walk_start(&w, pkt, len, 3, qname, &qlen,
+	    &qt)) != NULL)
+		return (dnswire_fail(ans, why));
+	if (qt != (unsigned int)qtype)
 		return (dnswire_fail(ans, "answer to another type"));
-	pos += 4;
 	memcpy(sname, qname, qlen);
 	slen = qlen;
 
-	for (sec = 0; sec < 3; sec++) {
-		for (i = 0; i < counts[sec]; i++) {
-			if (dnswire_name(pkt, len, &pos, owner, &olen) == -1)
-				return (dnswire_fail(ans, "bad owner name"));
-			if (len - pos < DNSWIRE_RR_FIXED)
-				return (dnswire_fail(ans, "truncated RR"));
-			type = dnswire_u16(pkt + pos);
-			class = dnswire_u16(pkt + pos + 2);
-			ttl = dnswire_ttl(dnswire_u32(pkt + pos + 4));
-			rdlen = dnswire_u16(pkt + pos + 8);
-			rdpos = pos + DNSWIRE_RR_FIXED;
-			if (rdlen > len - rdpos)
-				return (dnswire_fail(ans, "truncated RDATA"));
-			pos = rdpos + rdlen;
-			if (type == DNSWIRE_TYPE_OPT)
+	while ((r = dnswire_walk_next(&w, &rr, &why)) == 1) {
+		if (rr.type == DNSWIRE_TYPE_OPT)
+			continue;
+		ttl = dnswire_ttl(rr.ttl);
+		rdend = rr.rdpos + rr.rdlen;
+		/* RFC 2308 §5: a negative answer lives as long as the SOA's
+		 * MINIMUM at most */
+		if (rr.sec == 1 && rr.type == DNSWIRE_TYPE_SOA &&
+		    rr.rdlen >= 4 && dnswire_ttl(dnswire_u32(pkt + rdend -
+		    4)) < ttl)
+			ttl = dnswire_ttl(dnswire_u32(pkt + rdend - 4));
+		any++;
+		if (ttl < minttl_all)
+			minttl_all = ttl;
+		if (rr.sec != 0 || rr.class != DNSWIRE_CLASS_IN ||
+		    !dnswire_name_eq(rr.owner, rr.olen, sname, slen))
+			continue;
+		if (rr.type == (unsigned int)qtype) {
+			if (ans->count == DNSWIRE_MAX_RRS) {
+				ans->dropped++;
 				continue;
-			/* RFC 2308 §5: a negative answer lives as long as
-			 * the SOA's MINIMUM at most */
-			if (sec == 1 && type == DNSWIRE_TYPE_SOA &&
-			    rdlen >= 4 && dnswire_ttl(dnswire_u32(pkt + pos -
-			    4)) < ttl)
-				ttl = dnswire_ttl(dnswire_u32(pkt + pos - 4));
-			any++;
-			if (ttl < minttl_all)
-				minttl_all = ttl;
-			if (sec != 0 || class != DNSWIRE_CLASS_IN ||
-			    !dnswire_name_eq(owner, olen, sname, slen))
-				continue;
-			if (type == (unsigned int)qtype) {
-				if (ans->count == DNSWIRE_MAX_RRS) {
-					ans->dropped++;
-					continue;
-				}
-				rdpos_kept[ans->count] = rdpos;
-				ans->rdata_len[ans->count++] = rdlen;
-				if (ttl < minttl_ans)
-					minttl_ans = ttl;
-			} else if (type == DNSWIRE_TYPE_CNAME &&
-			    cnames < DNSWIRE_MAX_CNAMES) {
-				/* RFC 1034 §3.6.2: go on at the target */
-				cpos = rdpos;
-				if (dnswire_name(pkt, len, &cpos, sname,
-				    &slen) == -1 || cpos != pos)
-					return (dnswire_fail(ans,
-					    "bad CNAME target"));
-				cnames++;
-				ans->cnamed = 1;
 			}
+			rdpos_kept[ans->count] = rr.rdpos;
+			ans->rdata_len[ans->count++] = rr.rdlen;
+			if (ttl < minttl_ans)
+				minttl_ans = ttl;
+		} else if (rr.type == DNSWIRE_TYPE_CNAME &&
+		    cnames < DNSWIRE_MAX_CNAMES) {
+			/* RFC 1034 §3.6.2: go on at the target */
+			cpos = rr.rdpos;
+			if (dnswire_name(pkt, len, &cpos, sname, &slen) == -1 ||
+			    cpos != rdend)
+				return (dnswire_fail(ans, "bad CNAME target"));
+			cnames++;
+			ans->cnamed = 1;
 		}
 	}
+	if (r == -1)
+		return (dnswire_fail(ans, why));
 	if (ans->cnamed && dnswire_name_text(sname, slen, ans->canon,
 	    sizeof(ans->canon)) == -1)
 		return (dnswire_fail(ans, "unprintable CNAME target"));
@@ -584,59 +667,42 @@ static int
 dnswire_owner_find(const unsigned char *pkt, size_t len, const char *name,
     unsigned int *types)
 {
-	unsigned char	 want[DNSWIRE_NAME_MAX], owner[DNSWIRE_NAME_MAX];
+	unsigned char	 want[DNSWIRE_NAME_MAX], qname[DNSWIRE_NAME_MAX];
 	unsigned char	 next[DNSWIRE_NAME_MAX];
-	size_t		 wlen, olen, nlen, pos, rdpos, rdlen, npos, i, sec;
-	size_t		 counts[2];
-	unsigned int	 type, class;
+	struct dnswire_walk w;
+	struct dnswire_rr rr;
+	const char	*why;
+	size_t		 wlen, qlen, nlen, npos, rdend;
+	unsigned int	 qt;
 	int		 r;
 
 	*types = 0;
 	if (dnswire_text_wire(name, want, &wlen) == -1)
 		return (-1);
-	if (pkt == NULL || len < DNSWIRE_HEADER_LEN ||
-	    dnswire_u16(pkt + 4) != 1)
+	/* answer and authority: the additional section is never read */
+	if (dnswire_walk_start(&w, pkt, len, 2, qname, &qlen, &qt) != NULL)
 		return (-1);
-	counts[0] = dnswire_u16(pkt + 6);
-	counts[1] = dnswire_u16(pkt + 8);
-	pos = DNSWIRE_HEADER_LEN;
-	if (dnswire_name(pkt, len, &pos, owner, &olen) == -1 ||
-	    len - pos < 4)
-		return (-1);
-	pos += 4;
-	for (sec = 0; sec < 2; sec++) {
-		for (i = 0; i < counts[sec]; i++) {
-			if (dnswire_name(pkt, len, &pos, owner, &olen) == -1 ||
-			    len - pos < DNSWIRE_RR_FIXED)
+	while ((r = dnswire_walk_next(&w, &rr, &why)) == 1) {
+		if (rr.sec != 1 || rr.class != DNSWIRE_CLASS_IN)
+			continue;
+		rdend = rr.rdpos + rr.rdlen;
+		if (rr.type == DNSWIRE_TYPE_NSEC &&
+		    dnswire_name_eq(rr.owner, rr.olen, want, wlen)) {
+			/* next domain name, then the bitmap */
+			npos = rr.rdpos;
+			if (dnswire_name(pkt, len, &npos, next, &nlen) == -1 ||
+			    npos > rdend || dnswire_bitmap(pkt + npos,
+			    rdend - npos, types) == -1)
 				return (-1);
-			type = dnswire_u16(pkt + pos);
-			class = dnswire_u16(pkt + pos + 2);
-			rdlen = dnswire_u16(pkt + pos + 8);
-			rdpos = pos + DNSWIRE_RR_FIXED;
-			if (rdlen > len - rdpos)
-				return (-1);
-			pos = rdpos + rdlen;
-			if (sec != 1 || class != DNSWIRE_CLASS_IN)
-				continue;
-			if (type == DNSWIRE_TYPE_NSEC &&
-			    dnswire_name_eq(owner, olen, want, wlen)) {
-				/* next domain name, then the bitmap */
-				npos = rdpos;
-				if (dnswire_name(pkt, len, &npos, next,
-				    &nlen) == -1 || npos > pos ||
-				    dnswire_bitmap(pkt + npos, pos - npos,
-				    types) == -1)
-					return (-1);
-				return (1);
-			}
-			if (type == DNSWIRE_TYPE_NSEC3 && olen >
-			    1 + DNSWIRE_B32_LEN && (r = dnswire_nsec3_match(
-			    owner, olen, pkt + rdpos, rdlen, want, wlen,
-			    types)) != 0)
-				return (r);
+			return (1);
 		}
+		if (rr.type == DNSWIRE_TYPE_NSEC3 &&
+		    rr.olen > 1 + DNSWIRE_B32_LEN && (r = dnswire_nsec3_match(
+		    rr.owner, rr.olen, pkt + rr.rdpos, rr.rdlen, want, wlen,
+		    types)) != 0)
+			return (r);
 	}
-	return (0);
+	return (r);
 }
 
 int

@@ -626,6 +626,7 @@ owner_types_malformed(void **state)
 {
 	static struct pkt	 p;
 	static const unsigned char zero_len[] = { 0 };
+	static struct dnswire_answer ans;
 	unsigned int		 t;
 	size_t			 n, full;
 
@@ -667,6 +668,15 @@ owner_types_malformed(void **state)
 	assert_int_equal(dnswire_owner_types(p.b, full, "a b.c", &t), -1);
 	assert_int_equal(dnswire_owner_types(NULL, 0, "mx.example.com",
 	    &t), -1);
+	/* the additional section is never read: an ARCOUNT of a record
+	 * that is not there does not matter here, where dnswire_parse
+	 * refuses the packet */
+	p.b[11] = 1;
+	assert_int_equal(dnswire_owner_types(p.b, full, "mx2.example.com",
+	    &t), 0);
+	assert_int_equal(dnswire_parse(p.b, full, 52, &ans), -1);
+	assert_string_equal(ans.error, "bad owner name");
+	dnswire_answer_clear(&ans);
 }
 
 /* nsec3_denial - authority: one NSEC3 (SHA-1, iter, salt) owned by
