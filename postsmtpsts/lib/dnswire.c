@@ -34,6 +34,7 @@
 #include <gnutls/gnutls.h>
 
 #include "lib/dnswire.h"
+#include "lib/domain.h"
 #include "lib/xmalloc.h"
 
 #define DNSWIRE_CLASS_IN	1
@@ -133,20 +134,12 @@ dnswire_name_eq(const unsigned char *a, size_t alen, const unsigned char *b,
     size_t blen)
 {
 	size_t		 i;
-	unsigned char	 x, y;
 
 	if (alen != blen)
 		return (0);
-	for (i = 0; i < alen; i++) {
-		x = a[i];
-		y = b[i];
-		if (x >= 'A' && x <= 'Z')
-			x += 'a' - 'A';
-		if (y >= 'A' && y <= 'Z')
-			y += 'a' - 'A';
-		if (x != y)
+	for (i = 0; i < alen; i++)
+		if (domain_lower(a[i]) != domain_lower(b[i]))
 			return (0);
-	}
 	return (1);
 }
 
@@ -508,8 +501,7 @@ dnswire_text_wire(const char *text, unsigned char *out, size_t *outlen)
 			cur = 0;
 			continue;
 		}
-		if (c >= 'A' && c <= 'Z')
-			c = (unsigned char)(c - 'A' + 'a');
+		c = domain_lower(c);
 		if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
 		    c == '-' || c == '_') || cur == 63 ||
 		    o + 2 > DNSWIRE_NAME_MAX)
@@ -592,7 +584,6 @@ dnswire_b32hex_eq(const unsigned char *label, const unsigned char *h)
 	static const char digits[] = "0123456789abcdefghijklmnopqrstuv";
 	size_t		 i;
 	unsigned int	 bit, v, b;
-	unsigned char	 c;
 
 	for (i = 0; i < DNSWIRE_B32_LEN; i++) {
 		v = 0;
@@ -600,10 +591,7 @@ dnswire_b32hex_eq(const unsigned char *label, const unsigned char *h)
 			bit = (unsigned int)(i * 5 + b);
 			v = (v << 1) | ((h[bit / 8] >> (7 - bit % 8)) & 1);
 		}
-		c = label[i];
-		if (c >= 'A' && c <= 'Z')
-			c = (unsigned char)(c - 'A' + 'a');
-		if (c != (unsigned char)digits[v])
+		if (domain_lower(label[i]) != (unsigned char)digits[v])
 			return (0);
 	}
 	return (1);

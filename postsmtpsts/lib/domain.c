@@ -57,13 +57,6 @@ domain_is_alpha(char c)
 	return ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'));
 }
 
-/* domain_lower - ASCII lower case, locale-independent */
-static char
-domain_lower(char c)
-{
-	return (c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c);
-}
-
 enum domain_check
 domain_check(const char *p, size_t len, unsigned int flags, int minlabels,
     char *out)
@@ -98,7 +91,7 @@ domain_check(const char *p, size_t len, unsigned int flags, int minlabels,
 			}
 			continue;
 		}
-		c = domain_lower(p[i]);
+		c = (char)domain_lower((unsigned char)p[i]);
 		/* RFC 1123 §2.1 LDH, plus '_' (RFC 8552) where allowed. */
 		if (!(domain_is_alpha(c) || domain_is_digit(c) || c == '-' ||
 		    (c == '_' && (flags & DOMAIN_NAME_UNDERSCORE))))
@@ -265,7 +258,8 @@ domain_has_ipv6_tag(const char *p, size_t len)
 	if (len < DOMAIN_IPV6_TAG_LEN)
 		return (0);
 	for (i = 0; i < DOMAIN_IPV6_TAG_LEN; i++)
-		if (domain_lower(p[i]) != DOMAIN_IPV6_TAG[i])
+		if (domain_lower((unsigned char)p[i]) !=
+		    (unsigned char)DOMAIN_IPV6_TAG[i])
 			return (0);
 	return (1);
 }

@@ -24,6 +24,17 @@
  */
 #define DOMAIN_MAX_KEY		1024
 
+/*
+ * domain_lower - ASCII lower case, independent of the locale: DNS names
+ * compare case-insensitively in ASCII only (RFC 4343), and a U-label is
+ * never case-folded here (IDNA is libidn2's)
+ */
+static inline unsigned char
+domain_lower(unsigned char c)
+{
+	return (c >= 'A' && c <= 'Z' ? (unsigned char)(c - 'A' + 'a') : c);
+}
+
 enum domain_status {
 	DOMAIN_OK = 0,		/* out holds the normalized A-label name */
 	DOMAIN_NOT_PLAIN,	/* [host], host:port, IP literal, .parent */

@@ -51,6 +51,7 @@
 #include "policy/dane.h"
 #include "lib/dns.h"
 #include "lib/dnswire.h"
+#include "lib/domain.h"
 #include "lib/log.h"
 #include "lib/xmalloc.h"
 
@@ -169,9 +170,7 @@ dane_mx_parse(const unsigned char *p, size_t len, uint16_t *pref, char *name)
 		if (o + lab > DOMAIN_MAX_LEN)
 			return (-1);
 		for (; lab > 0; lab--) {
-			c = p[i++];
-			if (c >= 'A' && c <= 'Z')
-				c = (unsigned char)(c - 'A' + 'a');
+			c = domain_lower(p[i++]);
 			/* only host name characters: a name we could not
 			 * look up safely is malformed here */
 			if (!((c >= 'a' && c <= 'z') ||

@@ -23,13 +23,6 @@
 #include "lib/domain.h"
 #include "policy/mxmatch.h"
 
-/* mxmatch_lower - ASCII tolower, locale-independent */
-static unsigned char
-mxmatch_lower(unsigned char c)
-{
-	return (c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
-}
-
 /* mxmatch_name_check - RFC 5321 Domain (LDH: no '_') within DNS
  * limits, not an IPv4 address: domain_check */
 static int
@@ -56,8 +49,8 @@ mxmatch_equal(const char *a, const char *b, size_t len)
 	size_t	 i;
 
 	for (i = 0; i < len; i++)
-		if (mxmatch_lower((unsigned char)a[i]) !=
-		    mxmatch_lower((unsigned char)b[i]))
+		if (domain_lower((unsigned char)a[i]) !=
+		    domain_lower((unsigned char)b[i]))
 			return (0);
 	return (1);
 }

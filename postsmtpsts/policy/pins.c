@@ -178,7 +178,8 @@ pins_match(const char *title, enum pins_level level, const char *val,
 		    strcasecmp(tok, "nexthop") == 0 ||
 		    strcasecmp(tok, "dot-nexthop") == 0) {
 			for (i = 0; i < n; i++)
-				tok[i] = (char)tolower((unsigned char)tok[i]);
+				tok[i] = (char)domain_lower(
+				    (unsigned char)tok[i]);
 			buf_append_str(b, tok);
 		} else {
 			n0 = tok[0] == '.' ? tok + 1 : tok;

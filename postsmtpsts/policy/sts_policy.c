@@ -23,6 +23,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "lib/domain.h"
 #include "policy/mxmatch.h"
 #include "policy/sts_policy.h"
 
@@ -177,8 +178,7 @@ sts_policy_mx_add(struct sts_policy *out, const char *p, size_t len)
 		return (-1);
 	dst = out->mx + out->mxlen;
 	for (i = 0; i < len; i++)
-		dst[i] = (p[i] >= 'A' && p[i] <= 'Z') ? p[i] - 'A' + 'a' :
-		    p[i];
+		dst[i] = (char)domain_lower((unsigned char)p[i]);
 	dst[len] = '\0';
 	out->mxlen += len + 1;
 	out->nmx++;
