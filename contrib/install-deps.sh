@@ -22,7 +22,8 @@ libseccomp-dev libhiredis-dev"
 TEST="postfix nsd unbound ldnsutils nginx-light bind9-dnsutils openssl
 python3 curl swaks procps iproute2 valgrind clang libclang-rt-14-dev
 shellcheck python3-prometheus-client systemd man-db groff-base cppcheck
-clang-tidy redis-server gdb debhelper dpkg-dev fakeroot lintian autopkgtest"
+clang-tidy redis-server gdb debhelper dpkg-dev fakeroot lintian autopkgtest
+tinyproxy-bin"
 BENCH="postfix-mta-sts-resolver linux-perf"
 
 pkgs=$BUILD
