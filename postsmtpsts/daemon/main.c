@@ -22,6 +22,7 @@
 #include "lib/config.h"
 #include "lib/log.h"
 #include "daemon/master.h"
+#include "daemon/resolver.h"
 
 static const struct option main_longopts[] = {
 	{ "config", required_argument, NULL, 'c' },
@@ -90,6 +91,14 @@ main(int argc, char *argv[])
 		if (check)
 			fprintf(stderr, "postsmtpsts: %s: configuration has "
 			    "errors\n", file);
+		return (1);
+	}
+	if (resolver_check(cf, err, sizeof(err)) == -1) {
+		fprintf(stderr, "postsmtpsts: %s: %s\n", file, err);
+		if (check)
+			fprintf(stderr, "postsmtpsts: %s: configuration has "
+			    "errors\n", file);
+		config_free(cf);
 		return (1);
 	}
 	if (check) {

@@ -524,6 +524,12 @@ master_reload(struct master *m)
 		    "\n%s", err);
 		return (-1);
 	}
+	if (resolver_check(ncf, err, sizeof(err)) == -1) {
+		log_warnx("reload failed, keeping the running configuration: "
+		    "%s: %s", ncf->file, err);
+		config_free(ncf);
+		return (-1);
+	}
 	if (ncf->nlisten != m->cf->nlisten)
 		log_warnx("reload: listener changes need a restart");
 	else

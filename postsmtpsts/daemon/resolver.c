@@ -71,6 +71,7 @@
 
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -1292,6 +1293,22 @@ resolver_term_cb(int sig, void *arg)
 	event_del(r->ev_accept);
 	event_del(r->ev_accept_turn);
 	event_base_loopbreak(r->base);
+}
+
+int
+resolver_check(const struct config *cf, char *err, size_t errsz)
+{
+	char	 why[512];
+
+	if (dns_check(&cf->dns, why, sizeof(why)) == -1) {
+		snprintf(err, errsz, "dns: %s", why);
+		return (-1);
+	}
+	if (https_check(&cf->https, why, sizeof(why)) == -1) {
+		snprintf(err, errsz, "https: %s", why);
+		return (-1);
+	}
+	return (0);
 }
 
 int

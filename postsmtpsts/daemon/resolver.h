@@ -10,6 +10,8 @@
 #ifndef RESOLVER_H
 #define RESOLVER_H
 
+#include <stddef.h>
+
 struct config;
 
 /* Discoveries at once: max_resolutions; proactive refreshes among them:
@@ -25,6 +27,17 @@ struct config;
 #define RESOLVER_REFRESH_PAUSE_MS 10	/* between slices of one pass */
 #define RESOLVER_REFRESH_BUSY_MS 1000	/* retry when refresh slots are full */
 #define RESOLVER_EXPIRED_GRACE	86400	/* delete entries expired longer */
+
+/*
+ * resolver_check - what the resolver reads at its start from cf, read once
+ * and dropped: the libunbound configuration (unbound.conf file, options,
+ * trust anchor, root hints) and the trust store for policy hosts.  0, or
+ * -1 with "dns: ..." or "https: ..." in err (size errsz).  The master
+ * calls it before it starts a resolver: a file that cannot be read stops
+ * the start (or the reload) with its name, instead of a resolver that
+ * dies and is restarted again and again.
+ */
+int	resolver_check(const struct config *cf, char *err, size_t errsz);
 
 /*
  * resolver_main - run until SIGTERM; lfd is the listening SEQPACKET

@@ -67,11 +67,13 @@
 #include <sys/queue.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include <event2/event.h>
 #include <unbound.h>
@@ -256,10 +258,28 @@ dns_set_option(struct ub_ctx *ctx, const char *opt, char *err, size_t errsz)
 	return (0);
 }
 
-/* dns_configure - apply the whole struct config_dns to ctx */
+/* dns_readable - 0 if path opens for reading, else -1 with errno set */
 static int
-dns_configure(struct ub_ctx *ctx, const struct config_dns *cf, char *err,
-    size_t errsz)
+dns_readable(const char *path)
+{
+	int	 fd;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return (-1);
+	(void)close(fd);
+	return (0);
+}
+
+/*
+ * dns_configure - apply the whole struct config_dns to ctx.  libunbound
+ * reads the root hints only at its first query, so they are opened here
+ * once: a missing file is an error now, not a resolver that never answers;
+ * so is the unbound.conf file, whose absence libunbound reports as a
+ * syntax error.  warn: log what is legal but weakens the results.
+ */
+static int
+dns_configure(struct ub_ctx *ctx, const struct config_dns *cf, int warn,
+    char *err, size_t errsz)
 {
 	char *const	*p;
 	char		 value[DNS_OPTION_MAX];
@@ -271,12 +291,24 @@ dns_configure(struct ub_ctx *ctx, const struct config_dns *cf, char *err,
 	    DNS_RRSET_CACHE, err, errsz) == -1)
 		return (-1);
 	if (cf->unbound_config != NULL &&
+	    dns_readable(cf->unbound_config) == -1) {
+		/* libunbound would call it a syntax error */
+		dns_err(err, errsz, "unbound config %s: %s", cf->unbound_config,
+		    strerror(errno));
+		return (-1);
+	}
+	if (cf->unbound_config != NULL &&
 	    (r = ub_ctx_config(ctx, cf->unbound_config)) != 0) {
 		dns_err(err, errsz, "unbound config %s: %s", cf->unbound_config,
 		    r == UB_READFILE ? strerror(errno) : ub_strerror(r));
 		return (-1);
 	}
 	if (cf->root_hints != NULL) {
+		if (dns_readable(cf->root_hints) == -1) {
+			dns_err(err, errsz, "root hints %s: %s", cf->root_hints,
+			    strerror(errno));
+			return (-1);
+		}
 		if ((r = ub_ctx_set_option(ctx, "root-hints:",
 		    cf->root_hints)) != 0) {
 			dns_err(err, errsz, "root hints %s: %s", cf->root_hints,
@@ -315,7 +347,7 @@ dns_configure(struct ub_ctx *ctx, const struct config_dns *cf, char *err,
 			    cf->trust_anchor_file, ub_strerror(r));
 			return (-1);
 		}
-	} else if (cf->unbound_config == NULL)
+	} else if (cf->unbound_config == NULL && warn)
 		log_warnx("dns: no trust anchor configured: no answer will "
 		    "be DNSSEC-secure");
 	for (p = cf->unbound_options; p != NULL && *p != NULL; p++)
@@ -357,12 +389,29 @@ dns_new(struct event_base *base, const struct config_dns *cf, char *err,
 		free(d);
 		return (NULL);
 	}
-	if (dns_configure(d->ctx, cf, err, errsz) == -1) {
+	if (dns_configure(d->ctx, cf, 1, err, errsz) == -1) {
 		ub_ctx_delete(d->ctx);
 		free(d);
 		return (NULL);
 	}
 	return (d);
+}
+
+int
+dns_check(const struct config_dns *cf, char *err, size_t errsz)
+{
+	struct ub_ctx	*ctx;
+	int		 r;
+
+	if (errsz > 0)
+		err[0] = '\0';
+	if ((ctx = ub_ctx_create()) == NULL) {
+		dns_err(err, errsz, "cannot create libunbound context");
+		return (-1);
+	}
+	r = dns_configure(ctx, cf, 0, err, errsz);
+	ub_ctx_delete(ctx);
+	return (r);
 }
 
 void

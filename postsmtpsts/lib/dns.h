@@ -102,6 +102,15 @@ struct dns_query *dns_query(struct dns *d, const char *name, int rrtype,
 /* dns_cancel - the callback will not run; NULL is a no-op */
 void		 dns_cancel(struct dns_query *q);
 
+/*
+ * dns_check - build and drop a libunbound context from cf as dns_new()
+ * would, without an event base or a query: the unbound.conf file, options,
+ * forwarders, trust anchor and root hints are read now.  0, or -1 with the
+ * reason in err (size errsz).  For the master, before it starts a resolver
+ * with cf (at start, for -t and on reload).
+ */
+int		 dns_check(const struct config_dns *cf, char *err, size_t errsz);
+
 /* dns_free - cancel every pending query (no callbacks) and release the
  * context; NULL is a no-op */
 void		 dns_free(struct dns *d);

@@ -294,6 +294,19 @@ https_new(struct event_base *base, const struct config_https *cf, char *err,
 	return (h);
 }
 
+int
+https_check(const struct config_https *cf, char *err, size_t errsz)
+{
+	struct trust	*t;
+
+	if (errsz > 0)
+		err[0] = '\0';
+	if ((t = trust_new(cf->ca_file, err, errsz)) == NULL)
+		return (-1);
+	trust_free(t);
+	return (0);
+}
+
 /* https_fetch_free - release a fetch that is in no list any more */
 static void
 https_fetch_free(struct https_fetch *f)

@@ -83,6 +83,14 @@ struct https_fetch *https_fetch(struct https *h, const char *host,
 		    const char *const *addrs, size_t naddrs, https_cb *cb,
 		    void *arg);
 
+/*
+ * https_check - read the trust store cf names (ca_file, or the system's) as
+ * https_new() would, and drop it: 0, or -1 with the reason in err (size
+ * errsz).  For the master, before it starts a resolver with cf.
+ */
+int		 https_check(const struct config_https *cf, char *err,
+		    size_t errsz);
+
 /* https_cancel - abort the fetch, the callback will not run; NULL: no-op */
 void		 https_cancel(struct https_fetch *f);
 

@@ -34,4 +34,33 @@ is "$?" 1 "missing config file exits 1"
 
 "$DAEMON" -t -c "$top_srcdir/contrib/postsmtpsts.conf" >/dev/null 2>&1
 ok $? "the shipped example configuration is valid"
+
+# Files the resolver reads at its start are read by -t and before the start
+# too: one that cannot be read, or an option libunbound refuses, is an
+# error with its name and exit 1 - not a resolver restarted again and again.
+printf 'user = ""\npid_file = "%s/pid"\nruntime_dir = "%s"\nlisten "unix:%s/sock" { }\ncache { enabled = false }\n' \
+    "$T" "$T" "$T" >"$T/base.conf"
+while IFS='|' read -r what line want; do
+	{ cat "$T/base.conf"; echo "$line"; } >"$T/res.conf"
+	out=$("$DAEMON" -t -c "$T/res.conf" 2>&1)
+	rc=$?
+	is "$rc" 1 "-t: $what exits 1"
+	case $out in
+	*"$T/res.conf: $want"*) ok 0 "-t: $what named ($(echo "$out" | head -n1))" ;;
+	*) ok 1 "-t: $what named"; echo "# $out" ;;
+	esac
+	out=$(timeout 20 "$DAEMON" -f -c "$T/res.conf" 2>&1)
+	rc=$?
+	is "$rc" 1 "start: $what exits 1 at once"
+	case $out in
+	*"$T/res.conf: $want"*) ok 0 "start: $what named" ;;
+	*) ok 1 "start: $what named"; echo "$out" | head -n 3 | sed 's/^/# /' ;;
+	esac
+done <<EOF
+a missing trust anchor|dns { trust_anchor_file = "$T/none/root.key" }|dns: trust anchor $T/none/root.key: No such file
+missing root hints|dns { root_hints = "$T/none/root.hints" }|dns: root hints $T/none/root.hints: No such file
+a missing unbound.conf|dns { unbound_config = "$T/none/unbound.conf" }|dns: unbound config $T/none/unbound.conf: No such file
+an unknown unbound option|dns { unbound_options = { "no-such-option: 1" } }|dns: unbound option "no-such-option: 1"
+a missing CA file|https { ca_file = "$T/none/ca.pem" }|https: $T/none/ca.pem: cannot read
+EOF
 done_testing

@@ -52,6 +52,17 @@ sleep 0.5
 is "$(pq pinned.example)" "secure match=mx.pinned.example" "SIGHUP with a bad config: old config kept"
 grep -q "reload failed" "$DAEMON_LOG"
 ok $? "bad reload logged"
+# ... and so does one whose CA file cannot be read (the resolver would die)
+daemon_config 'domain "pinned.example" { level = "secure" match = "mx.pinned.example" }' \
+	"https { ca_file = \"$T/no-such-ca.pem\" }"
+before=$(worker_pids | tr '\n' ' ')
+kill -HUP "$DAEMON_PID"
+wait_until 5 "grep -q 'reload failed.*https: $T/no-such-ca.pem' \"\$DAEMON_LOG\""
+ok $? "SIGHUP with an unreadable CA file: reload failed, the file named"
+is "$(pq pinned.example)" "secure match=mx.pinned.example" \
+    "SIGHUP with an unreadable CA file: old config kept"
+is "$(worker_pids | tr '\n' ' ')" "$before" \
+    "SIGHUP with an unreadable CA file: no process replaced"
 
 # SIGTERM while a slow client holds a connection open: exit 0, cleanup.
 sm "$A" stall '' 30 >/dev/null 2>&1 &

@@ -601,6 +601,53 @@ bad_options_are_refused(void **state)
 	cf.trust_anchor_file = "/nonexistent/root.key";
 	assert_null(dns_new(base, &cf, err, sizeof(err)));
 	assert_non_null(strstr(err, "trust anchor"));
+	/* files libunbound would read only later, or call a syntax error */
+	cf.trust_anchor_file = NULL;
+	cf.root_hints = "/nonexistent/root.hints";
+	assert_null(dns_new(base, &cf, err, sizeof(err)));
+	assert_string_equal(err,
+	    "root hints /nonexistent/root.hints: No such file or directory");
+	cf.root_hints = NULL;
+	cf.unbound_config = "/nonexistent/unbound.conf";
+	assert_null(dns_new(base, &cf, err, sizeof(err)));
+	assert_string_equal(err, "unbound config /nonexistent/unbound.conf: "
+	    "No such file or directory");
+	event_base_free(base);
+}
+
+/* dns_check refuses what dns_new refuses, with the same words, and takes
+ * what it takes, without an event base */
+static void
+check_is_dns_new_without_a_base(void **state)
+{
+	struct config_dns cf;
+	char		 err[256], err2[256];
+	char		*opts[] = { "no-such-option: 1", NULL };
+	char		*good[] = { "do-not-query-localhost: no", NULL };
+	struct event_base *base;
+	struct dns	*d;
+
+	(void)state;
+	memset(&cf, 0, sizeof(cf));
+	cf.unbound_options = good;
+	assert_int_equal(dns_check(&cf, err, sizeof(err)), 0);
+	assert_string_equal(err, "");
+	cf.unbound_options = opts;
+	assert_int_equal(dns_check(&cf, err, sizeof(err)), -1);
+	base = event_base_new();
+	assert_null(dns_new(base, &cf, err2, sizeof(err2)));
+	assert_string_equal(err, err2);
+	cf.unbound_options = NULL;
+	cf.root_hints = "/nonexistent/root.hints";
+	assert_int_equal(dns_check(&cf, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "root hints"));
+	cf.root_hints = NULL;
+	cf.trust_anchor_file = "/nonexistent/root.key";
+	assert_int_equal(dns_check(&cf, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "trust anchor"));
+	cf.trust_anchor_file = NULL;
+	assert_non_null(d = dns_new(base, &cf, err, sizeof(err)));
+	dns_free(d);
 	event_base_free(base);
 }
 
@@ -635,6 +682,7 @@ main(void)
 		cmocka_unit_test(local_data_is_answered_later),
 		cmocka_unit_test(cname_is_followed_and_mx_decompressed),
 		cmocka_unit_test(bad_options_are_refused),
+		cmocka_unit_test(check_is_dns_new_without_a_base),
 		cmocka_unit_test(names_for_logs),
 	};
 

@@ -637,6 +637,27 @@ seen_chain_still_checks_the_name(void **state)
 	event_base_free(base);
 }
 
+/* https_check reads the trust store as https_new does, and drops it */
+static void
+check_reads_the_trust_store(void **state)
+{
+	struct config_https cf;
+	char		 err[256], ca[512];
+
+	(void)state;
+	memset(&cf, 0, sizeof(cf));
+	snprintf(ca, sizeof(ca), "%s/ca.pem", srv.dir);
+	cf.ca_file = ca;
+	assert_int_equal(https_check(&cf, err, sizeof(err)), 0);
+	assert_string_equal(err, "");
+	cf.ca_file = "/nonexistent/ca.pem";
+	assert_int_equal(https_check(&cf, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "/nonexistent/ca.pem"));
+	/* a file that holds no certificate is no trust store either */
+	cf.ca_file = "/dev/null";
+	assert_int_equal(https_check(&cf, err, sizeof(err)), -1);
+}
+
 static void
 error_names(void **state)
 {
@@ -658,6 +679,7 @@ main(void)
 		cmocka_unit_test(closed_port_is_a_connect_error),
 		cmocka_unit_test(cancel_and_free_with_fetches_pending),
 		cmocka_unit_test(error_names),
+		cmocka_unit_test(check_reads_the_trust_store),
 		cmocka_unit_test(small_policy_is_fetched),
 		cmocka_unit_test(unbounded_body_is_cut_at_the_limit),
 		cmocka_unit_test(lowered_policy_size_is_enforced),
