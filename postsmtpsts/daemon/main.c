@@ -86,19 +86,19 @@ main(int argc, char *argv[])
 		usage(0);
 
 	log_init("postsmtpsts", 1, LOG_MAIL);
-	if ((cf = config_load(file, err, sizeof(err))) == NULL) {
+	if ((cf = config_load(file, err, sizeof(err))) == NULL)
 		fprintf(stderr, "%s", err);
-		if (check)
-			fprintf(stderr, "postsmtpsts: %s: configuration has "
-			    "errors\n", file);
-		return (1);
-	}
-	if (resolver_check(cf, err, sizeof(err)) == -1) {
+	else if (resolver_check(cf, err, sizeof(err)) == -1) {
+		/* the files the resolver reads: named now, not in a loop of
+		 * resolver restarts */
 		fprintf(stderr, "postsmtpsts: %s: %s\n", file, err);
+		config_free(cf);
+		cf = NULL;
+	}
+	if (cf == NULL) {
 		if (check)
 			fprintf(stderr, "postsmtpsts: %s: configuration has "
 			    "errors\n", file);
-		config_free(cf);
 		return (1);
 	}
 	if (check) {

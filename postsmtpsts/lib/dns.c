@@ -290,18 +290,19 @@ dns_configure(struct ub_ctx *ctx, const struct config_dns *cf, int warn,
 	    errsz) == -1 || dns_set_option(ctx, "rrset-cache-size: "
 	    DNS_RRSET_CACHE, err, errsz) == -1)
 		return (-1);
-	if (cf->unbound_config != NULL &&
-	    dns_readable(cf->unbound_config) == -1) {
-		/* libunbound would call it a syntax error */
-		dns_err(err, errsz, "unbound config %s: %s", cf->unbound_config,
-		    strerror(errno));
-		return (-1);
-	}
-	if (cf->unbound_config != NULL &&
-	    (r = ub_ctx_config(ctx, cf->unbound_config)) != 0) {
-		dns_err(err, errsz, "unbound config %s: %s", cf->unbound_config,
-		    r == UB_READFILE ? strerror(errno) : ub_strerror(r));
-		return (-1);
+	if (cf->unbound_config != NULL) {
+		/* libunbound calls a missing file a syntax error */
+		if (dns_readable(cf->unbound_config) == -1) {
+			dns_err(err, errsz, "unbound config %s: %s",
+			    cf->unbound_config, strerror(errno));
+			return (-1);
+		}
+		if ((r = ub_ctx_config(ctx, cf->unbound_config)) != 0) {
+			dns_err(err, errsz, "unbound config %s: %s",
+			    cf->unbound_config, r == UB_READFILE ?
+			    strerror(errno) : ub_strerror(r));
+			return (-1);
+		}
 	}
 	if (cf->root_hints != NULL) {
 		if (dns_readable(cf->root_hints) == -1) {

@@ -247,7 +247,6 @@ dnswire_ttl(uint32_t ttl)
 	return (ttl > DNSWIRE_TTL_MAX ? 0 : ttl);
 }
 
-/* dnswire_fail - record why, return -1 */
 /*
  * One walk over a packet's records, for dnswire_parse and
  * dnswire_owner_find: dnswire_walk_start checks the header and reads the
@@ -348,6 +347,7 @@ dnswire_walk_next(struct dnswire_walk *w, struct dnswire_rr *rr,
 	return (1);
 }
 
+/* dnswire_fail - record why, return -1 */
 static int
 dnswire_fail(struct dnswire_answer *ans, const char *why)
 {
