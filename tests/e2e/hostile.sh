@@ -88,24 +88,6 @@ cache_list() {
 		LC_ALL=C sort
 }
 
-# mark - remember the end of the daemon log: discovery_line and
-# wait_discovery look only at what comes after (the daemon keeps the file
-# open: never rewrite it)
-LOG_MARK=0
-mark() { LOG_MARK=$(wc -l <"$DAEMON_LOG"); }
-# discovery_line DOMAIN - the resolver's decision line since the mark
-discovery_line() {
-	tail -n "+$((LOG_MARK + 1))" "$DAEMON_LOG" |
-		grep "domain=$1 refresh=request discovery=" | tail -n1
-}
-# wait_discovery DOMAIN - until the resolver logged the domain's discovery
-wait_discovery() {
-	local domain=$1
-	wait_until 10 '[ -n "$(discovery_line "$domain")" ]' && return 0
-	echo "# no discovery logged for $1"
-	return 1
-}
-
 # after NAME - the checks after each hostile test
 after() {
 	local now base_v now_v r role worst=ok
@@ -143,7 +125,7 @@ after() {
 NORMAL="unknown-keys.pstest max-age-huge.pstest multi-mx.pstest testing.pstest
 none.pstest crlf.pstest no-txt.pstest ctype-html.pstest txt-compact.pstest
 dnssec-signed.pstest dnssec-insecure.pstest"
-mark
+log_mark
 for d in $NORMAL; do pq "$d" >/dev/null 2>&1 & done
 wait_bg
 for d in $NORMAL; do wait_discovery "$d"; done
@@ -167,7 +149,7 @@ echo "# baseline rss (kB): $BASE_RSS; cache entries: $(wc -l <"$T/cache.base")"
 # -- max_inflight = 2: three pipelined slow lookups on one connection; the
 # third is read only once the first two are answered (at their deadline),
 # so it is answered a deadline later
-mark
+log_mark
 SLOW="https-drip https-drip2 https-drip3"
 python3 "$HSM" timing "$SOCK" https-drip.pstest https-drip2.pstest \
 	https-drip3.pstest >"$T/timing"
@@ -185,7 +167,7 @@ after "max_inflight"
 for d in $SLOW; do
 	"$TOOL" -d "$T/cache" purge "$d.pstest" >/dev/null 2>&1
 done
-mark
+log_mark
 for d in $SLOW; do pq "$d.pstest" >/dev/null 2>&1 & done
 # the hostile server closes every connection: all of them are live fetches;
 # the most seen at once while they drip (4 s), sampled for 2.5 s.  The
@@ -223,7 +205,7 @@ hostile_lookup() {
 	local d=$1 why=$2 t0 t1 out rc
 	# a fresh discovery, even if an earlier test cached the domain
 	"$TOOL" -d "$T/cache" purge "$d" >/dev/null 2>&1
-	mark
+	log_mark
 	t0=$(date +%s%N)
 	out=$(pq "$d" 2>&1)
 	rc=$?

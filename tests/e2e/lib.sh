@@ -202,6 +202,54 @@ sm() {
 	python3 "$SMCLIENT" "$@"
 }
 
+# log_mark - remember the end of the daemon log: discovery_line and
+# wait_discovery look only at what comes after (the daemon keeps the file
+# open: never rewrite it)
+LOG_MARK=0
+log_mark() { LOG_MARK=$(wc -l <"$DAEMON_LOG"); }
+# discovery_line DOMAIN - the resolver's decision line since the mark
+discovery_line() {
+	tail -n "+$((LOG_MARK + 1))" "$DAEMON_LOG" |
+		grep "domain=$1 refresh=request discovery=" | tail -n1
+}
+# wait_discovery DOMAIN - until the resolver logged the domain's discovery
+wait_discovery() {
+	local domain=$1
+	# shellcheck disable=SC2016 # wait_until evaluates it
+	wait_until 10 '[ -n "$(discovery_line "$domain")" ]' && return 0
+	echo "# no discovery logged for $1"
+	return 1
+}
+
+# pq_expect DOMAIN EXPECT DESC - one lookup gives a catalogue answer
+# (tests/world/cases.tsv): NOTFOUND, TEMP (postmap prints the TEMP reply
+# as a warning and exits 1), or the policy.  A policy answer is asked
+# again for up to 30 s: a discovery may outlast the deadline of a first
+# round (dane-sts-tlsa-timeout: a TLSA lookup that times out).
+pq_expect() {
+	local domain=$1 expect=$2 desc=$3 out rc got
+	out=$(pq "$domain" 2>&1)
+	rc=$?
+	case $expect in
+	NOTFOUND) is "$rc:$out" "1:" "$desc" ;;
+	TEMP)
+		case $out in
+		*"socketmap server temporary error"*) got=TEMP ;;
+		*) got=$out ;;
+		esac
+		is "$rc:$got" "1:TEMP" "$desc" ;;
+	*)
+		if [ "$rc:$out" != "0:$expect" ]; then
+			# shellcheck disable=SC2016 # wait_until evaluates it
+			WAIT_STEP=0.5 wait_until 30 \
+			    '[ "$(pq "$domain" 2>&1)" = "$expect" ]'
+			out=$(pq "$domain" 2>&1)
+			rc=$?
+		fi
+		is "$rc:$out" "0:$expect" "$desc" ;;
+	esac
+}
+
 # --- the loopback test world (tests/world) ---------------------------------
 
 # world_alive - the world's servers answer (DNS both, HTTPS port open)

@@ -61,22 +61,15 @@ stop_proxies() {
 }
 trap 'stop_proxies; _cleanup' EXIT
 
-mark() { LOG_MARK=$(wc -l <"$DAEMON_LOG"); }
-# discovery_line DOMAIN - the resolver's decision line since the mark
-discovery_line() {
-	tail -n "+$((LOG_MARK + 1))" "$DAEMON_LOG" |
-		grep "domain=$1 refresh=request discovery=" | tail -n1
-}
 # lookup_fails DOMAIN WHY - a fresh lookup answers NOTFOUND and the
 # discovery logged failure WHY (a glob)
 lookup_fails() {
 	local d=$1 why=$2 out rc line
-	mark
+	log_mark
 	out=$(pq "$d" 2>&1)
 	rc=$?
 	is "$rc:$out" "1:" "$3: $d NOTFOUND"
-	# shellcheck disable=SC2016 # wait_until evaluates it
-	wait_until 10 '[ -n "$(discovery_line "$d")" ]'
+	wait_discovery "$d"
 	line=$(discovery_line "$d")
 	echo "# ${line#*: }"
 	# shellcheck disable=SC2254 # why is a pattern

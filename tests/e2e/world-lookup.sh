@@ -28,28 +28,7 @@ wait $pids	# not a bare wait: the daemon is a background job too
 
 while IFS=$'\t' read -r name domain expect _; do
 	[ "$expect" = "-" ] && continue
-	out=$(pq "$domain" 2>&1)
-	rc=$?
-	if [ "$expect" = NOTFOUND ]; then
-		is "$rc:$out" "1:" "$name: $domain -> NOTFOUND"
-	elif [ "$expect" = TEMP ]; then
-		# postmap prints the TEMP reply as a warning and exits 1
-		case $out in
-		*"socketmap server temporary error"*) got=TEMP ;;
-		*) got=$out ;;
-		esac
-		is "$rc:$got" "1:TEMP" "$name: $domain -> TEMP"
-	else
-		# a discovery may outlast the deadline of the first round
-		# (dane-sts-tlsa-timeout: a TLSA lookup that times out)
-		if [ "$rc:$out" != "0:$expect" ]; then
-			WAIT_STEP=0.5 wait_until 30 \
-			    '[ "$(pq "$domain" 2>&1)" = "$expect" ]'
-			out=$(pq "$domain" 2>&1)
-			rc=$?
-		fi
-		is "$rc:$out" "0:$expect" "$name: $domain -> $expect"
-	fi
+	pq_expect "$domain" "$expect" "$name: $domain -> $expect"
 done < <(cases)
 
 grep -q "discovery=" "$DAEMON_LOG"
