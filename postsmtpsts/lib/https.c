@@ -1,50 +1,60 @@
 /*
- * https.c - MTA-STS policy fetches with the libcurl multi interface
+ * https.c - MTA-STS policy fetches: the interface, and libcurl for fetches
+ * through a proxy
  *
- * Interface (https.h): https_new() makes a curl multi handle whose socket
- * and timer callbacks become libevent events on the caller's base;
- * https_fetch() adds one transfer, https_cancel() removes it.
+ * Interface (https.h): https_new() sets up one fetcher on the caller's
+ * event base, https_fetch() starts one fetch, https_cancel() drops it.
+ * A fetch takes one of two paths:
+ *  - no https.proxy (the usual case): https_direct.c, GnuTLS directly on
+ *    our own non-blocking socket, the response read by httpresp.c
+ *    (libhttp-parser);
+ *  - https.proxy set: libcurl's multi interface, here, which speaks the
+ *    proxy's CONNECT; its socket and timer callbacks become libevent events.
+ * Why two: a fetch through curl 7.88's GnuTLS backend costs a third more
+ * client CPU than the same fetch on GnuTLS directly (curl gives GnuTLS a
+ * fixed "NORMAL" priority: two key shares and the slower P-256 exchange,
+ * and it ignores CURLOPT_SSL_CIPHER_LIST), which was the last tenth of a
+ * cold lookup's CPU (doc/DESIGN.md "HTTPS", bench/README.md).  Both paths
+ * share everything that decides what a fetch yields: the trust store,
+ * the peer check (trust_verify_session), the head verdict
+ * (https_judge_head) and the report (https_report).
  *
- * RFC 8461 §3.3 as applied to each transfer:
- *  - only https (CURLOPT_PROTOCOLS_STR), TLS >= 1.2, SNI (curl sends the
- *    URL's host), PKIX validation of the chain and the host name against
- *    the CA file or else the system store - never both - done by trust.c
- *    against one trust store parsed once per process (see below);
- *  - no redirects: FOLLOWLOCATION off, a 3xx is HTTPS_ERR_REDIRECT;
+ * RFC 8461 §3.3 as applied to each fetch, on both paths:
+ *  - https only, TLS >= 1.2, SNI, PKIX validation of the chain and the
+ *    host name against the CA file or else the system store - never both -
+ *    done by trust.c against one trust store parsed once per process, once
+ *    the handshake is done and before the request is written;
+ *  - no redirects: a 3xx is HTTPS_ERR_REDIRECT;
  *  - status 200 only, media type text/plain (parameters allowed);
  *  - the body is at most https.max_policy_size bytes (HTTPS_MAX_BODY, 64 KiB,
- *    by default and at most): a larger Content-Length is
- *    refused before the body (CURLOPT_MAXFILESIZE_LARGE and our own check),
- *    a chunked body is aborted from the write callback as soon as it would
- *    grow past the limit;
- *  - connect and total timeouts, and a low-speed limit against slow-drip
- *    servers.  No content decoding is asked for, so limits count real bytes.
+ *    by default and at most): a larger Content-Length is refused before
+ *    the body, a chunked or unannounced body as soon as it would grow past
+ *    the limit;
+ *  - connect (TCP and TLS handshake) and total timeouts, and a low-speed
+ *    limit against slow-drip servers.  No content coding is asked for, so
+ *    limits count real bytes.
  *
- * Certificate verification: curl 7.88 with GnuTLS re-parses CURLOPT_CAINFO
- * for every connection (the cost that dominated cold lookups: libtasn1 and
- * ~4 MiB per connection), and offers no CA cache or SSL context hook for
- * GnuTLS.  So curl is told to load no CA at all (CAINFO and CAPATH NULL,
+ * Certificate verification on the curl path: curl 7.88 with GnuTLS
+ * re-parses CURLOPT_CAINFO for every connection and offers no CA cache, so
+ * curl is told to load no CA at all (CAINFO and CAPATH NULL,
  * VERIFYPEER/VERIFYHOST off, TLS session resumption off) and the check is
  * ours: a CURLOPT_PREREQFUNCTION, which curl calls once the connection,
  * TLS handshake included, is up and before the request is sent, takes the
- * GnuTLS session (CURLINFO_TLS_SSL_PTR) and verifies its peer chain and
- * the host name with trust_verify_session().  Failure aborts the transfer
- * before a single byte of HTTP is written or read (HTTPS_ERR_WEBPKI); the
- * header and write callbacks refuse anything from a transfer that has not
- * passed it, so no unverified byte can ever reach the policy parser.
+ * GnuTLS session (CURLINFO_TLS_SSL_PTR) and verifies it with
+ * trust_verify_session().  Failure aborts the transfer before a single
+ * byte of HTTP is written or read (HTTPS_ERR_WEBPKI); the header and write
+ * callbacks refuse anything from a transfer that has not passed it.
  *
  * Connections: a policy host is contacted once per refresh, so nothing is
- * kept: CURLOPT_FORBID_REUSE closes each connection after its transfer and
- * CURLMOPT_MAXCONNECTS bounds curl's connection cache anyway.  Memory then
- * follows the number of fetches in flight, not the number of hosts seen.
+ * kept: every connection is closed after its fetch (curl:
+ * CURLOPT_FORBID_REUSE, and CURLMOPT_MAXCONNECTS bounds its cache anyway).
+ * Memory follows the number of fetches in flight, not the hosts seen.
  *
- * DNS: the addresses come from dns.c (DNSSEC-aware).  They are handed to
- * curl as CURLOPT_RESOLVE entries in a DNS cache of the transfer's own (a
- * curl share with CURL_LOCK_DATA_DNS: the multi handle's cache would keep
- * them forever and mix transfers), and an opensocket callback refuses any
- * address not in the list, so a transfer can never reach a host the system
- * resolver chose.  With a proxy, curl connects to the proxy instead and
- * the proxy resolves the policy host.
+ * DNS: the addresses come from dns.c (DNSSEC-aware); only those are ever
+ * connected to.  curl gets them as CURLOPT_RESOLVE entries in a DNS cache
+ * of the transfer's own (a curl share with CURL_LOCK_DATA_DNS), and an
+ * opensocket callback refuses any other address.  With a proxy, curl
+ * connects to the proxy instead and the proxy resolves the policy host.
  *
  * Completion: curl reports finished transfers through curl_multi_info_read
  * while we are inside curl_multi_socket_action.  They are first moved to a
@@ -73,16 +83,11 @@
 #include "lib/config.h"
 #include "lib/domain.h"
 #include "lib/https.h"
+#include "lib/https_int.h"
 #include "lib/log.h"
 #include "lib/trust.h"
 #include "lib/xmalloc.h"
 
-#define HTTPS_USER_AGENT	PACKAGE_NAME "/" PACKAGE_VERSION
-#define HTTPS_MAX_CTYPE		128	/* Content-Type kept for the result */
-#define HTTPS_DETAIL_MAX	256
-#define HTTPS_ADDR_MAX		INET6_ADDRSTRLEN
-#define HTTPS_PORT		443
-#define HTTPS_MS_PER_S		1000
 #define HTTPS_MAX_CONNECTS	4	/* curl's connection cache, if ever used */
 
 struct https_sock {
@@ -90,50 +95,6 @@ struct https_sock {
 	struct https	*h;
 	curl_socket_t	 fd;
 	struct event	*ev;
-};
-
-struct https_fetch {
-	TAILQ_ENTRY(https_fetch) entry;
-	struct https	*h;
-	CURL		*easy;
-	CURLSH		*share;		/* the transfer's own DNS cache */
-	struct curl_slist *resolve;
-	char		*host;
-	char		*url;
-	char		 addrs[HTTPS_MAX_ADDRS][HTTPS_ADDR_MAX];
-	size_t		 naddrs;
-	https_cb	*cb;
-	void		*arg;
-	struct buf	 body;
-	int		 head_checked;	/* status/type/length looked at */
-	int		 verified;	/* the peer passed trust_verify_session */
-	enum https_error abort_kind;	/* why the write callback stopped */
-	int		 in_multi;
-	int		 done;		/* on the done list */
-	CURLcode	 rc;
-	struct event	*early;		/* deferred set-up failure */
-	enum https_error early_kind;
-	char		 detail[HTTPS_DETAIL_MAX];
-	char		 errbuf[CURL_ERROR_SIZE];
-	char		 content_type[HTTPS_MAX_CTYPE];
-	int		 have_content_type;
-	long		 status;
-};
-
-TAILQ_HEAD(https_fetches, https_fetch);
-
-struct https {
-	struct event_base *base;
-	CURLM		*multi;
-	struct event	*timer;
-	struct trust	*trust;		/* parsed once, shared by all fetches */
-	char		*proxy;
-	long		 connect_timeout_ms;
-	long		 timeout_ms;
-	size_t		 max_body;	/* https.max_policy_size */
-	struct https_fetches fetches;	/* in curl */
-	struct https_fetches done;	/* finished, callback pending */
-	LIST_HEAD(, https_sock) socks;
 };
 
 static void	https_check_multi(struct https *);
@@ -291,6 +252,10 @@ https_new(struct event_base *base, const struct config_https *cf, char *err,
 	curl_multi_setopt(h->multi, CURLMOPT_TIMERDATA, h);
 	curl_multi_setopt(h->multi, CURLMOPT_MAXCONNECTS,
 	    (long)HTTPS_MAX_CONNECTS);
+	if (https_direct_new(h, err, errsz) == -1) {
+		https_free(h);
+		return (NULL);
+	}
 	return (h);
 }
 
@@ -311,6 +276,8 @@ https_check(const struct config_https *cf, char *err, size_t errsz)
 static void
 https_fetch_free(struct https_fetch *f)
 {
+	if (f->direct)
+		https_direct_release(f);
 	if (f->easy != NULL)
 		curl_easy_cleanup(f->easy);
 	if (f->share != NULL)
@@ -333,48 +300,66 @@ https_status_kind(long status)
 	return (HTTPS_ERR_HTTP_STATUS);
 }
 
-/* https_check_head - status, media type and length of the response, once
- * the headers are in: 0 to go on, -1 with abort_kind and detail set */
+/*
+ * https_judge_head - the response head (status, Content-Type or NULL,
+ * Content-Length or -1) by RFC 8461 §3.3: 0 to go on, -1 with abort_kind
+ * and detail set.  Both paths call it once, before any body byte is kept.
+ */
+int
+https_judge_head(struct https_fetch *f, long status, const char *ctype,
+    long long clen)
+{
+	char		 esc[HTTPS_DETAIL_MAX - 56];
+
+	f->head_checked = 1;
+	f->status = status;
+	if (ctype != NULL) {
+		snprintf(f->content_type, sizeof(f->content_type), "%s", ctype);
+		f->have_content_type = 1;
+	}
+	/* RFC 8461 §3.3: "only HTTP 200" - redirects are not followed */
+	if (status != 200) {
+		f->abort_kind = https_status_kind(status);
+		snprintf(f->detail, sizeof(f->detail), "HTTP status %ld%s",
+		    status, f->abort_kind == HTTPS_ERR_REDIRECT ?
+		    " (redirects are not followed)" : "");
+		return (-1);
+	}
+	/* RFC 8461 §3.2: media type "text/plain" */
+	if (ctype == NULL || !https_media_type_ok(ctype, strlen(ctype))) {
+		f->abort_kind = HTTPS_ERR_CONTENT_TYPE;
+		log_escape(esc, sizeof(esc), ctype != NULL ? ctype : "(none)",
+		    ctype != NULL ? strlen(ctype) : 6);
+		snprintf(f->detail, sizeof(f->detail),
+		    "media type \"%s\" is not text/plain", esc);
+		return (-1);
+	}
+	if (clen > (long long)f->h->max_body) {
+		f->abort_kind = HTTPS_ERR_TOO_LARGE;
+		snprintf(f->detail, sizeof(f->detail),
+		    "Content-Length %lld exceeds %zu bytes", clen,
+		    f->h->max_body);
+		return (-1);
+	}
+	return (0);
+}
+
+/* https_check_head - the curl transfer's head, once it is in */
 static int
 https_check_head(struct https_fetch *f)
 {
 	char		*ct = NULL;
 	curl_off_t	 clen = -1;
-	char		 esc[HTTPS_DETAIL_MAX - 56];
+	long		 status = 0;
 
-	f->head_checked = 1;
-	curl_easy_getinfo(f->easy, CURLINFO_RESPONSE_CODE, &f->status);
-	if (curl_easy_getinfo(f->easy, CURLINFO_CONTENT_TYPE, &ct) ==
-	    CURLE_OK && ct != NULL) {
-		snprintf(f->content_type, sizeof(f->content_type), "%s", ct);
-		f->have_content_type = 1;
-	}
-	/* RFC 8461 §3.3: "only HTTP 200" - redirects are not followed */
-	if (f->status != 200) {
-		f->abort_kind = https_status_kind(f->status);
-		snprintf(f->detail, sizeof(f->detail), "HTTP status %ld%s",
-		    f->status, f->abort_kind == HTTPS_ERR_REDIRECT ?
-		    " (redirects are not followed)" : "");
-		return (-1);
-	}
-	/* RFC 8461 §3.2: media type "text/plain" */
-	if (ct == NULL || !https_media_type_ok(ct, strlen(ct))) {
-		f->abort_kind = HTTPS_ERR_CONTENT_TYPE;
-		log_escape(esc, sizeof(esc), ct != NULL ? ct : "(none)",
-		    ct != NULL ? strlen(ct) : 6);
-		snprintf(f->detail, sizeof(f->detail),
-		    "media type \"%s\" is not text/plain", esc);
-		return (-1);
-	}
+	curl_easy_getinfo(f->easy, CURLINFO_RESPONSE_CODE, &status);
+	if (curl_easy_getinfo(f->easy, CURLINFO_CONTENT_TYPE, &ct) !=
+	    CURLE_OK)
+		ct = NULL;
 	if (curl_easy_getinfo(f->easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T,
-	    &clen) == CURLE_OK && clen > (curl_off_t)f->h->max_body) {
-		f->abort_kind = HTTPS_ERR_TOO_LARGE;
-		snprintf(f->detail, sizeof(f->detail),
-		    "Content-Length %lld exceeds %zu bytes", (long long)clen,
-		    f->h->max_body);
-		return (-1);
-	}
-	return (0);
+	    &clen) != CURLE_OK)
+		clen = -1;
+	return (https_judge_head(f, status, ct, (long long)clen));
 }
 
 /* https_unverified - a byte arrived on a transfer whose peer was never
@@ -542,13 +527,11 @@ https_error_from_curl(CURLcode rc)
 static void
 https_finish(struct https_fetch *f)
 {
-	struct https_result	 res;
 	char			*ip = NULL;
 	char			 esc[HTTPS_DETAIL_MAX];
 	const char		*why;
 	enum https_error	 kind;
 
-	memset(&res, 0, sizeof(res));
 	if (f->easy != NULL)
 		curl_easy_getinfo(f->easy, CURLINFO_PRIMARY_IP, &ip);
 	if (f->easy != NULL && f->status == 0)
@@ -577,11 +560,21 @@ https_finish(struct https_fetch *f)
 		kind = f->abort_kind;		/* e.g. an empty 404 */
 	else
 		kind = HTTPS_OK;
+	https_report(f, kind, ip != NULL ? ip : "");
+}
 
+/* https_report - the fetch f ended with kind (detail set if not OK), over
+ * a connection to addr (or ""): tell its owner and free it */
+void
+https_report(struct https_fetch *f, enum https_error kind, const char *addr)
+{
+	struct https_result	 res;
+
+	memset(&res, 0, sizeof(res));
 	res.error = kind;
 	res.host = f->host;
 	res.url = f->url;
-	res.connect_addr = ip != NULL ? ip : "";
+	res.connect_addr = addr;
 	res.status = f->status;
 	res.content_type = f->have_content_type ? f->content_type : NULL;
 	/* NUL-terminated for convenience; body_len is what counts */
@@ -809,6 +802,10 @@ https_fetch(struct https *h, const char *host, const char *const *addrs,
 	if (f->naddrs == 0)
 		return (https_fail_early(f, HTTPS_ERR_CONNECT,
 		    "no usable address"));
+	if (h->proxy == NULL) {
+		https_direct_start(f);
+		return (f);
+	}
 	if (https_setup(f) == -1)
 		return (https_fail_early(f, HTTPS_ERR_OTHER, f->detail));
 	if ((mc = curl_multi_add_handle(h->multi, f->easy)) != CURLM_OK)
@@ -849,13 +846,16 @@ https_free(struct https *h)
 	while ((f = TAILQ_FIRST(&h->done)) != NULL)
 		/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc) */
 		https_cancel(f);
-	curl_multi_cleanup(h->multi);
+	if (h->multi != NULL)
+		curl_multi_cleanup(h->multi);
 	while ((s = LIST_FIRST(&h->socks)) != NULL) {
 		LIST_REMOVE(s, entry);
 		event_free(s->ev);
 		free(s);
 	}
-	event_free(h->timer);
+	if (h->timer != NULL)
+		event_free(h->timer);
+	https_direct_free(h);
 	trust_free(h->trust);
 	free(h->proxy);
 	free(h);

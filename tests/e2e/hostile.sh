@@ -4,8 +4,8 @@
 # The daemon (2 workers, max_connections 1000, max_inflight 2,
 # max_resolutions 2, request_timeout 1.5 s, HTTPS timeout 4 s) meets:
 #   - hostile HTTPS servers (tests/world/hostile-https and nginx): an endless
-#     body, a body dripping one byte a second, a 1 GB Content-Length, a chain
-#     of 50 certificates, a redirect loop;
+#     body (plain and chunked), a body dripping one byte a second, a 1 GB
+#     Content-Length, a chain of 50 certificates, a redirect loop;
 #   - hostile DNS data: 100 TXT records, TXT records of 20 255-byte strings
 #     (answer over TCP), a CNAME loop;
 #   - hostile socketmap clients: 5000 connections, 10000 pipelined requests
@@ -227,6 +227,8 @@ hostile_lookup() {
 hostile_lookup https-endless.pstest 'failure=fetch-error * too-large: body exceeds 65536 bytes'
 hostile_lookup https-drip.pstest 'failure=fetch-error * timeout: '
 hostile_lookup https-huge-length.pstest 'failure=fetch-error * too-large: Content-Length'
+# the limit counts the decoded body: chunk framing lets no more through
+hostile_lookup https-chunked-endless.pstest 'failure=fetch-error * too-large: body exceeds 65536 bytes'
 # GnuTLS refuses a chain this long (deeper than it verifies) in the handshake
 hostile_lookup https-chain50.pstest 'failure=fetch-error * tls: server cert verify failed'
 hostile_lookup https-redirect-loop.pstest 'failure=fetch-error * redirect: HTTP status 301'

@@ -1,19 +1,22 @@
 /*
- * test_https.c - https.c: the media type check, transfers that must fail
- * before any byte is sent, and real transfers against "openssl s_server
- * -WWW" on loopback port 443 with a CA made for the test: a body without
- * Content-Length that grows past HTTPS_MAX_BODY (cut by the write
- * callback), the same under a lowered https.max_policy_size, a good one,
- * a wrong certificate name, an unknown CA.  Those
- * skip when openssl is missing or port 443 cannot be bound (not root).
- * An eager server (openssl s_server fed a complete policy response on its
- * standard input, so it pushes it right after the handshake, and logging
- * what it receives) shows that a peer which fails verification never gets
- * the request and never gets a byte to the caller.
- */
+ * test_https.c - https.c and https_direct.c: the media type check,
+ * transfers that must fail before any byte is sent, and real transfers
+ * against "openssl s_server -WWW" on loopback port 443 with a CA made for
+ * the test: a body without Content-Length that grows past HTTPS_MAX_BODY,
+ * the same under a lowered https.max_policy_size, a good one, a wrong
+ * certificate name, an unknown CA.  Those skip when openssl is missing or
+ * port 443 cannot be bound (not root).  An eager server (openssl s_server
+ * fed a complete response on its standard input, so it pushes it right
+ * after the handshake, and logging what it receives) shows that a peer
+ * which fails verification never gets the request and never gets a byte
+ * to the caller; fed other responses, that a chunked body is decoded and
+ * a body cut short of its Content-Length refused.  The connect path: a
+ * refusing address passes the turn to the next, and a server that never
+ * speaks TLS is a timeout at the connect timeout. */
 #include "autoconf.h"
 
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 
@@ -481,14 +484,18 @@ unknown_ca_is_webpki(void **state)
  * done, whatever it receives; *got_request says whether the request ever
  * reached it (it logs what it reads).  Skips when it cannot run.
  */
+static const char eager_resp[] = "HTTP/1.0 200 OK\r\n"
+    "Content-Type: text/plain\r\nContent-Length: 60\r\n\r\n"
+    "version: STSv1\nmode: enforce\nmx: mx.eager.test\nmax_age: 600\n";
+
+/*
+ * canned_fetch - eager_fetch with the response resp; keep_open 0: the
+ * server closes the connection right after sending it
+ */
 static void
-eager_fetch(const char *host, const char *ca_file, struct outcome *o,
-    int *got_request)
+canned_fetch(const char *host, const char *ca_file, const char *resp,
+    int keep_open, struct outcome *o, int *got_request)
 {
-	static const char resp[] = "HTTP/1.0 200 OK\r\n"
-	    "Content-Type: text/plain\r\nContent-Length: 60\r\n\r\n"
-	    "version: STSv1\nmode: enforce\nmx: mx.eager.test\n"
-	    "max_age: 600\n";
 	char		 addr[32], path[128], cmd[1024], line[256];
 	const char	*addrs[] = { addr };
 	const char	*net;
@@ -507,9 +514,10 @@ eager_fetch(const char *host, const char *ca_file, struct outcome *o,
 	fputs(resp, fp);
 	fclose(fp);
 	snprintf(cmd, sizeof(cmd), "cd %s && rm -f eager.log && "
-	    "(cat eager.resp; sleep 20) | exec openssl s_server -quiet "
+	    "(cat eager.resp; %s) | exec openssl s_server -quiet "
 	    "-naccept 1 -accept %s:443 -cert srv.pem -key srv.key "
-	    ">eager.log 2>&1", srv.dir, addr);
+	    ">eager.log 2>&1", srv.dir, keep_open ? "sleep 20" : "sleep 1",
+	    addr);
 	if ((pid = fork()) == -1)
 		skip();
 	if (pid == 0) {
@@ -547,6 +555,144 @@ eager_fetch(const char *host, const char *ca_file, struct outcome *o,
 		if (strncmp(line, "GET /.well-known/mta-sts.txt", 28) == 0)
 			*got_request = 1;
 	fclose(fp);
+}
+
+static void
+eager_fetch(const char *host, const char *ca_file, struct outcome *o,
+    int *got_request)
+{
+	canned_fetch(host, ca_file, eager_resp, 1, o, got_request);
+}
+
+/* a chunked body (with a chunk extension and a trailer) is decoded */
+static void
+chunked_body_is_decoded(void **state)
+{
+	static const char resp[] = "HTTP/1.1 200 OK\r\n"
+	    "Content-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n"
+	    "10;ext=1\r\nversion: STSv1\nm\r\n"
+	    "2c\r\node: enforce\nmx: mx.eager.test\nmax_age: 600\n\r\n"
+	    "0\r\nX-Trailer: yes\r\n\r\n";
+	struct outcome	 o;
+	char		 ca[128];
+	int		 got;
+
+	(void)state;
+	srv_ca(ca, sizeof(ca));
+	canned_fetch("mta-sts.small.test", ca, resp, 1, &o, &got);
+	assert_int_equal(o.calls, 1);
+	if (o.error != HTTPS_OK)
+		fail_msg("%s: %s", https_error_name(o.error), o.detail);
+	assert_int_equal(o.body_len, 60);	/* 16 + 44, no framing */
+	assert_true(got);
+}
+
+/* a body cut short of its Content-Length is no policy */
+static void
+body_cut_short_is_an_error(void **state)
+{
+	static const char resp[] = "HTTP/1.1 200 OK\r\n"
+	    "Content-Type: text/plain\r\nContent-Length: 100\r\n\r\n"
+	    "version: STSv1\nmode: enforce\nmx: mx.eager.test\n"
+	    "max_age: 600\n";
+	struct outcome	 o;
+	char		 ca[128];
+	int		 got;
+
+	(void)state;
+	srv_ca(ca, sizeof(ca));
+	canned_fetch("mta-sts.small.test", ca, resp, 0, &o, &got);
+	assert_int_equal(o.calls, 1);
+	if (o.error != HTTPS_ERR_OTHER)
+		fail_msg("%s: %s", https_error_name(o.error), o.detail);
+	assert_non_null(strstr(o.detail, "60 of 100"));
+}
+
+/* an address that refuses passes the turn to the next one */
+static void
+refused_address_falls_back_to_the_next(void **state)
+{
+	char		 closed[32], ca[128];
+	const char	*addrs[] = { closed, SRV_SMALL_ADDR };
+	struct outcome	 o;
+	int		 fd, found;
+
+	(void)state;
+	if (!srv.up)
+		skip();
+	fd = closed_port_hold(closed, sizeof(closed), &found);
+	if (!found)
+		skip();
+	run_fetch_ca("mta-sts.small.test", addrs, 2, srv_ca(ca, sizeof(ca)),
+	    &o);
+	if (fd != -1)
+		close(fd);
+	assert_int_equal(o.calls, 1);
+	if (o.error != HTTPS_OK)
+		fail_msg("%s: %s", https_error_name(o.error), o.detail);
+	assert_int_equal(o.body_len, 60);
+}
+
+/* https.connect_timeout covers the TLS handshake: a server that accepts
+ * TCP and never speaks TLS is a timeout (so discover.c tries IPv6) */
+static void
+silent_server_is_a_connect_timeout(void **state)
+{
+	struct sockaddr_in sin;
+	struct event_base *base = event_base_new();
+	struct config_https cf;
+	struct https	*h;
+	struct outcome	 o;
+	struct timeval	 tv = { 10, 0 }, t0, t1;
+	char		 addr[32], err[256];
+	const char	*addrs[] = { addr };
+	const char	*net;
+	int		 fd;
+	long		 ms;
+
+	(void)state;
+	/* a listener nobody accepts from, on <net>.86.41: the kernel
+	 * completes the TCP handshake from the backlog, then nothing comes;
+	 * fetches always connect to port 443, so bind that (skip if not
+	 * allowed) */
+	if ((net = getenv("WORLD_NET")) == NULL || strlen(net) > 8 ||
+	    strncmp(net, "127.", 4) != 0)
+		net = "127.0";
+	snprintf(addr, sizeof(addr), "%s.86.41", net);
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_port = htons(443);
+	inet_pton(AF_INET, addrs[0], &sin.sin_addr);
+	if ((fd = socket(AF_INET, SOCK_STREAM, 0)) == -1 ||
+	    bind(fd, (struct sockaddr *)&sin, sizeof(sin)) == -1 ||
+	    listen(fd, 8) == -1) {
+		if (fd != -1)
+			close(fd);
+		event_base_free(base);
+		skip();
+	}
+	memset(&cf, 0, sizeof(cf));
+	cf.connect_timeout = 1;
+	cf.timeout = 8;
+	memset(&o, 0, sizeof(o));
+	o.base = base;
+	h = https_new(base, &cf, err, sizeof(err));
+	assert_non_null(h);
+	gettimeofday(&t0, NULL);
+	https_fetch(h, "mta-sts.small.test", addrs, 1, record, &o);
+	event_base_loopexit(base, &tv);
+	event_base_dispatch(base);
+	gettimeofday(&t1, NULL);
+	https_free(h);
+	event_base_free(base);
+	close(fd);
+	ms = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_usec - t0.tv_usec) / 1000;
+	assert_int_equal(o.calls, 1);
+	if (o.error != HTTPS_ERR_TIMEOUT)
+		fail_msg("%s: %s", https_error_name(o.error), o.detail);
+	assert_non_null(strstr(o.detail, "handshake"));
+	if (ms < 900 || ms > 3000)
+		fail_msg("gave up after %ld ms, want about 1000", ms);
 }
 
 static void
@@ -687,6 +833,10 @@ main(void)
 		cmocka_unit_test(unknown_ca_is_webpki),
 		cmocka_unit_test(unverified_peer_gets_no_request_and_gives_no_byte),
 		cmocka_unit_test(seen_chain_still_checks_the_name),
+		cmocka_unit_test(chunked_body_is_decoded),
+		cmocka_unit_test(body_cut_short_is_an_error),
+		cmocka_unit_test(refused_address_falls_back_to_the_next),
+		cmocka_unit_test(silent_server_is_a_connect_timeout),
 	};
 
 	return (cmocka_run_group_tests(tests, srv_setup, srv_teardown));

@@ -23,7 +23,8 @@ http_parse() {
 	for item in "${items[@]}"; do
 		case $item in
 		status=* | redirect=* | ctype=* | pad=* | eol=*) H[${item%%=*}]=${item#*=} ;;
-		hostile=normal | hostile=endless | hostile=drip | hostile=huge | hostile=redirect)
+		hostile=normal | hostile=endless | hostile=drip | hostile=huge | hostile=redirect | \
+		hostile=chunked | hostile=chunked-endless)
 			H[hostile]=${item#*=} ;;
 		stall) H[stall]=yes ;;
 		*) world_die "cases.tsv: unknown http option '$item' in '$1'" ;;
