@@ -502,8 +502,7 @@ dnswire_text_wire(const char *text, unsigned char *out, size_t *outlen)
 			continue;
 		}
 		c = domain_lower(c);
-		if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-		    c == '-' || c == '_') || cur == 63 ||
+		if (!domain_host_char(c) || cur == 63 ||
 		    o + 2 > DNSWIRE_NAME_MAX)
 			return (-1);
 		out[o++] = c;

@@ -187,9 +187,7 @@ domain_name(const char *p, size_t len, char *out)
 
 		if (c >= 0x80)
 			nonascii = 1;
-		else if (!(domain_is_alpha((char)c) ||
-		    domain_is_digit((char)c) || c == '-' || c == '_' ||
-		    c == '.'))
+		else if (!(domain_host_char(c) || c == '.'))
 			return (DOMAIN_INVALID);	/* also NUL */
 	}
 	if (!nonascii)

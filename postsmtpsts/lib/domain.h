@@ -35,6 +35,18 @@ domain_lower(unsigned char c)
 	return (c >= 'A' && c <= 'Z' ? (unsigned char)(c - 'A' + 'a') : c);
 }
 
+/*
+ * domain_host_char - a character of a host-name label as names are looked
+ * up here: ASCII letters, digits, '-' and '_' (underscore labels such as
+ * _mta-sts and _25._tcp are names we ask for)
+ */
+static inline int
+domain_host_char(unsigned char c)
+{
+	return ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	    (c >= '0' && c <= '9') || c == '-' || c == '_');
+}
+
 enum domain_status {
 	DOMAIN_OK = 0,		/* out holds the normalized A-label name */
 	DOMAIN_NOT_PLAIN,	/* [host], host:port, IP literal, .parent */

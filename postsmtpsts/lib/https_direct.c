@@ -533,8 +533,9 @@ direct_step(struct https_fetch *f)
 				direct_wait_tls(f);
 				return;
 			}
-			if (k == GNUTLS_E_REHANDSHAKE)
-				break;		/* refused by not answering */
+			if (k < 0 && !gnutls_error_is_fatal((int)k))
+				break;	/* a warning alert, a renegotiation
+					   request (refused by not answering) */
 			if (k == 0 || k == GNUTLS_E_PREMATURE_TERMINATION) {
 				/* with or without close_notify, as curl: a
 				 * body cut short is caught by its length */

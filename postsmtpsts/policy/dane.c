@@ -173,8 +173,7 @@ dane_mx_parse(const unsigned char *p, size_t len, uint16_t *pref, char *name)
 			c = domain_lower(p[i++]);
 			/* only host name characters: a name we could not
 			 * look up safely is malformed here */
-			if (!((c >= 'a' && c <= 'z') ||
-			    (c >= '0' && c <= '9') || c == '-' || c == '_'))
+			if (!domain_host_char(c))
 				return (-1);
 			name[o++] = (char)c;
 		}
