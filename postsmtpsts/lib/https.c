@@ -846,15 +846,13 @@ https_free(struct https *h)
 	while ((f = TAILQ_FIRST(&h->done)) != NULL)
 		/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc) */
 		https_cancel(f);
-	if (h->multi != NULL)
-		curl_multi_cleanup(h->multi);
+	curl_multi_cleanup(h->multi);
 	while ((s = LIST_FIRST(&h->socks)) != NULL) {
 		LIST_REMOVE(s, entry);
 		event_free(s->ev);
 		free(s);
 	}
-	if (h->timer != NULL)
-		event_free(h->timer);
+	event_free(h->timer);
 	https_direct_free(h);
 	trust_free(h->trust);
 	free(h->proxy);

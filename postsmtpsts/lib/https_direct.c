@@ -208,7 +208,6 @@ direct_tls_start(struct https_fetch *f)
 	struct https	*h = f->h;
 	int		 rc;
 
-	f->connected = 1;
 	f->dstate = HTTPS_D_HANDSHAKE;
 	if ((rc = gnutls_init(&f->tls, GNUTLS_CLIENT | GNUTLS_NONBLOCK |
 	    GNUTLS_NO_TICKETS | GNUTLS_KEY_SHARE_TOP)) < 0) {
@@ -434,16 +433,29 @@ direct_verified(struct https_fetch *f)
 	return (0);
 }
 
+/* direct_resp_end - the response is complete (DONE: httpresp reports the
+ * head, judged in direct_take, before that) or failed (ERROR) */
+static void
+direct_resp_end(struct https_fetch *f, enum httpresp_state st)
+{
+	if (st == HTTPRESP_DONE)
+		direct_end(f, HTTPS_OK);
+	else
+		direct_fail(f, f->resp.too_large ? HTTPS_ERR_TOO_LARGE :
+		    HTTPS_ERR_OTHER, "%s", f->resp.why);
+}
+
 /* direct_take - n response bytes: through the parser; -1 once the fetch
  * is over (reported) */
 static int
 direct_take(struct https_fetch *f, const char *p, size_t n)
 {
-	struct httpresp	*r = &f->resp;
-	size_t		 off = 0, used;
+	struct httpresp		*r = &f->resp;
+	enum httpresp_state	 st;
+	size_t			 off = 0, used;
 
 	while (off < n) {
-		switch (httpresp_feed(r, p + off, n - off, &used)) {
+		switch ((st = httpresp_feed(r, p + off, n - off, &used))) {
 		case HTTPRESP_MORE:
 			return (0);
 		case HTTPRESP_HEAD:
@@ -455,35 +467,12 @@ direct_take(struct https_fetch *f, const char *p, size_t n)
 			}
 			break;
 		case HTTPRESP_DONE:
-			direct_end(f, HTTPS_OK);
-			return (-1);
 		case HTTPRESP_ERROR:
-			direct_fail(f, r->too_large ? HTTPS_ERR_TOO_LARGE :
-			    HTTPS_ERR_OTHER, "%s", r->why);
+			direct_resp_end(f, st);
 			return (-1);
 		}
 	}
 	return (0);
-}
-
-/* direct_eof - the peer closed the connection */
-static void
-direct_eof(struct https_fetch *f)
-{
-	struct httpresp	*r = &f->resp;
-
-	if (httpresp_eof(r) == HTTPRESP_DONE) {
-		/* a head that ended the response at once was not judged */
-		if (!f->head_checked && https_judge_head(f, r->status,
-		    r->have_ctype ? r->ctype : NULL, r->content_length) == -1) {
-			direct_end(f, f->abort_kind);
-			return;
-		}
-		direct_end(f, HTTPS_OK);
-		return;
-	}
-	direct_fail(f, r->too_large ? HTTPS_ERR_TOO_LARGE : HTTPS_ERR_OTHER,
-	    "%s", r->why);
 }
 
 /* direct_step - run the TLS state machine until it has to wait */
@@ -539,7 +528,7 @@ direct_step(struct https_fetch *f)
 			if (k == 0 || k == GNUTLS_E_PREMATURE_TERMINATION) {
 				/* with or without close_notify, as curl: a
 				 * body cut short is caught by its length */
-				direct_eof(f);
+				direct_resp_end(f, httpresp_eof(&f->resp));
 				return;
 			}
 			if (k < 0) {

@@ -69,7 +69,6 @@ struct https_fetch {
 	enum https_direct_state dstate;
 	int		 fd;		/* -1: none */
 	size_t		 ai;		/* the address tried or connected */
-	int		 connected;	/* a TCP connection to addrs[ai] */
 	int		 last_errno;	/* of the last failed connect */
 	gnutls_session_t tls;
 	struct event	*io;		/* on fd */
