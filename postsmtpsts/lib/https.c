@@ -4,22 +4,17 @@
  *
  * Interface (https.h): https_new() sets up one fetcher on the caller's
  * event base, https_fetch() starts one fetch, https_cancel() drops it.
- * A fetch takes one of two paths:
- *  - no https.proxy (the usual case): https_direct.c, GnuTLS directly on
- *    our own non-blocking socket, the response read by httpresp.c
- *    (libhttp-parser);
- *  - https.proxy set: libcurl's multi interface, here, which speaks the
- *    proxy's CONNECT; its socket and timer callbacks become libevent events.
- * Why two: a fetch through curl 7.88's GnuTLS backend costs a third more
- * client CPU than the same fetch on GnuTLS directly (curl gives GnuTLS a
- * fixed "NORMAL" priority: two key shares and the slower P-256 exchange,
- * and it ignores CURLOPT_SSL_CIPHER_LIST), which was the last tenth of a
- * cold lookup's CPU (doc/DESIGN.md "HTTPS", bench/README.md).  Both paths
- * share everything that decides what a fetch yields: the trust store,
- * the peer check (trust_verify_session), the head verdict
- * (https_judge_head) and the report (https_report).
+ * Every fetch, with or without https.proxy, is a transfer of libcurl's
+ * multi interface; curl's socket and timer callbacks become libevent
+ * events.  TLS records and alerts, HTTP/1.x framing (Content-Length,
+ * chunked, a body ended by the connection, which curl accepts only with
+ * TLS close_notify), header limits, the proxy's CONNECT and the timeouts
+ * are curl's.  The certificate check is ours (below), on curl's GnuTLS
+ * session.  A hand-written GnuTLS client was tried in issue 14 and taken
+ * back in issue 26: 0.5 ms of CPU per new domain was not worth a second,
+ * weaker TLS client (doc/DESIGN.md "HTTPS").
  *
- * RFC 8461 §3.3 as applied to each fetch, on both paths:
+ * RFC 8461 §3.3 as applied to each fetch:
  *  - https only, TLS >= 1.2, SNI, PKIX validation of the chain and the
  *    host name against the CA file or else the system store - never both -
  *    done by trust.c against one trust store parsed once per process, once
@@ -34,16 +29,20 @@
  *    limit against slow-drip servers.  No content coding is asked for, so
  *    limits count real bytes.
  *
- * Certificate verification on the curl path: curl 7.88 with GnuTLS
+ * Certificate verification: curl 7.88 with GnuTLS
  * re-parses CURLOPT_CAINFO for every connection and offers no CA cache, so
  * curl is told to load no CA at all (CAINFO and CAPATH NULL,
  * VERIFYPEER/VERIFYHOST off, TLS session resumption off) and the check is
  * ours: a CURLOPT_PREREQFUNCTION, which curl calls once the connection,
  * TLS handshake included, is up and before the request is sent, takes the
  * GnuTLS session (CURLINFO_TLS_SSL_PTR) and verifies it with
- * trust_verify_session().  Failure aborts the transfer before a single
+ * trust_verify_session() (PKIX with a key-strength profile, the host
+ * name, OCSP staples and must-staple: trust.c).  Failure aborts the transfer before a single
  * byte of HTTP is written or read (HTTPS_ERR_WEBPKI); the header and write
  * callbacks refuse anything from a transfer that has not passed it.
+ *
+ * Limits: the response head is at most HTTPS_MAX_HEAD bytes (counted in
+ * the header callback; curl 7.88 bounds only a line, at 100 KiB), the body at most https.max_policy_size.
  *
  * Connections: a policy host is contacted once per refresh, so nothing is
  * kept: every connection is closed after its fetch (curl:
@@ -83,12 +82,64 @@
 #include "lib/config.h"
 #include "lib/domain.h"
 #include "lib/https.h"
-#include "lib/https_int.h"
 #include "lib/log.h"
 #include "lib/trust.h"
 #include "lib/xmalloc.h"
 
 #define HTTPS_MAX_CONNECTS	4	/* curl's connection cache, if ever used */
+#define HTTPS_USER_AGENT	PACKAGE_NAME "/" PACKAGE_VERSION
+#define HTTPS_MAX_HEAD		32768	/* bytes of response head (status line,
+					   fields, interim heads, trailer) */
+#define HTTPS_MAX_CTYPE		128	/* Content-Type kept (longer: cut) */
+#define HTTPS_DETAIL_MAX	256
+#define HTTPS_ADDR_MAX		INET6_ADDRSTRLEN
+#define HTTPS_PORT		443
+#define HTTPS_MS_PER_S		1000
+
+struct https_fetch {
+	TAILQ_ENTRY(https_fetch) entry;
+	struct https	*h;
+	char		*host;
+	char		*url;
+	char		 addrs[HTTPS_MAX_ADDRS][HTTPS_ADDR_MAX];
+	size_t		 naddrs;
+	https_cb	*cb;
+	void		*arg;
+	struct buf	 body;
+	size_t		 head_bytes;	/* response head bytes seen */
+	int		 head_checked;	/* status/type/length looked at */
+	int		 verified;	/* the peer passed trust_verify_session */
+	enum https_error abort_kind;	/* why the transfer was stopped */
+	int		 done;		/* on the done list */
+	struct event	*early;		/* deferred set-up failure */
+	enum https_error early_kind;
+	char		 detail[HTTPS_DETAIL_MAX];
+	char		 content_type[HTTPS_MAX_CTYPE];
+	int		 have_content_type;
+	long		 status;
+	CURL		*easy;
+	CURLSH		*share;		/* the transfer's own DNS cache */
+	struct curl_slist *resolve;
+	int		 in_multi;
+	CURLcode	 rc;
+	char		 errbuf[CURL_ERROR_SIZE];
+};
+
+TAILQ_HEAD(https_fetches, https_fetch);
+
+struct https {
+	struct event_base *base;
+	CURLM		*multi;
+	struct event	*timer;
+	struct trust	*trust;		/* parsed once, shared by all fetches */
+	char		*proxy;
+	long		 connect_timeout_ms;
+	long		 timeout_ms;
+	size_t		 max_body;	/* https.max_policy_size */
+	struct https_fetches fetches;	/* running */
+	struct https_fetches done;	/* finished, callback pending */
+	LIST_HEAD(, https_sock) socks;
+};
 
 struct https_sock {
 	LIST_ENTRY(https_sock) entry;
@@ -99,6 +150,8 @@ struct https_sock {
 
 static void	https_check_multi(struct https *);
 static void	https_report_done(struct https *);
+static void	https_report(struct https_fetch *, enum https_error,
+		    const char *);
 
 /* https_ms - seconds from the configuration as ms, or the default */
 static long
@@ -252,10 +305,6 @@ https_new(struct event_base *base, const struct config_https *cf, char *err,
 	curl_multi_setopt(h->multi, CURLMOPT_TIMERDATA, h);
 	curl_multi_setopt(h->multi, CURLMOPT_MAXCONNECTS,
 	    (long)HTTPS_MAX_CONNECTS);
-	if (https_direct_new(h, err, errsz) == -1) {
-		https_free(h);
-		return (NULL);
-	}
 	return (h);
 }
 
@@ -276,8 +325,6 @@ https_check(const struct config_https *cf, char *err, size_t errsz)
 static void
 https_fetch_free(struct https_fetch *f)
 {
-	if (f->direct)
-		https_direct_release(f);
 	if (f->easy != NULL)
 		curl_easy_cleanup(f->easy);
 	if (f->share != NULL)
@@ -303,9 +350,9 @@ https_status_kind(long status)
 /*
  * https_judge_head - the response head (status, Content-Type or NULL,
  * Content-Length or -1) by RFC 8461 §3.3: 0 to go on, -1 with abort_kind
- * and detail set.  Both paths call it once, before any body byte is kept.
+ * and detail set.  Called once, before any body byte is kept.
  */
-int
+static int
 https_judge_head(struct https_fetch *f, long status, const char *ctype,
     long long clen)
 {
@@ -374,6 +421,27 @@ https_unverified(struct https_fetch *f)
 	}
 }
 
+/*
+ * https_no_renegotiation - a GnuTLS handshake hook, set once the peer is
+ * verified: a TLS 1.2 server's HelloRequest makes curl 7.88 renegotiate in
+ * a blocking loop (gtls.c, "BLOCKING call, this is bad") that would hold
+ * the whole event loop for the rest of the fetch's timeout; a policy fetch
+ * never needs a second handshake, so the renegotiation's ClientHello is
+ * refused before it is sent and the transfer fails at once (RFC 8446 has
+ * no renegotiation at all)
+ */
+static int
+https_no_renegotiation(gnutls_session_t s, unsigned int htype,
+    unsigned int when, unsigned int incoming, const gnutls_datum_t *msg)
+{
+	(void)s;
+	(void)htype;
+	(void)when;
+	(void)incoming;
+	(void)msg;
+	return (GNUTLS_E_UNSAFE_RENEGOTIATION_DENIED);
+}
+
 /* https_prereq_cb - the connection (TLS handshake included) is up and the
  * request not yet sent: verify the peer now, RFC 8461 §3.3 */
 static int
@@ -416,22 +484,36 @@ https_prereq_cb(void *clientp, char *conn_primary_ip, char *conn_local_ip,
 		    "server cert verify failed: %s", esc);
 		return (CURL_PREREQFUNC_ABORT);
 	}
+	gnutls_handshake_set_hook_function((gnutls_session_t)ti->internals,
+	    GNUTLS_HANDSHAKE_CLIENT_HELLO, GNUTLS_HOOK_PRE,
+	    https_no_renegotiation);
 	f->verified = 1;
 	return (CURL_PREREQFUNC_OK);
 }
 
-/* https_header_cb - a response header line: only from a verified peer */
+/* https_header_cb - a response header line: only from a verified peer,
+ * HTTPS_MAX_HEAD bytes in all (a policy host has no reason to send more) */
 static size_t
 https_header_cb(char *ptr, size_t size, size_t nitems, void *userdata)
 {
 	struct https_fetch	*f = userdata;
+	size_t			 n = size * nitems;	/* size is always 1 */
 
 	(void)ptr;
 	if (!f->verified) {
 		https_unverified(f);
 		return (0);
 	}
-	return (size * nitems);
+	if (n > HTTPS_MAX_HEAD - f->head_bytes) {
+		if (f->abort_kind == HTTPS_OK) {
+			f->abort_kind = HTTPS_ERR_OTHER;
+			snprintf(f->detail, sizeof(f->detail),
+			    "response head exceeds %d bytes", HTTPS_MAX_HEAD);
+		}
+		return (0);
+	}
+	f->head_bytes += n;
+	return (n);
 }
 
 /* https_write_cb - body bytes arrive: check the head once, bound the size */
@@ -565,7 +647,7 @@ https_finish(struct https_fetch *f)
 
 /* https_report - the fetch f ended with kind (detail set if not OK), over
  * a connection to addr (or ""): tell its owner and free it */
-void
+static void
 https_report(struct https_fetch *f, enum https_error kind, const char *addr)
 {
 	struct https_result	 res;
@@ -802,10 +884,6 @@ https_fetch(struct https *h, const char *host, const char *const *addrs,
 	if (f->naddrs == 0)
 		return (https_fail_early(f, HTTPS_ERR_CONNECT,
 		    "no usable address"));
-	if (h->proxy == NULL) {
-		https_direct_start(f);
-		return (f);
-	}
 	if (https_setup(f) == -1)
 		return (https_fail_early(f, HTTPS_ERR_OTHER, f->detail));
 	if ((mc = curl_multi_add_handle(h->multi, f->easy)) != CURLM_OK)
@@ -853,7 +931,6 @@ https_free(struct https *h)
 		free(s);
 	}
 	event_free(h->timer);
-	https_direct_free(h);
 	trust_free(h->trust);
 	free(h->proxy);
 	free(h);

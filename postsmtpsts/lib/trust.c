@@ -28,6 +28,26 @@
  * the host name check against the remembered certificate.  Failures are
  * never remembered.
  *
+ * As strict as gnutls_certificate_verify_peers(), which curl would call:
+ *  - the chain is verified under a key-strength and signature profile,
+ *    TRUST_PROFILE (GNUTLS_PROFILE_MEDIUM: RSA/DSA keys of at least 2048
+ *    bits, ECC of at least 224, no SHA-1 signatures), which a remembered
+ *    chain has passed too, since only chains that verified are remembered;
+ *  - stapled OCSP responses (RFC 6066, and RFC 8446 §4.4.2.1 for every
+ *    certificate of a TLS 1.3 chain) are checked as GnuTLS checks them
+ *    (trust_ocsp_one): for that certificate, signed by its issuer or a
+ *    responder the trust store or chain vouches for, not superseded; a
+ *    "revoked" status refuses the peer, and so does any staple that fails
+ *    those checks;
+ *  - a certificate whose TLS feature extension demands status_request
+ *    (RFC 7633, "must-staple") refuses a peer that stapled nothing.  GnuTLS
+ *    asks for that only when the client requested a staple; GnuTLS clients
+ *    (curl's included) always send status_request, which the must-staple
+ *    test with a good staple proves (tests/unit/test_https.c).
+ * The OCSP part is about the session, not the chain: it runs for every
+ * session, the chain memory keeps whether the chain demands a staple, and
+ * a session that stapled anything takes the full path.
+ *
  * Limits: TRUST_MAX_ANCHORS certificates per CA file, TRUST_MAX_CHAIN peer
  * certificates (a longer chain is refused unverified, as GnuTLS's own
  * gnutls_certificate_verify_peers() does).
@@ -48,6 +68,7 @@
 
 #include <gnutls/crypto.h>
 #include <gnutls/gnutls.h>
+#include <gnutls/ocsp.h>
 #include <gnutls/x509.h>
 
 #include "lib/trust.h"
@@ -63,10 +84,17 @@ struct trust_anchor {
 #define TRUST_SEEN_SLOTS	16	/* verified chains remembered */
 #define TRUST_SEEN_SECS		60	/* for at most this long */
 #define TRUST_DIGEST_LEN	32	/* SHA-256 */
+#define TRUST_PROFILE		GNUTLS_PROFILE_MEDIUM
+#define TRUST_VFLAGS		GNUTLS_PROFILE_TO_VFLAGS(TRUST_PROFILE)
+#define TRUST_TLSFEATURE_STATUS_REQUEST 5	/* RFC 6066 status_request */
+#define TRUST_OCSP_MAX_AGE	(15 * 24 * 3600)	/* a staple without
+					   nextUpdate is old after this
+					   (GnuTLS's MAX_OCSP_VALIDITY_SECS) */
 
 struct trust_seen {
 	unsigned char	 digest[TRUST_DIGEST_LEN];	/* of the chain */
 	gnutls_x509_crt_t leaf;		/* NULL: free slot */
+	int		 must_staple;	/* a certificate demands a staple */
 	time_t		 until;		/* verdict valid before this */
 	unsigned long	 used;		/* LRU tick */
 };
@@ -319,7 +347,7 @@ trust_seen_find(struct trust *t, const unsigned char *digest, time_t now)
 /* trust_seen_add - remember a verified chain; takes ownership of leaf */
 static void
 trust_seen_add(struct trust *t, const unsigned char *digest,
-    gnutls_x509_crt_t leaf, time_t until)
+    gnutls_x509_crt_t leaf, int must_staple, time_t until)
 {
 	struct trust_seen *e = &t->seen[0];
 	size_t		 i;
@@ -336,8 +364,156 @@ trust_seen_add(struct trust *t, const unsigned char *digest,
 		gnutls_x509_crt_deinit(e->leaf);
 	memcpy(e->digest, digest, TRUST_DIGEST_LEN);
 	e->leaf = leaf;
+	e->must_staple = must_staple;
 	e->until = until;
 	e->used = ++t->tick;
+}
+
+/* trust_must_staple - does crt's TLS feature extension list
+ * status_request (RFC 7633)?  An unreadable extension counts as yes */
+static int
+trust_must_staple(gnutls_x509_crt_t crt)
+{
+	gnutls_x509_tlsfeatures_t f;
+	unsigned int	 i, feature;
+	int		 ret, yes = 0;
+
+	if (gnutls_x509_tlsfeatures_init(&f) < 0)
+		return (1);
+	ret = gnutls_x509_crt_get_tlsfeatures(crt, f, 0, NULL);
+	if (ret == GNUTLS_E_REQUESTED_DATA_NOT_AVAILABLE) {
+		gnutls_x509_tlsfeatures_deinit(f);
+		return (0);
+	}
+	if (ret < 0)
+		yes = 1;
+	for (i = 0; !yes; i++) {
+		ret = gnutls_x509_tlsfeatures_get(f, i, &feature);
+		if (ret == GNUTLS_E_REQUESTED_DATA_NOT_AVAILABLE)
+			break;
+		if (ret < 0 || feature == TRUST_TLSFEATURE_STATUS_REQUEST)
+			yes = 1;
+	}
+	gnutls_x509_tlsfeatures_deinit(f);
+	return (yes);
+}
+
+/* trust_stapled - did session s staple an OCSP response for any of its n
+ * peer certificates? */
+static int
+trust_stapled(gnutls_session_t s, unsigned int n)
+{
+	gnutls_datum_t	 d;
+	unsigned int	 i;
+
+	for (i = 0; i < n; i++)
+		if (gnutls_ocsp_status_request_get2(s, i, &d) == 0)
+			return (1);
+	return (0);
+}
+
+/*
+ * trust_ocsp_one - the stapled response d for chain[i], checked as
+ * gnutls_certificate_verify_peers() does: 0 if it may be used, -1 with a
+ * reason.  An unsuccessful response status counts as no staple.
+ */
+static int
+trust_ocsp_one(struct trust *t, gnutls_x509_crt_t *chain, unsigned int n,
+    unsigned int i, const gnutls_datum_t *d, time_t now, int *none,
+    char *why, size_t whysz)
+{
+	gnutls_ocsp_resp_t resp;
+	unsigned int	 vst = 0, cst, k, idx;
+	time_t		 vtime, ntime, rtime;
+	int		 ret, rc = -1;
+
+	*none = 0;
+	if (gnutls_ocsp_resp_init(&resp) < 0) {
+		snprintf(why, whysz, "stapled OCSP response: out of memory");
+		return (-1);
+	}
+	if ((ret = gnutls_ocsp_resp_import(resp, d)) < 0) {
+		snprintf(why, whysz, "stapled OCSP response cannot be parsed: "
+		    "%s", gnutls_strerror(ret));
+		goto out;
+	}
+	if (gnutls_ocsp_resp_get_status(resp) != GNUTLS_OCSP_RESP_SUCCESSFUL) {
+		*none = 1;
+		rc = 0;
+		goto out;
+	}
+	for (idx = 0;; idx++) {
+		ret = gnutls_ocsp_resp_check_crt(resp, idx, chain[i]);
+		if (ret == 0 || ret == GNUTLS_E_REQUESTED_DATA_NOT_AVAILABLE)
+			break;
+	}
+	if (ret < 0) {
+		snprintf(why, whysz, "stapled OCSP response is for another "
+		    "certificate");
+		goto out;
+	}
+	/* signed by a responder the store vouches for, else by the issuer
+	 * (or a CA) the peer sent */
+	ret = gnutls_ocsp_resp_verify(resp, t->tl, &vst, TRUST_VFLAGS);
+	for (k = i + 1; (ret < 0 || vst != 0) && k < n; k++)
+		ret = gnutls_ocsp_resp_verify_direct(resp, chain[k], &vst,
+		    TRUST_VFLAGS);
+	if (ret < 0 || vst != 0) {
+		snprintf(why, whysz, "stapled OCSP response is not signed by "
+		    "the issuer or a trusted responder");
+		goto out;
+	}
+	if (gnutls_ocsp_resp_get_single(resp, idx, NULL, NULL, NULL, NULL,
+	    &cst, &vtime, &ntime, &rtime, NULL) < 0) {
+		snprintf(why, whysz, "stapled OCSP response has no status");
+		goto out;
+	}
+	if (cst == GNUTLS_OCSP_CERT_REVOKED) {
+		snprintf(why, whysz, "certificate %u is revoked (stapled OCSP "
+		    "response)", i + 1);
+		goto out;
+	}
+	if ((ntime == (time_t)-1 && now - vtime > TRUST_OCSP_MAX_AGE) ||
+	    (ntime != (time_t)-1 && ntime < now)) {
+		snprintf(why, whysz, "stapled OCSP response is out of date");
+		goto out;
+	}
+	rc = 0;
+out:
+	gnutls_ocsp_resp_deinit(resp);
+	return (rc);
+}
+
+/*
+ * trust_ocsp - the session's staples for chain[0..n): 0, or -1 with a
+ * reason (a revoked or unusable staple, or none where a certificate
+ * demands one); *must_staple: whether any certificate demands one
+ */
+static int
+trust_ocsp(struct trust *t, gnutls_session_t s, gnutls_x509_crt_t *chain,
+    unsigned int n, int *must_staple, char *why, size_t whysz)
+{
+	gnutls_datum_t	 d;
+	unsigned int	 i;
+	time_t		 now = time(NULL);
+	int		 none, ms;
+
+	*must_staple = 0;
+	for (i = 0; i < n; i++) {
+		ms = trust_must_staple(chain[i]);
+		*must_staple |= ms;
+		none = 1;
+		if (gnutls_ocsp_status_request_get2(s, i, &d) == 0 &&
+		    trust_ocsp_one(t, chain, n, i, &d, now, &none, why,
+		    whysz) == -1)
+			return (-1);
+		if (none && ms) {
+			snprintf(why, whysz, "certificate %u demands a stapled "
+			    "OCSP response (must-staple) and none came", i + 1);
+			return (-1);
+		}
+	}
+	return (0);
 }
 
 enum trust_verdict
@@ -351,7 +527,7 @@ trust_verify_session(struct trust *t, gnutls_session_t s, const char *host,
 	struct trust_seen	*seen;
 	unsigned char		 digest[TRUST_DIGEST_LEN];
 	unsigned int		 n = 0, i, nchain = 0, status = 0;
-	int			 ret, have_digest;
+	int			 ret, have_digest, must_staple = 0;
 	time_t			 now = time(NULL), until, exp;
 	enum trust_verdict	 rc = TRUST_UNVERIFIABLE;
 
@@ -371,10 +547,18 @@ trust_verify_session(struct trust *t, gnutls_session_t s, const char *host,
 		return (TRUST_UNVERIFIABLE);
 	}
 	have_digest = trust_chain_digest(peers, n, digest) == 0;
-	if (have_digest &&
+	if (have_digest && !trust_stapled(s, n) &&
 	    (seen = trust_seen_find(t, digest, now)) != NULL) {
-		/* the chain verified lately: only the name is left, as
-		 * gnutls_x509_trust_list_verify_crt2 checks it (RFC 6125) */
+		/* the chain verified lately (with TRUST_PROFILE) and nothing
+		 * was stapled: only the name and must-staple are left, as
+		 * gnutls_x509_trust_list_verify_crt2 checks the name (RFC
+		 * 6125) */
+		if (seen->must_staple) {
+			snprintf(why, whysz, "the certificate demands a "
+			    "stapled OCSP response (must-staple) and none "
+			    "came");
+			return (TRUST_REJECTED);
+		}
 		if (gnutls_x509_crt_check_hostname2(seen->leaf, host, 0))
 			return (TRUST_OK);
 		snprintf(why, whysz, "The certificate is NOT trusted. The "
@@ -413,7 +597,7 @@ trust_verify_session(struct trust *t, gnutls_session_t s, const char *host,
 	vd[1].data = (unsigned char *)(uintptr_t)GNUTLS_KP_TLS_WWW_SERVER;
 	rc = TRUST_REJECTED;
 	ret = gnutls_x509_trust_list_verify_crt2(t->tl, chain, nchain, vd, 2,
-	    0, &status, NULL);
+	    TRUST_VFLAGS, &status, NULL);
 	if (ret < 0) {
 		snprintf(why, whysz, "verification failed: %s",
 		    gnutls_strerror(ret));
@@ -429,6 +613,9 @@ trust_verify_session(struct trust *t, gnutls_session_t s, const char *host,
 			    "(status 0x%x)", status);
 		goto out;
 	}
+	/* RFC 6066 / RFC 7633: the staples, as GnuTLS checks them */
+	if (trust_ocsp(t, s, chain, nchain, &must_staple, why, whysz) == -1)
+		goto out;
 	rc = TRUST_OK;
 	if (have_digest) {
 		until = now + TRUST_SEEN_SECS;
@@ -438,7 +625,8 @@ trust_verify_session(struct trust *t, gnutls_session_t s, const char *host,
 				until = exp;
 		}
 		if (until > now) {
-			trust_seen_add(t, digest, chain[0], until);
+			trust_seen_add(t, digest, chain[0], must_staple,
+			    until);
 			chain[0] = NULL;
 		}
 	}

@@ -14,7 +14,10 @@
  * chain against the anchors (dates, signatures, basic constraints, name
  * constraints, key purpose TLS WWW server) and host against the end-entity
  * certificate (RFC 6125 rules as implemented by GnuTLS: SAN dNSName,
- * wildcards in the left-most label only).  RFC 8461 §3.3.
+ * wildcards in the left-most label only), under the GnuTLS verification
+ * profile MEDIUM (key sizes, signature algorithms), with stapled OCSP
+ * responses and must-staple honoured as gnutls_certificate_verify_peers()
+ * honours them.  RFC 8461 §3.3.
  */
 #ifndef TRUST_H
 #define TRUST_H
@@ -48,7 +51,8 @@ size_t		 trust_parsed(const struct trust *t);
 
 enum trust_verdict {
 	TRUST_OK = 0,		/* a chain to an anchor, valid now, for host */
-	TRUST_REJECTED,		/* verified and found bad (PKIX or name) */
+	TRUST_REJECTED,		/* verified and found bad (PKIX, profile,
+				   name, OCSP staple or must-staple) */
 	TRUST_UNVERIFIABLE,	/* cannot be verified at all: no X.509 chain,
 				   more than TRUST_MAX_CHAIN certificates,
 				   unparsable (as gnutls_certificate_verify_
