@@ -42,7 +42,8 @@
  * callbacks refuse anything from a transfer that has not passed it.
  *
  * Limits: the response head is at most HTTPS_MAX_HEAD bytes (counted in
- * the header callback; curl 7.88 bounds only a line, at 100 KiB), the body at most https.max_policy_size.
+ * the header callback, before curl's own 100 KiB a line and, in Debian's
+ * 7.88.1, 300 KiB in all), the body at most https.max_policy_size.
  *
  * Connections: a policy host is contacted once per refresh, so nothing is
  * kept: every connection is closed after its fetch (curl:

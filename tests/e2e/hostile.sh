@@ -6,6 +6,15 @@
 #   - hostile HTTPS servers (tests/world/hostile-https and nginx): an endless
 #     body (plain and chunked), a body dripping one byte a second, a 1 GB
 #     Content-Length, a chain of 50 certificates, a redirect loop;
+#   - hostile TLS servers (tests/world/hostile-tls, issue 26): warning
+#     alerts in large batches after the request, HelloRequests then silence
+#     (the fetch ends by its timeout at the latest, and cold lookups asked
+#     at the same moment through the same resolver keep their normal
+#     latency), an unframed body cut without close_notify, an RSA-768
+#     leaf, a must-staple leaf without a staple or with a revoked one, 1 MiB
+#     of header fields (the resolver's peak memory does not grow); and the
+#     ones that must work: the unframed body ended by close_notify, a good
+#     staple, a warning alert inside the handshake;
 #   - hostile DNS data: 100 TXT records, TXT records of 20 255-byte strings
 #     (answer over TCP), a CNAME loop;
 #   - hostile socketmap clients: 5000 connections, 10000 pipelined requests
@@ -235,6 +244,92 @@ hostile_lookup https-redirect-loop.pstest 'failure=fetch-error * redirect: HTTP 
 hostile_lookup dns-txt-100.pstest 'failure=txt-invalid * more than one v=STSv1 record'
 hostile_lookup dns-txt-huge.pstest 'failure=txt-invalid * the v=STSv1 record is invalid'
 hostile_lookup dns-cname-loop.pstest 'failure=dns-servfail * TXT: SERVFAIL'
+
+# -- hostile TLS servers (hostile-tls): refused for the right reason
+hostile_lookup https-unframed-cut.pstest \
+	'failure=fetch-error * other: * The TLS connection was non-properly terminated'
+hostile_lookup https-rsa768.pstest 'failure=webpki-invalid * webpki: certificate rejected: *insecure algorithm'
+hostile_lookup https-muststaple-none.pstest 'failure=webpki-invalid * webpki: *(must-staple) and none came'
+hostile_lookup https-muststaple-revoked.pstest 'failure=webpki-invalid * webpki: * revoked'
+# 1 MiB of header fields: refused at 32 KiB of head, and the resolver's
+# peak RSS (VmHWM, which a transient allocation would raise) stays put
+hwm() { awk '/^VmHWM:/ { print $2 }' "/proc/$1/status" 2>/dev/null || echo 0; }
+hwm_before=$(hwm "$P_RES")
+hostile_lookup https-header-flood.pstest 'failure=fetch-error * other: response head exceeds 32768 bytes'
+hwm_after=$(hwm "$P_RES")
+echo "# resolver VmHWM around the 1 MiB header section: $hwm_before -> $hwm_after kB"
+if ((ASAN)); then
+	skip_rss "https-header-flood: the resolver's peak RSS did not grow"
+else
+	ok "$((hwm_after - hwm_before <= 512 ? 0 : 1))" \
+		"https-header-flood: the resolver's peak RSS did not grow ($hwm_before -> $hwm_after kB)"
+fi
+
+# -- a flooding policy host and the rest of the resolver: cold lookups of
+# three good hostile-tls hosts (which must work: an unframed body ended by
+# close_notify, a good staple on a must-staple leaf, a warning alert in the
+# handshake) asked with the flood's lookup, and again 0.5 s and 1 s later,
+# while a flood that held the resolver's loop would still hold it (the
+# hand-written client of issue 26 was held for the flood's 10 s): each
+# answers in normal time (a held resolver answers them at request_timeout,
+# 1.5 s, or later), and the flood's fetch ends by its timeout at the latest
+FLOOD_OTHERS="https-unframed-bye https-muststaple-good https-hs-warning"
+FLOOD_WAVES="0 1 2"	# asked at 0, 0.5 and 1 s
+# timed_pq DOMAIN [TAG] - "MS RC ANSWER" of one lookup into
+# $T/timed.DOMAIN[.TAG]
+timed_pq() {
+	local t0 t1 out rc
+	t0=$(date +%s%N)
+	out=$(pq "$1" 2>&1)
+	rc=$?
+	t1=$(date +%s%N)
+	echo "$(( (t1 - t0) / 1000000 )) $rc $out" >"$T/timed.$1${2:+.$2}"
+}
+flood_lookup() {
+	local d=$1 why=$2 o ms rc out line t0 w
+	"$TOOL" -d "$T/cache" purge "$d" >/dev/null 2>&1
+	log_mark
+	t0=$(date +%s%N)
+	timed_pq "$d" &
+	for w in $FLOOD_WAVES; do
+		((w == 0)) || sleep 0.5
+		for o in $FLOOD_OTHERS; do
+			# cold: a discovery through the resolver each time
+			"$TOOL" -d "$T/cache" purge "$o.pstest" >/dev/null 2>&1
+			timed_pq "$o.pstest" "$w" &
+		done
+	done
+	wait_bg
+	read -r ms rc out <"$T/timed.$d"
+	is "$rc:$out" "1:" "$d: NOTFOUND"
+	ok "$((ms <= 2500 ? 0 : 1))" "$d: answered within the deadline ($ms ms)"
+	for w in $FLOOD_WAVES; do
+		for o in $FLOOD_OTHERS; do
+			read -r ms rc out <"$T/timed.$o.pstest.$w"
+			is "$rc:$out" "0:secure match=mx1.$o.pstest servername=hostname" \
+				"$d: $o.pstest, asked $((w * 500)) ms after it, gets its policy"
+			ok "$((ms <= 1000 ? 0 : 1))" \
+				"$d: $o.pstest, asked $((w * 500)) ms after it, answered in normal time ($ms ms, at most 1000)"
+		done
+	done
+	# the fetch ends by https.timeout (4 s) at the latest: its discovery
+	# is logged by then (a little slack for DNS and the log poll)
+	WAIT_STEP=0.05 wait_discovery "$d"
+	ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+	ok "$((ms <= 4800 ? 0 : 1))" "$d: the fetch ended by its 4 s timeout at the latest (discovery logged after $ms ms)"
+	line=$(discovery_line "$d")
+	echo "# ${line#*: }"
+	# shellcheck disable=SC2254 # why is a pattern
+	case $line in
+	*$why*) ok 0 "$d: discovery failed: $why" ;;
+	*) ok 1 "$d: discovery failed: $why"; echo "#   $line" ;;
+	esac
+	is "$(pq "$d" 2>&1; echo "rc=$?")" "rc=1" "$d: cached answer NOTFOUND"
+	after "$d"
+}
+flood_lookup https-alert-flood.pstest \
+	'failure=fetch-error * other: * A TLS warning alert has been received'
+flood_lookup https-hello-flood.pstest 'failure=fetch-error * tls: * renegotiation denied'
 
 # -- 5000 connections: 2 x max_connections at most are served, the rest
 # closed at once without a reply; a connection opened before keeps working

@@ -1,18 +1,31 @@
 /*
- * test_https.c - https.c and https_direct.c: the media type check,
- * transfers that must fail before any byte is sent, and real transfers
- * against "openssl s_server -WWW" on loopback port 443 with a CA made for
- * the test: a body without Content-Length that grows past HTTPS_MAX_BODY,
- * the same under a lowered https.max_policy_size, a good one, a wrong
- * certificate name, an unknown CA.  Those skip when openssl is missing or
- * port 443 cannot be bound (not root).  An eager server (openssl s_server
- * fed a complete response on its standard input, so it pushes it right
- * after the handshake, and logging what it receives) shows that a peer
- * which fails verification never gets the request and never gets a byte
- * to the caller; fed other responses, that a chunked body is decoded and
- * a body cut short of its Content-Length refused.  The connect path: a
- * refusing address passes the turn to the next, and a server that never
- * speaks TLS is a timeout at the connect timeout. */
+ * test_https.c - https.c (every fetch through libcurl) and trust.c: the
+ * media type check, transfers that must fail before any byte is sent, and
+ * real transfers against "openssl s_server -WWW" on <net>.86.1 and .2
+ * (port 443) with a CA made for the test: a body without Content-Length
+ * that grows past HTTPS_MAX_BODY, the same under a lowered
+ * https.max_policy_size, a good one, a wrong certificate name, an unknown
+ * CA.  An eager server (openssl s_server fed a complete response on its
+ * standard input, so it pushes it right after the handshake, and logging
+ * what it receives) shows that a peer which fails verification never gets
+ * the request and never gets a byte to the caller; fed other responses,
+ * that a chunked body is decoded and a body cut short of its
+ * Content-Length refused.  The connect path: a refusing address passes the
+ * turn to the next, and a server that never speaks TLS is a timeout at
+ * the connect timeout.
+ *
+ * Hostile hosts (issue 26), served by tests/world/hostile-tls (GnuTLS) on
+ * <net>.86.4, host and behaviour chosen by SNI: warning alerts, and
+ * separately HelloRequests, in large batches after the handshake (the
+ * fetch fails by its timeout at the latest while a 100 ms timer on the same
+ * event base keeps firing); an unframed body cut by a FIN without
+ * close_notify (an error) and the same body ended by close_notify (a
+ * policy); an RSA-768 leaf; a must-staple leaf without a staple, with a
+ * good and with a revoked staple, and a revoked staple on a plain leaf; a
+ * warning alert inside the handshake (a policy); a 1 MiB header section.
+ * Everything listens on <net> = $WORLD_NET or 127.0 and skips only when
+ * openssl, hostile-tls or port 443 (not root) is missing.
+ */
 #include "autoconf.h"
 
 #include <sys/socket.h>
@@ -24,6 +37,7 @@
 #include <arpa/inet.h>
 
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -63,7 +77,13 @@ struct server {
 	char	 dir[64];
 	pid_t	 pid[2];
 	int	 up;
+	pid_t	 hostile_pid;		/* tests/world/hostile-tls */
+	int	 hostile_up;
+	char	 hostile_addr[32];	/* <net>.86.4 */
 };
+
+/* argv[0], to find hostile-tls beside this program's build directory */
+static const char	*test_argv0;
 
 static struct server	 srv;
 
@@ -81,6 +101,65 @@ static const char srv_script[] =
     "head -c %d /dev/zero | tr '\\0' a >big/.well-known/mta-sts.txt; "
     "printf 'version: STSv1\\nmode: testing\\nmx: mx.small.test\\n"
     "max_age: 600\\n' >small/.well-known/mta-sts.txt";
+
+/*
+ * The hostile hosts' certificates, OCSP responses and hostile-tls's
+ * configuration (run in the test's directory, not a format string)
+ */
+static const char hostile_script[] =
+    /* hostile-tls: a leaf for the misbehaving hosts */
+    "openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes "
+    "-keyout hostile.key -out hostile.csr -subj /CN=mta-sts.flood.test; "
+    "printf 'subjectAltName=DNS:mta-sts.flood.test,DNS:mta-sts.hello.test,"
+    "DNS:mta-sts.cut.test,DNS:mta-sts.bye.test,DNS:mta-sts.warn.test,"
+    "DNS:mta-sts.hdr.test,DNS:mta-sts.revoked.test\\n' >ext; "
+    "openssl x509 -req -in hostile.csr -CA ca.pem -CAkey ca.key "
+    "-CAcreateserial -out hostile.pem -days 2 -extfile ext; "
+    /* an RSA-768 leaf (below every GnuTLS verification profile) */
+    "openssl req -newkey rsa:768 -nodes -keyout rsa768.key "
+    "-out rsa768.csr -subj /CN=mta-sts.rsa768.test; "
+    "printf 'subjectAltName=DNS:mta-sts.rsa768.test\\n' >ext; "
+    "openssl x509 -req -in rsa768.csr -CA ca.pem -CAkey ca.key "
+    "-CAcreateserial -out rsa768.pem -days 2 -extfile ext; "
+    /* a must-staple leaf (RFC 7633), OCSP responses good and revoked for
+     * it and a revoked one for hostile.pem, signed by the CA itself */
+    "openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes "
+    "-keyout staple.key -out staple.csr -subj /CN=mta-sts.staple.test; "
+    "printf 'subjectAltName=DNS:mta-sts.staple.test,"
+    "DNS:mta-sts.nostaple.test,DNS:mta-sts.staple-revoked.test\\n"
+    "tlsfeature=status_request\\n' >ext; "
+    "openssl x509 -req -in staple.csr -CA ca.pem -CAkey ca.key "
+    "-CAcreateserial -out staple.pem -days 2 -extfile ext; "
+    "s=$(openssl x509 -in staple.pem -noout -serial | cut -d= -f2); "
+    "h=$(openssl x509 -in hostile.pem -noout -serial | cut -d= -f2); "
+    "printf 'V\\t300101000000Z\\t\\t%s\\tunknown\\t/CN=s\\n' $s >good.idx; "
+    "printf 'R\\t300101000000Z\\t240101000000Z\\t%s\\tunknown\\t/CN=s\\n"
+    "R\\t300101000000Z\\t240101000000Z\\t%s\\tunknown\\t/CN=h\\n' $s $h "
+    ">revoked.idx; "
+    "openssl ocsp -index good.idx -rsigner ca.pem -rkey ca.key -CA ca.pem "
+    "-issuer ca.pem -cert staple.pem -respout staple-good.der -ndays 2; "
+    "openssl ocsp -index revoked.idx -rsigner ca.pem -rkey ca.key "
+    "-CA ca.pem -issuer ca.pem -cert staple.pem "
+    "-respout staple-revoked.der -ndays 2; "
+    "openssl ocsp -index revoked.idx -rsigner ca.pem -rkey ca.key "
+    "-CA ca.pem -issuer ca.pem -cert hostile.pem "
+    "-respout hostile-revoked.der -ndays 2; "
+    "printf 'version: STSv1\\nmode: enforce\\nmx: mx.hostile.test\\n"
+    "max_age: 600\\n' >hostile.txt; "
+    "for h in flood:alert-flood hello:hello-flood cut:unframed-cut "
+    "bye:unframed-bye warn:hs-warning hdr:header-flood; do "
+    "printf 'mta-sts.%s.test\\t%s\\thostile.pem\\thostile.key\\t"
+    "hostile.txt\\t-\\n' ${h%%:*} ${h#*:}; done >hostile.conf; "
+    "printf 'mta-sts.revoked.test\\tnormal\\thostile.pem\\thostile.key\\t"
+    "hostile.txt\\thostile-revoked.der\\n"
+    "mta-sts.rsa768.test\\tnormal\\trsa768.pem\\trsa768.key\\t"
+    "hostile.txt\\t-\\n"
+    "mta-sts.nostaple.test\\tnormal\\tstaple.pem\\tstaple.key\\t"
+    "hostile.txt\\t-\\n"
+    "mta-sts.staple.test\\tnormal\\tstaple.pem\\tstaple.key\\t"
+    "hostile.txt\\tstaple-good.der\\n"
+    "mta-sts.staple-revoked.test\\tnormal\\tstaple.pem\\tstaple.key\\t"
+    "hostile.txt\\tstaple-revoked.der\\n' >>hostile.conf";
 
 /* srv_spawn - openssl s_server -WWW in dir/sub on addr:443 */
 static pid_t
@@ -129,10 +208,60 @@ srv_listening(const char *addr)
 	return (0);
 }
 
+/*
+ * hostile_spawn - tests/world/hostile-tls (built by make, found through
+ * $top_builddir or beside this program) on <net>.86.4:443 with the
+ * configuration hostile_script wrote; srv.hostile_up when it listens
+ */
+static void
+hostile_spawn(const char *net)
+{
+	char		 bin[512], abs[PATH_MAX], pidfile[128], line[32];
+	const char	*top, *slash;
+	FILE		*fp;
+	pid_t		 pid;
+	int		 i;
+
+	snprintf(srv.hostile_addr, sizeof(srv.hostile_addr), "%s.86.4", net);
+	bin[0] = '\0';
+	if ((top = getenv("top_builddir")) != NULL)
+		snprintf(bin, sizeof(bin), "%s/tests/world/hostile-tls", top);
+	if ((bin[0] == '\0' || access(bin, X_OK) == -1) &&
+	    test_argv0 != NULL && (slash = strrchr(test_argv0, '/')) != NULL)
+		snprintf(bin, sizeof(bin), "%.*s/../world/hostile-tls",
+		    (int)(slash - test_argv0), test_argv0);
+	if (bin[0] == '\0' || access(bin, X_OK) == -1 ||
+	    realpath(bin, abs) == NULL)
+		return;			/* not built: those tests skip */
+	snprintf(pidfile, sizeof(pidfile), "%s/hostile.pid", srv.dir);
+	if ((pid = fork()) == -1)
+		return;
+	if (pid == 0) {
+		if (chdir(srv.dir) == -1 || freopen("hostile.err", "w",
+		    stderr) == NULL || freopen("/dev/null", "w", stdout) ==
+		    NULL)
+			_exit(127);
+		execl(abs, "hostile-tls", "hostile.conf", srv.hostile_addr,
+		    "443", "hostile.pid", "hostile.log", "1000", (char *)NULL);
+		_exit(127);
+	}
+	srv.hostile_pid = pid;
+	/* it writes its pid file once it listens: no probe connection */
+	for (i = 0; i < 60 && !srv.hostile_up; i++) {
+		if ((fp = fopen(pidfile, "r")) != NULL) {
+			srv.hostile_up = fgets(line, sizeof(line), fp) != NULL &&
+			    atol(line) == (long)pid;
+			fclose(fp);
+		}
+		if (!srv.hostile_up)
+			usleep(50000);
+	}
+}
+
 static int
 srv_setup(void **state)
 {
-	char		 cmd[2048];
+	char		 cmd[8192];
 	const char	*net;
 
 	(void)state;
@@ -152,6 +281,10 @@ srv_setup(void **state)
 	srv.pid[1] = srv_spawn("small", SRV_SMALL_ADDR);
 	srv.up = srv.pid[0] > 0 && srv.pid[1] > 0 &&
 	    srv_listening(SRV_BIG_ADDR) && srv_listening(SRV_SMALL_ADDR);
+	snprintf(cmd, sizeof(cmd), "set -e; cd %s; %s", srv.dir,
+	    hostile_script);
+	if (srv.up && system(cmd) == 0)
+		hostile_spawn(net);
 	return (0);
 }
 
@@ -167,6 +300,10 @@ srv_teardown(void **state)
 			kill(srv.pid[i], SIGTERM);
 			waitpid(srv.pid[i], NULL, 0);
 		}
+	if (srv.hostile_pid > 0) {
+		kill(srv.hostile_pid, SIGTERM);
+		waitpid(srv.hostile_pid, NULL, 0);
+	}
 	if (srv.dir[0] != '\0' && strncmp(srv.dir, "/tmp/test_https.",
 	    16) == 0) {
 		snprintf(cmd, sizeof(cmd), "rm -rf %s", srv.dir);
@@ -605,7 +742,8 @@ body_cut_short_is_an_error(void **state)
 	assert_int_equal(o.calls, 1);
 	if (o.error != HTTPS_ERR_OTHER)
 		fail_msg("%s: %s", https_error_name(o.error), o.detail);
-	assert_non_null(strstr(o.detail, "60 of 100"));
+	/* curl's words: 60 of the 100 bytes came */
+	assert_non_null(strstr(o.detail, "40 bytes remaining"));
 }
 
 /* an address that refuses passes the turn to the next one */
@@ -690,7 +828,9 @@ silent_server_is_a_connect_timeout(void **state)
 	assert_int_equal(o.calls, 1);
 	if (o.error != HTTPS_ERR_TIMEOUT)
 		fail_msg("%s: %s", https_error_name(o.error), o.detail);
-	assert_non_null(strstr(o.detail, "handshake"));
+	/* curl 7.88's words for a TLS handshake that outlived the connect
+	 * timeout (a TCP connect that does is "Connection timed out") */
+	assert_non_null(strstr(o.detail, "SSL connection timeout"));
 	if (ms < 900 || ms > 3000)
 		fail_msg("gave up after %ld ms, want about 1000", ms);
 }
@@ -783,6 +923,251 @@ seen_chain_still_checks_the_name(void **state)
 	event_base_free(base);
 }
 
+/*
+ * The hostile hosts of hostile-tls (issue 26): one fetch with a short
+ * https.timeout beside a periodic timer on the same event base, standing
+ * for every other lookup of the resolver's loop.
+ */
+#define HOSTILE_TIMEOUT		3	/* s, https.timeout of these fetches */
+#define HOSTILE_TICK_MS		100	/* the timer beside the fetch */
+#define HOSTILE_MAX_GAP_MS	500	/* longest the loop may be held */
+#define HOSTILE_BODY_LEN	62	/* hostile_script's hostile.txt */
+
+struct ticker {
+	struct timeval	 last;
+	long		 max_gap_ms;
+	int		 fired;
+};
+
+/* tv_ms - b - a in milliseconds */
+static long
+tv_ms(const struct timeval *a, const struct timeval *b)
+{
+	return ((b->tv_sec - a->tv_sec) * 1000 +
+	    (b->tv_usec - a->tv_usec) / 1000);
+}
+
+/* tick - the periodic timer: the largest gap between two firings */
+static void
+tick(evutil_socket_t fd, short what, void *arg)
+{
+	struct ticker	*t = arg;
+	struct timeval	 now;
+	long		 gap;
+
+	(void)fd;
+	(void)what;
+	gettimeofday(&now, NULL);
+	if ((gap = tv_ms(&t->last, &now)) > t->max_gap_ms)
+		t->max_gap_ms = gap;
+	t->last = now;
+	t->fired++;
+}
+
+/*
+ * hostile_fetch - fetch host from hostile-tls (skip when it does not run);
+ * *ms: how long the fetch took, *gap_ms: the largest gap of a 100 ms
+ * timer on the same event base (up to the end of the fetch)
+ */
+static void
+hostile_fetch(const char *host, struct outcome *o, long *ms, long *gap_ms)
+{
+	struct event_base *base;
+	struct config_https cf;
+	struct https	*h;
+	struct event	*ev;
+	struct ticker	 t;
+	struct timeval	 tv = { 4 * HOSTILE_TIMEOUT, 0 }, t0, t1;
+	struct timeval	 every = { 0, HOSTILE_TICK_MS * 1000 };
+	const char	*addrs[] = { srv.hostile_addr };
+	char		 ca[128], err[256];
+
+	if (!srv.hostile_up)
+		skip();
+	snprintf(ca, sizeof(ca), "%s/ca.pem", srv.dir);
+	base = event_base_new();
+	memset(&cf, 0, sizeof(cf));
+	cf.ca_file = ca;
+	cf.timeout = HOSTILE_TIMEOUT;
+	memset(o, 0, sizeof(*o));
+	o->base = base;
+	h = https_new(base, &cf, err, sizeof(err));
+	assert_non_null(h);
+	memset(&t, 0, sizeof(t));
+	ev = event_new(base, -1, EV_PERSIST, tick, &t);
+	gettimeofday(&t0, NULL);
+	t.last = t0;
+	event_add(ev, &every);
+	https_fetch(h, host, addrs, 1, record, o);
+	event_base_loopexit(base, &tv);
+	event_base_dispatch(base);
+	gettimeofday(&t1, NULL);
+	tick(-1, 0, &t);		/* the gap up to the end */
+	*ms = tv_ms(&t0, &t1);
+	*gap_ms = t.max_gap_ms;
+	print_message("# %s: %s %s (%ld ms, loop gap %ld ms)\n", host,
+	    https_error_name(o->error), o->detail, *ms, *gap_ms);
+	event_free(ev);
+	https_free(h);
+	event_base_free(base);
+}
+
+/* hostile_flood - a flood host: no policy, by the timeout at the latest,
+ * and the event loop never held for long */
+static void
+hostile_flood(const char *host)
+{
+	struct outcome	 o;
+	long		 ms, gap;
+
+	hostile_fetch(host, &o, &ms, &gap);
+	assert_int_equal(o.calls, 1);
+	if (o.error == HTTPS_OK)
+		fail_msg("%s: a policy from a flooding host", host);
+	if (ms > HOSTILE_TIMEOUT * 1000 + 1000)
+		fail_msg("%s: the fetch took %ld ms, timeout %d s (%s: %s)",
+		    host, ms, HOSTILE_TIMEOUT, https_error_name(o.error),
+		    o.detail);
+	if (gap > HOSTILE_MAX_GAP_MS)
+		fail_msg("%s: the event loop was held %ld ms (%s: %s)", host,
+		    gap, https_error_name(o.error), o.detail);
+}
+
+/* warning alerts in large batches after a valid handshake: the fetch
+ * fails (curl: on the first one) and other events keep their turn */
+static void
+alert_flood_fails_without_stalling_the_loop(void **state)
+{
+	(void)state;
+	hostile_flood("mta-sts.flood.test");
+}
+
+/* TLS 1.2 HelloRequests in large batches, then silence: no renegotiation
+ * (curl 7.88 would renegotiate in a blocking loop), the loop runs on */
+static void
+hello_flood_fails_without_stalling_the_loop(void **state)
+{
+	(void)state;
+	hostile_flood("mta-sts.hello.test");
+}
+
+/* a body without Content-Length or chunked coding ends with the
+ * connection: cut by a FIN without TLS close_notify it may be a
+ * truncation attack (RFC 8446 §6.1), so no policy */
+static void
+unframed_body_cut_without_close_notify_is_an_error(void **state)
+{
+	struct outcome	 o;
+	long		 ms, gap;
+
+	(void)state;
+	hostile_fetch("mta-sts.cut.test", &o, &ms, &gap);
+	assert_int_equal(o.calls, 1);
+	if (o.error != HTTPS_ERR_OTHER)
+		fail_msg("%s: %s", https_error_name(o.error), o.detail);
+}
+
+/* the same body ended by close_notify is whole: a policy */
+static void
+unframed_body_ended_by_close_notify_is_a_policy(void **state)
+{
+	struct outcome	 o;
+	long		 ms, gap;
+
+	(void)state;
+	hostile_fetch("mta-sts.bye.test", &o, &ms, &gap);
+	assert_int_equal(o.calls, 1);
+	if (o.error != HTTPS_OK)
+		fail_msg("%s: %s", https_error_name(o.error), o.detail);
+	assert_int_equal(o.status, 200);
+	assert_int_equal(o.body_len, HOSTILE_BODY_LEN);
+}
+
+/* hostile_refused - host's certificate must be refused before the request */
+static void
+hostile_refused(const char *host)
+{
+	struct outcome	 o;
+	long		 ms, gap;
+
+	hostile_fetch(host, &o, &ms, &gap);
+	assert_int_equal(o.calls, 1);
+	if (o.error != HTTPS_ERR_WEBPKI)
+		fail_msg("%s: %s, want webpki: %s", host,
+		    https_error_name(o.error), o.detail);
+	assert_int_equal(o.status, 0);
+	assert_int_equal(o.body_len, 0);
+}
+
+/* hostile_accepted - host's policy must be fetched */
+static void
+hostile_accepted(const char *host)
+{
+	struct outcome	 o;
+	long		 ms, gap;
+
+	hostile_fetch(host, &o, &ms, &gap);
+	assert_int_equal(o.calls, 1);
+	if (o.error != HTTPS_OK)
+		fail_msg("%s: %s: %s", host, https_error_name(o.error),
+		    o.detail);
+	assert_int_equal(o.body_len, HOSTILE_BODY_LEN);
+}
+
+/* a leaf with an RSA-768 key from the trusted CA: below the verification
+ * profile (GnuTLS's MEDIUM wants 2048 bits) */
+static void
+rsa768_leaf_is_webpki(void **state)
+{
+	(void)state;
+	hostile_refused("mta-sts.rsa768.test");
+}
+
+/* RFC 7633: a certificate with the TLS feature status_request is valid
+ * only with a stapled OCSP response; with a good one it is */
+static void
+must_staple_needs_a_good_staple(void **state)
+{
+	(void)state;
+	hostile_refused("mta-sts.nostaple.test");
+	hostile_accepted("mta-sts.staple.test");
+}
+
+/* a stapled OCSP response that says revoked (RFC 6960 §2.2), on a
+ * must-staple leaf and on a plain one */
+static void
+revoked_staple_is_webpki(void **state)
+{
+	(void)state;
+	hostile_refused("mta-sts.staple-revoked.test");
+	hostile_refused("mta-sts.revoked.test");
+}
+
+/* a warning alert (unrecognized_name, RFC 6066 §3) inside a TLS 1.2
+ * handshake: a client goes on, the policy is fetched */
+static void
+handshake_warning_alert_is_tolerated(void **state)
+{
+	(void)state;
+	hostile_accepted("mta-sts.warn.test");
+}
+
+/* a 1 MiB header section: refused at 32 KiB of response head */
+static void
+header_section_of_1_mib_is_refused(void **state)
+{
+	struct outcome	 o;
+	long		 ms, gap;
+
+	(void)state;
+	hostile_fetch("mta-sts.hdr.test", &o, &ms, &gap);
+	assert_int_equal(o.calls, 1);
+	if (o.error != HTTPS_ERR_OTHER)
+		fail_msg("%s: %s", https_error_name(o.error), o.detail);
+	assert_non_null(strstr(o.detail, "response head exceeds 32768 bytes"));
+	assert_int_equal(o.body_len, 0);
+}
+
 /* https_check reads the trust store as https_new does, and drops it */
 static void
 check_reads_the_trust_store(void **state)
@@ -816,7 +1201,7 @@ error_names(void **state)
 }
 
 int
-main(void)
+main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(media_types),
@@ -837,7 +1222,18 @@ main(void)
 		cmocka_unit_test(body_cut_short_is_an_error),
 		cmocka_unit_test(refused_address_falls_back_to_the_next),
 		cmocka_unit_test(silent_server_is_a_connect_timeout),
+		cmocka_unit_test(alert_flood_fails_without_stalling_the_loop),
+		cmocka_unit_test(hello_flood_fails_without_stalling_the_loop),
+		cmocka_unit_test(unframed_body_cut_without_close_notify_is_an_error),
+		cmocka_unit_test(unframed_body_ended_by_close_notify_is_a_policy),
+		cmocka_unit_test(rsa768_leaf_is_webpki),
+		cmocka_unit_test(must_staple_needs_a_good_staple),
+		cmocka_unit_test(revoked_staple_is_webpki),
+		cmocka_unit_test(handshake_warning_alert_is_tolerated),
+		cmocka_unit_test(header_section_of_1_mib_is_refused),
 	};
 
+	(void)argc;
+	test_argv0 = argv[0];
 	return (cmocka_run_group_tests(tests, srv_setup, srv_teardown));
 }

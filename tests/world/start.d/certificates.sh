@@ -72,19 +72,29 @@ ca_fp=$(openssl x509 -noout -fingerprint -sha256 -in "$pki/ca.pem")
 unknown_fp=$(openssl x509 -noout -fingerprint -sha256 -in "$pki/unknown-ca.pem")
 
 # issue ID CA START END NAME... - leaf certificate $pki/certs/ID.{pem,key}
-# for DNS names NAME... signed by CA (test or unknown), cached by spec
+# for DNS names NAME... signed by CA (test or unknown), cached by spec.
+# ISSUE_KEY=rsa768 gives it an RSA-768 key instead of ECDSA P-256 (a key
+# below every verification profile), ISSUE_EXT one more extension line
+# (tlsfeature = status_request: must-staple, RFC 7633).
 issue() {
 	local id=$1 ca=$2 start=$3 end=$4
 	shift 4
-	local out=$pki/certs/$id spec fp sans name
+	local out=$pki/certs/$id spec fp sans name key=${ISSUE_KEY:-ec} ext=${ISSUE_EXT:-}
 	fp=$ca_fp
 	[[ $ca == unknown ]] && fp=$unknown_fp
 	spec="$ca $fp $start $end $*"
+	# the extras only enter the spec when used: older caches stay valid
+	[[ $key == ec && -z $ext ]] || spec+=" key=$key ext=$ext"
 	if [[ -s $out.pem && -s $out.key && -r $out.spec && $(<"$out.spec") == "$spec" ]]; then
 		return 0
 	fi
-	[[ -s $out.key ]] || openssl genpkey -algorithm EC \
-		-pkeyopt ec_paramgen_curve:P-256 -out "$out.key" 2>/dev/null
+	# the key is kept (TLSA records stay valid), unless of another kind
+	local want='ASN1 OID: prime256v1' gen=(-algorithm EC -pkeyopt ec_paramgen_curve:P-256)
+	[[ $key == rsa768 ]] && want='Private-Key: (768 bit' gen=(-algorithm RSA -pkeyopt rsa_keygen_bits:768)
+	if [[ -s $out.key ]] && ! openssl pkey -in "$out.key" -noout -text 2>/dev/null | grep -qF "$want"; then
+		rm -f "$out.key"
+	fi
+	[[ -s $out.key ]] || openssl genpkey "${gen[@]}" -out "$out.key" 2>/dev/null
 	sans=
 	for name in "$@"; do sans+=${sans:+,}DNS:$name; done
 	cat >"$out.ext" <<-EOF
@@ -92,6 +102,7 @@ issue() {
 		keyUsage = critical, digitalSignature
 		extendedKeyUsage = serverAuth
 		subjectAltName = $sans
+		$ext
 	EOF
 	openssl req -new -config "$pki/openssl.cnf" -key "$out.key" \
 		-subj "/CN=${1:0:64}" -out "$out.csr" 2>/dev/null
@@ -113,7 +124,38 @@ cert_for() {
 	unknownca) issue "$id" unknown "$CERT_START" "$CERT_END" "$@" ;;
 	wrongname) issue wrong-name test "$CERT_START" "$CERT_END" wrong-name.pstest ;;
 	chain50) issue_chain "$id" 49 "$@" ;;
+	rsa768) ISSUE_KEY=rsa768 issue "$id" test "$CERT_START" "$CERT_END" "$@" ;;
+	muststaple) ISSUE_EXT="tlsfeature = status_request" \
+		issue "$id" test "$CERT_START" "$CERT_END" "$@" ;;
 	esac
+}
+
+# ocsp_response ID STATUS - $pki/certs/ID.ocsp-STATUS.der: an OCSP response
+# (RFC 6960) for leaf ID saying STATUS (good or revoked), signed by the test
+# CA itself, valid for OCSP_DAYS; made again when a day old or older than
+# the leaf, so a world that runs for hours always staples a current one
+OCSP_DAYS=3
+ocsp_response() {
+	local id=$1 status=$2 out=$pki/certs/$1.ocsp-$2.der serial
+	if [[ -s $out && $out -nt $pki/certs/$id.pem &&
+		-z $(find "$out" -mmin +1440 2>/dev/null) ]]; then
+		return 0
+	fi
+	serial=$(openssl x509 -in "$pki/certs/$id.pem" -noout -serial) ||
+		world_die "ocsp: no certificate $id"
+	serial=${serial#serial=}
+	# openssl ocsp's index: the CA database format, one line for this leaf
+	case $status in
+	good) printf 'V\t480101000000Z\t\t%s\tunknown\t/CN=%s\n' "$serial" "$id" ;;
+	revoked) printf 'R\t480101000000Z\t240101000000Z\t%s\tunknown\t/CN=%s\n' \
+		"$serial" "$id" ;;
+	*) world_die "ocsp: unknown status $status" ;;
+	esac >"$out.index"
+	openssl ocsp -index "$out.index" -rsigner "$pki/ca.pem" -rkey "$pki/ca.key" \
+		-CA "$pki/ca.pem" -issuer "$pki/ca.pem" -cert "$pki/certs/$id.pem" \
+		-respout "$out" -ndays "$OCSP_DAYS" >"$out.err" 2>&1 ||
+		world_die "openssl ocsp failed for $id: $(cat "$out.err")"
+	rm -f "$out.index" "$out.err"
 }
 
 # issue_chain ID N NAME - $pki/certs/ID.pem: a leaf for NAME issued by the
@@ -166,6 +208,9 @@ for ((i = 0; i < ncases; i++)); do
 		id=https-${C_NAME[i]}
 		[[ ${C_CERT[i]} == wrongname ]] && id=wrong-name
 		cert_for "${C_CERT[i]}" "$id" "mta-sts.${C_DOMAIN[i]}"
+		# staple=STATUS (hostile-tls): an OCSP response for the leaf
+		staple=$(world_http_opt "${C_HTTP[i]}" staple)
+		[[ -z $staple ]] || ocsp_response "$id" "$staple"
 	fi
 	C_CERTID+=("$id")
 done

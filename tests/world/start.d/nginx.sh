@@ -26,6 +26,10 @@ http_parse() {
 		hostile=normal | hostile=endless | hostile=drip | hostile=huge | hostile=redirect | \
 		hostile=chunked | hostile=chunked-endless)
 			H[hostile]=${item#*=} ;;
+		tls=normal | tls=alert-flood | tls=hello-flood | tls=unframed-cut | \
+		tls=unframed-bye | tls=hs-warning | tls=header-flood)
+			H[tls]=${item#*=} ;;
+		staple=good | staple=revoked) H[staple]=${item#*=} ;;
 		stall) H[stall]=yes ;;
 		*) world_die "cases.tsv: unknown http option '$item' in '$1'" ;;
 		esac
@@ -62,6 +66,17 @@ server_block() {
 			printf '%s\t%s\t%s\t%s\t%s\n' "mta-sts.$d" "${H[hostile]:-normal}" \
 				"$pki/certs/${C_CERTID[i]}.pem" "$pki/certs/${C_CERTID[i]}.key" \
 				"$D/hostile/$n.txt" >>"$D/hostile/hosts.tsv"
+			continue
+		fi
+		if [[ ${C_HOST[i]} == A:127.0.44.7 ]]; then
+			# served by hostile-tls (its format: tests/world/hostile-tls.c)
+			ocsp=-
+			[[ -z ${H[staple]:-} ]] ||
+				ocsp=$pki/certs/${C_CERTID[i]}.ocsp-${H[staple]}.der
+			world_policy_body "${C_POLICY[i]}" "$d" "$spec" >"$D/hostile-tls/$n.txt"
+			printf '%s\t%s\t%s\t%s\t%s\t%s\n' "mta-sts.$d" "${H[tls]:-normal}" \
+				"$pki/certs/${C_CERTID[i]}.pem" "$pki/certs/${C_CERTID[i]}.key" \
+				"$D/hostile-tls/$n.txt" "$ocsp" >>"$D/hostile-tls/hosts.tsv"
 			continue
 		fi
 		echo "# case $n"
