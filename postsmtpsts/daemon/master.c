@@ -51,6 +51,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/clock.h"
 #include "lib/config.h"
 #include "lib/log.h"
 #include "daemon/master.h"
@@ -104,16 +105,6 @@ struct master {
 	int		*inherited;	/* per cf->listen[]: socket activated */
 	int		 notify;	/* READY=1 owed once children are up */
 };
-
-/* master_now - monotonic time */
-static struct timespec
-master_now(void)
-{
-	struct timespec	 ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (ts);
-}
 
 /* master_ms_between - b - a in milliseconds */
 static long long
@@ -435,7 +426,7 @@ master_fork_worker(struct master *m, struct child *ch)
 	if ((pid = fork()) == -1) {
 		log_warn("fork worker %d", ch->slot);
 		ch->pending = 1;
-		ch->restart_at = master_now();
+		ch->restart_at = clock_mono();
 		ch->restart_at.tv_sec += 1;
 		return;
 	}
@@ -472,7 +463,7 @@ master_fork_worker(struct master *m, struct child *ch)
 	ch->pending = 0;
 	ch->ready = 0;
 	ch->generation = m->generation;
-	ch->started = master_now();
+	ch->started = clock_mono();
 	log_debug(1, "%s %d started, pid %ld", master_kind(ch), ch->slot,
 	    (long)pid);
 }
@@ -615,7 +606,7 @@ master_reap(struct master *m)
 			log_warnx("%s %d (pid %ld) exited with status %d",
 			    master_kind(ch), ch->slot, (long)pid,
 			    WEXITSTATUS(status));
-		now = master_now();
+		now = clock_mono();
 		if (master_ms_between(ch->started, now) >
 		    MASTER_STABLE_SECS * 1000)
 			ch->backoff_ms = MASTER_BACKOFF_MIN_MS;
@@ -639,7 +630,7 @@ master_reap(struct master *m)
 static long long
 master_restart_due(struct master *m)
 {
-	struct timespec	 now = master_now();
+	struct timespec	 now = clock_mono();
 	long long	 next = -1, d;
 	int		 i;
 
@@ -793,13 +784,13 @@ master_main(struct config *cf, int foreground)
 		if (m.stopping) {
 			if (master_live(&m) == 0)
 				break;
-			wait_ms = master_ms_between(master_now(), deadline);
+			wait_ms = master_ms_between(clock_mono(), deadline);
 			if (wait_ms <= 0) {
 				log_warnx("workers still running after %d s: "
 				    "killing them", MASTER_STOP_GRACE_SECS);
 				master_signal_all(&m, SIGKILL);
 				wait_ms = 1000;
-				deadline = master_now();
+				deadline = clock_mono();
 				deadline.tv_sec += 1;
 			}
 		}
@@ -840,7 +831,7 @@ master_main(struct config *cf, int foreground)
 			sdnotify_send("STOPPING=1\nSTATUS=stopping on signal "
 			    "%d", sig);
 			m.stopping = 1;
-			deadline = master_now();
+			deadline = clock_mono();
 			deadline.tv_sec += MASTER_STOP_GRACE_SECS;
 			master_signal_all(&m, SIGTERM);
 			break;

@@ -35,6 +35,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/clock.h"
 #include "lib/buf.h"
 #include "lib/config.h"
 #include "policy/dane.h"
@@ -352,7 +353,7 @@ stats_create(const char *path, int chown, uid_t uid, gid_t gid, char *err,
 	h.slots = STATS_SLOTS;
 	h.counters = STATS_NCOUNTERS;
 	h.slot_size = (uint32_t)STATS_SLOT_SIZE;
-	h.started = (int64_t)time(NULL);
+	h.started = clock_wall();
 	h.master_pid = (int64_t)getpid();
 	memcpy(map, &h, sizeof(h));
 	if (rename(tmp, path) == -1) {

@@ -64,6 +64,7 @@
 #include <event2/event.h>
 #include <event2/listener.h>
 
+#include "lib/clock.h"
 #include "lib/buf.h"
 #include "lib/cache.h"
 #include "lib/config.h"
@@ -519,7 +520,7 @@ worker_cache_answer(struct conn *c, const struct config_map *map,
 
 	if (!w->cf->cache.enabled)
 		return (-1);
-	now = time(NULL);
+	now = clock_wall();
 	if (w->cache == NULL) {
 		if (now == w->cache_retry) {
 			stats_cache_read(STATS_CACHE_UNAVAILABLE);
@@ -873,11 +874,11 @@ worker_accept_cb(struct evconnlistener *l, evutil_socket_t fd,
 		/* Closed at once: the client sees EOF and retries, the
 		 * connections we serve carry on.  One log line a minute. */
 		w->refused++;
-		if (!w->draining && time(NULL) - w->last_refuse_log >= 60) {
+		if (!w->draining && clock_wall() - w->last_refuse_log >= 60) {
 			log_warnx("worker %d: connection limit %d reached: "
 			    "refusing connections (connections_refused=%llu)",
 			    w->id, w->max_conns, w->refused);
-			w->last_refuse_log = time(NULL);
+			w->last_refuse_log = clock_wall();
 		}
 		stats_inc(STATS_CONN_REFUSED);
 		evutil_closesocket(fd);

@@ -31,6 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/clock.h"
 #include "lib/cache.h"
 #include "lib/config.h"
 #include "lib/domain.h"
@@ -61,10 +62,7 @@ struct warm {
 static double
 warm_now(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ((double)ts.tv_sec + (double)ts.tv_nsec / 1e9);
+	return ((double)clock_us() / 1e6);
 }
 
 /* warm_skip - count a line without a domain of its own, say why (bounded) */

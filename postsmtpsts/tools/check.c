@@ -39,6 +39,7 @@
 
 #include <event2/event.h>
 
+#include "lib/clock.h"
 #include "lib/buf.h"
 #include "policy/dane.h"
 #include "tools/check_probe.h"
@@ -303,7 +304,7 @@ check_run_hosts(struct check *ck, struct check_probe_tls *tls,
 			o.tlsa_len = h->tlsa_len;
 			o.ntlsa = h->nusable;
 		}
-		o.now = time(NULL);
+		o.now = clock_wall();
 		log_debug(1, "probing host=%s addrs=%zu port=%d", h->d.name,
 		    o.naddrs, o.port);
 		(void)check_probe_run(tls, &o, &h->probe);

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/clock.h"
 #include "lib/buf.h"
 #include "lib/config.h"
 #include "lib/log.h"
@@ -222,10 +223,7 @@ tool_settings(const struct tool *t, const struct tool_opts *o,
 long long
 tool_now_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ((long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
+	return ((long long)clock_ms());
 }
 
 int
