@@ -60,6 +60,7 @@
 #include "daemon/stats.h"
 #include "daemon/sdnotify.h"
 #include "daemon/sandbox.h"
+#include "lib/ipc.h"
 #include "daemon/worker.h"
 #include "lib/xmalloc.h"
 
@@ -305,13 +306,8 @@ master_bind_resolver(struct master *m)
 {
 	struct sockaddr_un sun;
 	mode_t		 oldmask;
-	int		 n;
 
-	memset(&sun, 0, sizeof(sun));
-	sun.sun_family = AF_UNIX;
-	n = snprintf(sun.sun_path, sizeof(sun.sun_path), "%s/%s",
-	    m->cf->runtime_dir, WORKER_RESOLVER_SOCKET);
-	if (n < 0 || (size_t)n >= sizeof(sun.sun_path))
+	if (ipc_resolver_addr(m->cf->runtime_dir, &sun) == -1)
 		fatalx("%s: runtime_dir too long for a socket path",
 		    m->cf->file);
 	m->rpath = xstrdup(sun.sun_path);

@@ -91,7 +91,7 @@
 #include "lib/domtab.h"
 #include "policy/facts.h"
 #include "lib/https.h"
-#include "daemon/ipc.h"
+#include "lib/ipc.h"
 #include "lib/log.h"
 #include "daemon/resolver.h"
 #include "daemon/rfleet.h"

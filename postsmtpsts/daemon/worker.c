@@ -74,7 +74,7 @@
 #include "lib/hash.h"
 #include "policy/facts.h"
 #include "policy/pins.h"
-#include "daemon/ipc.h"
+#include "lib/ipc.h"
 #include "lib/log.h"
 #include "lib/netstring.h"
 #include "daemon/sandbox.h"
@@ -1105,7 +1105,6 @@ rclient_connect(struct worker *w)
 	struct timeval	 tv = { 0, WORKER_RECONNECT_MS * 1000 };
 	struct domtab_node *dn;
 	struct inflight	*inf;
-	int		 n;
 
 	rclient_close(w);
 	for (dn = domtab_next(&w->inflight, NULL); dn != NULL;
@@ -1116,11 +1115,7 @@ rclient_connect(struct worker *w)
 			TAILQ_INSERT_TAIL(&w->unsent, inf, u_entry);
 		}
 	}
-	memset(&sun, 0, sizeof(sun));
-	sun.sun_family = AF_UNIX;
-	n = snprintf(sun.sun_path, sizeof(sun.sun_path), "%s/%s",
-	    w->cf->runtime_dir, WORKER_RESOLVER_SOCKET);
-	if (n < 0 || (size_t)n >= sizeof(sun.sun_path))
+	if (ipc_resolver_addr(w->cf->runtime_dir, &sun) == -1)
 		fatalx("runtime_dir too long for a socket path");
 	w->rfd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK,
 	    0);
