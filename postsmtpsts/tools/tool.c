@@ -255,17 +255,3 @@ tool_esc(char *out, const char *p, size_t len)
 		p = "";
 	return (log_escape(out, TOOL_ESC_MAX, p, len));
 }
-
-int
-tool_json_print(const struct tool *t, struct buf *b)
-{
-	int	 rc = 0;
-
-	if (b->error || buf_cstr(b) == NULL) {
-		fprintf(stderr, "%s: JSON output too large\n", t->name);
-		rc = -1;
-	} else
-		printf("%s\n", b->data);
-	buf_free(b);
-	return (rc);
-}
