@@ -51,6 +51,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/clock.h"
 #include "lib/config.h"
 #include "lib/log.h"
 #include "daemon/master.h"
@@ -59,6 +60,7 @@
 #include "daemon/stats.h"
 #include "daemon/sdnotify.h"
 #include "daemon/sandbox.h"
+#include "lib/ipc.h"
 #include "daemon/worker.h"
 #include "lib/xmalloc.h"
 
@@ -104,16 +106,6 @@ struct master {
 	int		*inherited;	/* per cf->listen[]: socket activated */
 	int		 notify;	/* READY=1 owed once children are up */
 };
-
-/* master_now - monotonic time */
-static struct timespec
-master_now(void)
-{
-	struct timespec	 ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (ts);
-}
 
 /* master_ms_between - b - a in milliseconds */
 static long long
@@ -314,13 +306,8 @@ master_bind_resolver(struct master *m)
 {
 	struct sockaddr_un sun;
 	mode_t		 oldmask;
-	int		 n;
 
-	memset(&sun, 0, sizeof(sun));
-	sun.sun_family = AF_UNIX;
-	n = snprintf(sun.sun_path, sizeof(sun.sun_path), "%s/%s",
-	    m->cf->runtime_dir, WORKER_RESOLVER_SOCKET);
-	if (n < 0 || (size_t)n >= sizeof(sun.sun_path))
+	if (ipc_resolver_addr(m->cf->runtime_dir, &sun) == -1)
 		fatalx("%s: runtime_dir too long for a socket path",
 		    m->cf->file);
 	m->rpath = xstrdup(sun.sun_path);
@@ -435,7 +422,7 @@ master_fork_worker(struct master *m, struct child *ch)
 	if ((pid = fork()) == -1) {
 		log_warn("fork worker %d", ch->slot);
 		ch->pending = 1;
-		ch->restart_at = master_now();
+		ch->restart_at = clock_mono();
 		ch->restart_at.tv_sec += 1;
 		return;
 	}
@@ -472,7 +459,7 @@ master_fork_worker(struct master *m, struct child *ch)
 	ch->pending = 0;
 	ch->ready = 0;
 	ch->generation = m->generation;
-	ch->started = master_now();
+	ch->started = clock_mono();
 	log_debug(1, "%s %d started, pid %ld", master_kind(ch), ch->slot,
 	    (long)pid);
 }
@@ -615,7 +602,7 @@ master_reap(struct master *m)
 			log_warnx("%s %d (pid %ld) exited with status %d",
 			    master_kind(ch), ch->slot, (long)pid,
 			    WEXITSTATUS(status));
-		now = master_now();
+		now = clock_mono();
 		if (master_ms_between(ch->started, now) >
 		    MASTER_STABLE_SECS * 1000)
 			ch->backoff_ms = MASTER_BACKOFF_MIN_MS;
@@ -639,7 +626,7 @@ master_reap(struct master *m)
 static long long
 master_restart_due(struct master *m)
 {
-	struct timespec	 now = master_now();
+	struct timespec	 now = clock_mono();
 	long long	 next = -1, d;
 	int		 i;
 
@@ -793,13 +780,13 @@ master_main(struct config *cf, int foreground)
 		if (m.stopping) {
 			if (master_live(&m) == 0)
 				break;
-			wait_ms = master_ms_between(master_now(), deadline);
+			wait_ms = master_ms_between(clock_mono(), deadline);
 			if (wait_ms <= 0) {
 				log_warnx("workers still running after %d s: "
 				    "killing them", MASTER_STOP_GRACE_SECS);
 				master_signal_all(&m, SIGKILL);
 				wait_ms = 1000;
-				deadline = master_now();
+				deadline = clock_mono();
 				deadline.tv_sec += 1;
 			}
 		}
@@ -840,7 +827,7 @@ master_main(struct config *cf, int foreground)
 			sdnotify_send("STOPPING=1\nSTATUS=stopping on signal "
 			    "%d", sig);
 			m.stopping = 1;
-			deadline = master_now();
+			deadline = clock_mono();
 			deadline.tv_sec += MASTER_STOP_GRACE_SECS;
 			master_signal_all(&m, SIGTERM);
 			break;

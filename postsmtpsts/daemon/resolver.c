@@ -79,6 +79,7 @@
 
 #include <event2/event.h>
 
+#include "lib/clock.h"
 #include "lib/cache.h"
 #include "lib/cache_wb.h"
 #include "lib/config.h"
@@ -90,7 +91,7 @@
 #include "lib/domtab.h"
 #include "policy/facts.h"
 #include "lib/https.h"
-#include "daemon/ipc.h"
+#include "lib/ipc.h"
 #include "lib/log.h"
 #include "daemon/resolver.h"
 #include "daemon/rfleet.h"
@@ -214,13 +215,6 @@ static void	resolver_store_many(struct resolver *, const char *const *,
 static void	resolver_stored(void *, const char *, int);
 static void	resolver_wb_flush(struct resolver *);
 
-/* resolver_now - wall-clock seconds (cache times are absolute) */
-static int64_t
-resolver_now(void)
-{
-	return ((int64_t)time(NULL));
-}
-
 /* resolver_cached - the cached MTA-STS (dane 0) or DANE (dane 1) record of
  * a domain into *rec: 1 if there is one, 0 if not */
 static int
@@ -248,7 +242,7 @@ static int
 resolver_fresh(struct resolver *r, const char *domain, size_t len, int dane)
 {
 	return (resolver_cached(r, domain, len, dane, &r->scratch) &&
-	    cache_record_fresh(&r->scratch, resolver_now()));
+	    cache_record_fresh(&r->scratch, clock_wall()));
 }
 
 /* job_find - the job for a domain, or NULL */
@@ -286,7 +280,7 @@ rconn_enqueue(struct rconn *rc, const char *domain, const unsigned char *msg,
 	if (rc->noutq >= RESOLVER_MAX_OUTQ ||
 	    len > RESOLVER_MAX_OUTQ_BYTES - rc->outq_bytes) {
 		r->dropped++;
-		now = time(NULL);
+		now = clock_wall();
 		if (now - r->last_drop_log >= 60) {
 			log_warnx("worker not reading: reply for %s dropped "
 			    "(queue %zu replies, %zu bytes; "
@@ -492,11 +486,11 @@ job_finish(struct job *j)
 	/* a part the job did not run: what the cache holds, if fresh */
 	if (!j->want_sts && !j->have_sts &&
 	    resolver_cached(r, j->node.domain, j->node.len, 0, &j->sts) &&
-	    cache_record_fresh(&j->sts, resolver_now()))
+	    cache_record_fresh(&j->sts, clock_wall()))
 		j->have_sts = 1;
 	if (!j->want_dane && !j->have_dane && r->cf->dane &&
 	    resolver_cached(r, j->node.domain, j->node.len, 1, &j->dane) &&
-	    cache_record_fresh(&j->dane, resolver_now()))
+	    cache_record_fresh(&j->dane, clock_wall()))
 		j->have_dane = 1;
 	if (j->have_sts && cache_record_encode(&j->sts, r->rec,
 	    sizeof(r->rec), &len) == -1) {
@@ -549,7 +543,7 @@ resolver_stored(void *arg, const char *key, int st)
 	if (st == CACHE_OK)
 		return;
 	stats_inc(STATS_CACHE_WRITE_ERRORS);
-	now = time(NULL);
+	now = clock_wall();
 	if (now - r->last_write_error >= 60) {
 		log_warnx("cache write for %s failed (disk full?): answers "
 		    "still served, not stored; further errors suppressed for "
@@ -569,10 +563,10 @@ resolver_wb_flush(struct resolver *r)
 		event_del(r->ev_wb);
 	if (r->cache == NULL || (n = cache_wb_count(&r->wb)) == 0)
 		return;
-	(void)cache_wb_flush(&r->wb, r->cache, resolver_now(), &es,
+	(void)cache_wb_flush(&r->wb, r->cache, clock_wall(), &es,
 	    resolver_stored, r);
 	resolver_evicted(&es);
-	clock_gettime(CLOCK_MONOTONIC, &r->wb_last);
+	r->wb_last = clock_mono();
 	resolver_wrote(r, (int)n);
 }
 
@@ -614,7 +608,7 @@ resolver_store_many(struct resolver *r, const char *const *keys,
 			resolver_wb_flush(r);
 	if (cache_wb_count(&r->wb) == 0 || evtimer_pending(r->ev_wb, NULL))
 		return;		/* nothing held, or the gap's commit is due */
-	clock_gettime(CLOCK_MONOTONIC, &t);
+	t = clock_mono();
 	ms = (long)(t.tv_sec - r->wb_last.tv_sec) * 1000 +
 	    (t.tv_nsec - r->wb_last.tv_nsec) / 1000000;
 	if (ms < 0 || ms >= RESOLVER_WB_GAP_MS)
@@ -641,7 +635,7 @@ job_id_changed(const struct job *j, const struct discover_result *res)
 {
 	return (j->have_old && j->old.kind == CACHE_KIND_STS &&
 	    j->old.id[0] != '\0' && res->id != NULL &&
-	    resolver_now() < j->old.expires_at &&
+	    clock_wall() < j->old.expires_at &&
 	    strcmp(res->id, j->old.id) != 0);
 }
 
@@ -679,7 +673,7 @@ job_discovered(const struct discover_result *res, void *arg)
 	j->dv = NULL;
 	stats_discovery(res, j->refresh || j->txtcheck);
 	if (facts_merge(j->node.domain, j->have_old ? &j->old : NULL, res,
-	    &r->cf->cache, resolver_now(), rec) == 0)
+	    &r->cf->cache, clock_wall(), rec) == 0)
 		cache_record_copy(rec, &j->old);
 	log_info("domain=%s refresh=%s%s%s discovery=%s%s%s txt_dnssec=%s id=%s "
 	    "kind=%s mode=%d max_age=%u kept_cached=%s detail=\"%s\"",
@@ -742,7 +736,7 @@ job_dane_done(const struct dane_result *res, void *arg)
 		    res->hosts[i].fail_rrtype == DNS_TYPE_AAAA ? "AAAA" : "TLSA",
 		    res->hosts[i].why);
 	if (facts_dane_merge(j->have_old_dane ? &j->old_dane : NULL, res,
-	    resolver_now(), rec) == 0)
+	    clock_wall(), rec) == 0)
 		cache_record_copy(rec, &j->old_dane);
 	cache_dane_key(j->node.domain, j->node.len, key);
 	rfleet_push(r->rfleet, j->fleet, key, rec);
@@ -764,7 +758,7 @@ job_start_sts(struct job *j)
 	    resolver_cached(r, j->node.domain, j->node.len, 0, &j->old))
 		j->have_old = 1;
 	if (!j->refresh && j->have_old && j->old.kind == CACHE_KIND_STS &&
-	    resolver_now() < j->old.expires_at && j->old.id[0] != '\0')
+	    clock_wall() < j->old.expires_at && j->old.id[0] != '\0')
 		known = j->old.id;
 	j->want_sts = 1;
 	j->have_sts = 0;
@@ -916,7 +910,7 @@ resolver_walk_cb(const char *key, size_t klen,
 	struct job	*j;
 	const char	*domain;
 	size_t		 len;
-	int64_t		 now = resolver_now();
+	int64_t		 now = clock_wall();
 	int		 dane, due;
 
 	domain = cache_key_domain(key, klen, &len, &dane);
@@ -984,7 +978,7 @@ resolver_refresh_cb(evutil_socket_t fd, short what, void *arg)
 	if (r->cursor_len == 0) {
 		r->pass_entries = 0;
 		r->pass_started = 0;
-		clock_gettime(CLOCK_MONOTONIC, &r->pass_t0);
+		r->pass_t0 = clock_mono();
 	}
 	r->walked = 0;
 	r->walk_full = 0;
@@ -1009,7 +1003,7 @@ resolver_refresh_cb(evutil_socket_t fd, short what, void *arg)
 	else if (!done)
 		resolver_refresh_arm(r, RESOLVER_REFRESH_PAUSE_MS);
 	else {
-		clock_gettime(CLOCK_MONOTONIC, &t1);
+		t1 = clock_mono();
 		log_debug(1, "refresh pass: entries=%zu refreshes=%zu "
 		    "elapsed_ms=%lld", r->pass_entries, r->pass_started,
 		    (long long)(t1.tv_sec - r->pass_t0.tv_sec) * 1000 +
@@ -1032,7 +1026,7 @@ static void
 resolver_refuse(struct rconn *rc, const struct ipc_request *req)
 {
 	struct resolver	*r = rc->r;
-	time_t		 now = time(NULL);
+	time_t		 now = clock_wall();
 
 	r->refused++;
 	if (now - r->last_refuse_log >= 60) {
@@ -1081,7 +1075,7 @@ resolver_txtcheck(struct rconn *rc, const struct ipc_request *req)
 		return (0);
 	}
 	if (!resolver_cached(r, req->domain, req->domain_len, 0, rec) ||
-	    !facts_txt_due(rec, resolver_now()))
+	    !facts_txt_due(rec, clock_wall()))
 		return (-1);
 	if (r->running >= r->cf->max_resolutions && r->nqueued >=
 	    RESOLVER_QUEUE_PER_SLOT * r->cf->max_resolutions) {
@@ -1118,7 +1112,7 @@ resolver_request(struct rconn *rc, const struct ipc_request *req)
 	size_t		 len = 0, dlen = 0;
 	int		 have = 0, have_d = 0, sts_fresh = 0;
 	int		 dane_fresh = !r->cf->dane;
-	int64_t		 now = resolver_now();
+	int64_t		 now = clock_wall();
 
 	if ((req->flags & IPC_FLAG_TXTCHECK) && resolver_txtcheck(rc, req) == 0)
 		return;

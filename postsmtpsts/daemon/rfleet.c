@@ -19,6 +19,7 @@
 
 #include <event2/event.h>
 
+#include "lib/clock.h"
 #include "lib/cache.h"
 #include "lib/config.h"
 #include "lib/domain.h"
@@ -82,23 +83,6 @@ struct rfleet_push {
 
 static void	rfleet_step(struct rfleet_ticket *);
 
-/* rfleet_ms - monotonic milliseconds (the waits' clock) */
-static int64_t
-rfleet_ms(void)
-{
-	struct timespec	 ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ((int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
-}
-
-/* rfleet_now - Unix time (the records' clock) */
-static int64_t
-rfleet_now(void)
-{
-	return ((int64_t)time(NULL));
-}
-
 /* rfleet_count - lib/fleet.c's counters, into the shared stats */
 static void
 rfleet_count(enum fleet_counter c)
@@ -146,7 +130,7 @@ rfleet_offer(struct rfleet_ticket *t, const char *key,
 	struct rfleet	*rf = t->rf;
 	struct cache_record have = { 0 };
 	enum fleet_facts_why why;
-	int64_t		 now = rfleet_now();
+	int64_t		 now = clock_wall();
 	int		 held, taken;
 
 	held = rf->cache != NULL && cache_wb_read(rf->wb, rf->cache, key,
@@ -278,7 +262,7 @@ rfleet_lease_cb(void *arg, enum fleet_status st)
 			rfleet_step(t);		/* read again first */
 		} else if (st == FLEET_HELD) {
 			t->waiting = 1;
-			t->wait_until = rfleet_ms() +
+			t->wait_until = clock_ms() +
 			    t->rf->cf->fleet.lease_wait_ms;
 			log_debug(1, "domain=%s fleet: another host "
 			    "discovers, waiting", t->domain);
@@ -333,7 +317,7 @@ rfleet_step(struct rfleet_ticket *t)
 	s.rechecked = t->rechecked;
 	s.waiting = t->waiting;
 	s.wait_until_ms = t->wait_until;
-	s.now_ms = t->waiting ? rfleet_ms() : 0;
+	s.now_ms = t->waiting ? clock_ms() : 0;
 	switch (rfleet_next(&s)) {
 	case RFLEET_TAKEN:
 		if (t->rechecked)
@@ -462,7 +446,7 @@ rfleet_push_merge(void *arg, const struct cache_record *cur,
 	struct rfleet_push *p = arg;
 
 	return (fleet_facts_take(p->key, strlen(p->key), cur, &p->rec,
-	    &p->rf->cf->cache, rfleet_now(), out, NULL));
+	    &p->rf->cf->cache, clock_wall(), out, NULL));
 }
 
 /* rfleet_push_done - the write finished (written or not) */
@@ -530,7 +514,7 @@ rfleet_resync_entry(const char *key, size_t len,
 	memcpy(rf->resync_after, key, len);
 	rf->resync_after[len] = '\0';
 	rf->resync_afterlen = len;
-	if (rec != NULL && cache_record_fresh(rec, rfleet_now()) &&
+	if (rec != NULL && cache_record_fresh(rec, clock_wall()) &&
 	    rfleet_push_one(rf, NULL, 1, rf->resync_after, rec) == 0)
 		rf->resync_offered++;
 	if (++rf->resync_seen >= RFLEET_RESYNC_SLICE ||

@@ -35,6 +35,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/clock.h"
 #include "lib/buf.h"
 #include "lib/config.h"
 #include "policy/dane.h"
@@ -53,6 +54,8 @@ _Static_assert(DISCOVER_FAILURE + 1 == STATS_DISCOVERY_OUTCOMES,
 _Static_assert(DISCOVER_FAIL_POLICY_INVALID == STATS_DISCOVERY_FAILURES,
     "discover failures changed");
 _Static_assert(HTTPS_ERR_OTHER == STATS_HTTPS_ERRORS, "https errors changed");
+_Static_assert(DANE_FAIL_TIMEOUT == STATS_DANE_FAIL_CLASSES,
+    "dane failures changed");
 
 struct stats_header {
 	char		 magic[8];
@@ -90,19 +93,8 @@ static const char *const stats_cache_names[STATS_CACHE_COUNT] = {
 	"hit", "stale", "miss", "unavailable"
 };
 static const char *const stats_trigger_names[2] = { "request", "refresh" };
-static const char *const stats_outcome_names[STATS_DISCOVERY_OUTCOMES] = {
-	"policy", "no-policy", "unchanged", "failure"
-};
-static const char *const stats_failure_names[STATS_DISCOVERY_FAILURES] = {
-	"dns-servfail", "dns-bogus", "txt-invalid", "fetch-error",
-	"webpki-invalid", "policy-invalid"
-};
 static const char *const stats_dns_names[STATS_DNS_COUNT] = {
 	"timeout", "servfail", "bogus", "resolver-error"
-};
-static const char *const stats_https_names[STATS_HTTPS_ERRORS] = {
-	"connect", "tls", "webpki", "timeout", "http-status", "redirect",
-	"content-type", "too-large", "other"
 };
 static const char *const stats_dane_names[STATS_DANE_COUNT] = {
 	"dane-only", "dane", "none", "failure"
@@ -110,16 +102,46 @@ static const char *const stats_dane_names[STATS_DANE_COUNT] = {
 static const char *const stats_evict_names[CACHE_EVICT_CLASSES] = {
 	"negative", "expired", "other", "enforce"
 };
-static const char *const stats_dane_fail_names[STATS_DANE_FAIL_CLASSES] = {
-	"bogus", "servfail", "timeout"
-};
 static const char *const stats_rr_names[STATS_RR_COUNT] = {
 	"mx", "a", "aaaa", "tlsa"
 };
 static const char *const stats_http_names[STATS_HTTP_COUNT] = {
 	"200", "400", "404", "405"
 };
-/* the order of enum fleet_counter (lib/fleet.h) */
+/*
+ * Labels that are another module's names come from that module's
+ * *_name() function, so they cannot drift (the order is the enum's, which
+ * the _Static_asserts above tie to the counter blocks).  The fleet's stay
+ * here: lib/fleet.c is built only --with-fleet, and the metric is always
+ * exported; in the order of enum fleet_counter (lib/fleet.h).
+ */
+static const char *
+stats_outcome_label(int i)
+{
+	return (discover_outcome_name((enum discover_outcome)i));
+}
+
+static const char *
+stats_failure_label(int i)
+{
+	/* DISCOVER_FAIL_NONE is no failure: the block starts after it */
+	return (discover_failure_name((enum discover_failure)(i + 1)));
+}
+
+static const char *
+stats_https_label(int i)
+{
+	/* HTTPS_OK is no error: the block starts after it */
+	return (https_error_name((enum https_error)(i + 1)));
+}
+
+static const char *
+stats_dane_fail_label(int i)
+{
+	/* DANE_FAIL_NONE is no failure: the block starts after it */
+	return (dane_fail_name((enum dane_fail)(i + 1)));
+}
+
 static const char *const stats_fleet_names[STATS_FLEET_COUNT] = {
 	"get-hit", "get-miss", "bad-mac", "unsigned", "undecodable", "write",
 	"write-unchanged", "conflict", "full", "error", "timeout", "down",
@@ -143,15 +165,18 @@ struct stats_family {
 	const char	*help;
 	enum stats_id	 base;
 	const char	*l1;
-	const char *const *v1;
+	const char *const *v1;		/* the values, or NULL: ... */
+	const char	*(*f1)(int);	/* ... this function's */
 	int		 n1;
 	const char	*l2;
 	const char *const *v2;
+	const char	*(*f2)(int);
 	int		 n2;
 };
 
-#define STATS_L(name, v)	name, v, (int)(sizeof(v) / sizeof((v)[0]))
-#define STATS_NOLABEL		NULL, NULL, 1
+#define STATS_L(name, v)	name, v, NULL, (int)(sizeof(v) / sizeof((v)[0]))
+#define STATS_LF(name, f, n)	name, NULL, f, n
+#define STATS_NOLABEL		NULL, NULL, NULL, 1
 
 static const struct stats_family stats_families[] = {
 	{ "postsmtpsts_lookups_total",
@@ -178,10 +203,12 @@ static const struct stats_family stats_families[] = {
 	    "MTA-STS discoveries finished by the resolver, by trigger and "
 	    "outcome.", STATS_DISCOVERIES,
 	    STATS_L("trigger", stats_trigger_names),
-	    STATS_L("outcome", stats_outcome_names) },
+	    STATS_LF("outcome", stats_outcome_label,
+	    STATS_DISCOVERY_OUTCOMES) },
 	{ "postsmtpsts_discovery_failures_total",
 	    "Failed discoveries, by failure kind (RFC 8460 result types).",
-	    STATS_DISCOVERY_FAIL, STATS_L("kind", stats_failure_names),
+	    STATS_DISCOVERY_FAIL, STATS_LF("kind", stats_failure_label,
+	    STATS_DISCOVERY_FAILURES),
 	    STATS_NOLABEL },
 	{ "postsmtpsts_dns_errors_total",
 	    "DNS errors met by discoveries (TXT lookups, bogus policy host "
@@ -189,7 +216,8 @@ static const struct stats_family stats_families[] = {
 	    STATS_L("kind", stats_dns_names), STATS_NOLABEL },
 	{ "postsmtpsts_https_errors_total",
 	    "Policy fetches that failed, by kind.", STATS_HTTPS_ERRORS_BASE,
-	    STATS_L("kind", stats_https_names), STATS_NOLABEL },
+	    STATS_LF("kind", stats_https_label, STATS_HTTPS_ERRORS),
+	    STATS_NOLABEL },
 	{ "postsmtpsts_refreshes_started_total",
 	    "Proactive refreshes started by the resolver's cache walk.",
 	    STATS_REFRESHES, STATS_NOLABEL, STATS_NOLABEL },
@@ -222,7 +250,8 @@ static const struct stats_family stats_families[] = {
 	    "DNS lookups that failed during DANE lookups, by class and record "
 	    "type: the MX RRset, or an MX host's A, AAAA or TLSA records (that "
 	    "host is left to Postfix).", STATS_DANE_DNS_FAIL,
-	    STATS_L("class", stats_dane_fail_names),
+	    STATS_LF("class", stats_dane_fail_label,
+	    STATS_DANE_FAIL_CLASSES),
 	    STATS_L("type", stats_rr_names) },
 	{ "postsmtpsts_txt_checks_started_total",
 	    "Background re-checks of a cached policy's TXT id, started when a "
@@ -352,7 +381,7 @@ stats_create(const char *path, int chown, uid_t uid, gid_t gid, char *err,
 	h.slots = STATS_SLOTS;
 	h.counters = STATS_NCOUNTERS;
 	h.slot_size = (uint32_t)STATS_SLOT_SIZE;
-	h.started = (int64_t)time(NULL);
+	h.started = clock_wall();
 	h.master_pid = (int64_t)getpid();
 	memcpy(map, &h, sizeof(h));
 	if (rename(tmp, path) == -1) {
@@ -527,14 +556,16 @@ stats_render_family(const struct stats_family *f,
 				    (unsigned long long)v);
 				continue;
 			}
-			if (stats_escape_label(f->v1[i], e1, sizeof(e1)) == -1)
+			if (stats_escape_label(f->v1 != NULL ? f->v1[i] :
+			    f->f1(i), e1, sizeof(e1)) == -1)
 				out->error = 1;
 			if (f->l2 == NULL) {
 				buf_appendf(out, "%s{%s=\"%s\"} %llu\n",
 				    f->name, f->l1, e1, (unsigned long long)v);
 				continue;
 			}
-			if (stats_escape_label(f->v2[j], e2, sizeof(e2)) == -1)
+			if (stats_escape_label(f->v2 != NULL ? f->v2[j] :
+			    f->f2(j), e2, sizeof(e2)) == -1)
 				out->error = 1;
 			buf_appendf(out, "%s{%s=\"%s\",%s=\"%s\"} %llu\n",
 			    f->name, f->l1, e1, f->l2, e2,

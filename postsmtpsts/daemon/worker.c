@@ -64,6 +64,7 @@
 #include <event2/event.h>
 #include <event2/listener.h>
 
+#include "lib/clock.h"
 #include "lib/buf.h"
 #include "lib/cache.h"
 #include "lib/config.h"
@@ -73,7 +74,7 @@
 #include "lib/hash.h"
 #include "policy/facts.h"
 #include "policy/pins.h"
-#include "daemon/ipc.h"
+#include "lib/ipc.h"
 #include "lib/log.h"
 #include "lib/netstring.h"
 #include "daemon/sandbox.h"
@@ -519,7 +520,7 @@ worker_cache_answer(struct conn *c, const struct config_map *map,
 
 	if (!w->cf->cache.enabled)
 		return (-1);
-	now = time(NULL);
+	now = clock_wall();
 	if (w->cache == NULL) {
 		if (now == w->cache_retry) {
 			stats_cache_read(STATS_CACHE_UNAVAILABLE);
@@ -873,11 +874,11 @@ worker_accept_cb(struct evconnlistener *l, evutil_socket_t fd,
 		/* Closed at once: the client sees EOF and retries, the
 		 * connections we serve carry on.  One log line a minute. */
 		w->refused++;
-		if (!w->draining && time(NULL) - w->last_refuse_log >= 60) {
+		if (!w->draining && clock_wall() - w->last_refuse_log >= 60) {
 			log_warnx("worker %d: connection limit %d reached: "
 			    "refusing connections (connections_refused=%llu)",
 			    w->id, w->max_conns, w->refused);
-			w->last_refuse_log = time(NULL);
+			w->last_refuse_log = clock_wall();
 		}
 		stats_inc(STATS_CONN_REFUSED);
 		evutil_closesocket(fd);
@@ -1104,7 +1105,6 @@ rclient_connect(struct worker *w)
 	struct timeval	 tv = { 0, WORKER_RECONNECT_MS * 1000 };
 	struct domtab_node *dn;
 	struct inflight	*inf;
-	int		 n;
 
 	rclient_close(w);
 	for (dn = domtab_next(&w->inflight, NULL); dn != NULL;
@@ -1115,11 +1115,7 @@ rclient_connect(struct worker *w)
 			TAILQ_INSERT_TAIL(&w->unsent, inf, u_entry);
 		}
 	}
-	memset(&sun, 0, sizeof(sun));
-	sun.sun_family = AF_UNIX;
-	n = snprintf(sun.sun_path, sizeof(sun.sun_path), "%s/%s",
-	    w->cf->runtime_dir, WORKER_RESOLVER_SOCKET);
-	if (n < 0 || (size_t)n >= sizeof(sun.sun_path))
+	if (ipc_resolver_addr(w->cf->runtime_dir, &sun) == -1)
 		fatalx("runtime_dir too long for a socket path");
 	w->rfd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK,
 	    0);

@@ -17,9 +17,6 @@ struct config;
 #define WORKER_OUTPUT_HIGH	(256 * 1024)	/* stop reading above this */
 #define WORKER_OUTPUT_LOW	(64 * 1024)	/* resume reading below this */
 
-/* The resolver's SOCK_SEQPACKET socket, inside runtime_dir. */
-#define WORKER_RESOLVER_SOCKET	"resolver.sock"
-
 /*
  * worker_main - run a worker until SIGTERM/SIGINT, then drain and return
  *

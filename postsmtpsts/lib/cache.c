@@ -55,6 +55,7 @@
 
 #include <lmdb.h>
 
+#include "lib/clock.h"
 #include "lib/cache.h"
 #include "lib/log.h"
 #include "lib/xmalloc.h"
@@ -810,7 +811,7 @@ static void
 cache_stamp(char *out, size_t outsz, int try)
 {
 	struct tm	 tm;
-	time_t		 now = time(NULL);
+	time_t		 now = clock_wall();
 	size_t		 n;
 
 	if (gmtime_r(&now, &tm) == NULL ||

@@ -36,6 +36,7 @@
 #include <hiredis/async.h>
 #include <hiredis/adapters/libevent.h>
 
+#include "lib/clock.h"
 #include "lib/cache_record.h"
 #include "lib/config.h"
 #include "lib/fleet.h"
@@ -485,7 +486,7 @@ fleet_new(struct event_base *base, const struct config_fleet *cf)
 	host[sizeof(host) - 1] = '\0';
 	/* unique per client: host, process, time, and a count */
 	snprintf(f->token, sizeof(f->token), "%.40s/%ld/%lld/%u", host,
-	    (long)getpid(), (long long)time(NULL), ++fleet_serial);
+	    (long)getpid(), (long long)clock_wall(), ++fleet_serial);
 	if ((f->retry = evtimer_new(base, fleet_retry_cb, f)) == NULL)
 		fatalx("fleet: cannot create a timer");
 	fleet_connect(f);
@@ -811,7 +812,7 @@ fleet_cas_merge(struct fleet_op *op)
 	    FLEET_HIT)
 		cur = &op->rec;
 	if (op->merge(op->arg, cur, &out) == 0 ||
-	    (secs = fleet_record_ttl(&out, (int64_t)time(NULL),
+	    (secs = fleet_record_ttl(&out, clock_wall(),
 	    f->cf->grace)) <= 0) {
 		cache_record_release(&out);
 		fleet_count(f, FLEET_C_WRITE_UNCHANGED);

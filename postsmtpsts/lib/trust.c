@@ -71,6 +71,7 @@
 #include <gnutls/ocsp.h>
 #include <gnutls/x509.h>
 
+#include "lib/clock.h"
 #include "lib/trust.h"
 #include "lib/xmalloc.h"
 
@@ -495,7 +496,7 @@ trust_ocsp(struct trust *t, gnutls_session_t s, gnutls_x509_crt_t *chain,
 {
 	gnutls_datum_t	 d;
 	unsigned int	 i;
-	time_t		 now = time(NULL);
+	time_t		 now = (time_t)clock_wall();
 	int		 none, ms;
 
 	*must_staple = 0;
@@ -528,7 +529,7 @@ trust_verify_session(struct trust *t, gnutls_session_t s, const char *host,
 	unsigned char		 digest[TRUST_DIGEST_LEN];
 	unsigned int		 n = 0, i, nchain = 0, status = 0;
 	int			 ret, have_digest, must_staple = 0;
-	time_t			 now = time(NULL), until, exp;
+	time_t			 now = (time_t)clock_wall(), until, exp;
 	enum trust_verdict	 rc = TRUST_UNVERIFIABLE;
 
 	if (whysz > 0)

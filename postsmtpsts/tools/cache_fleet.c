@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "lib/clock.h"
 #include "lib/buf.h"
 #include "lib/cache.h"
 #include "lib/config.h"
@@ -69,11 +70,11 @@ cache_fleet_open(struct cache_fleet *cfl, const struct config *cf)
 	if ((cfl->base = event_base_new()) == NULL)
 		fatalx("event_base_new failed");
 	cfl->f = fleet_new(cfl->base, &cf->fleet);
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	t0 = clock_mono();
 	for (;;) {
 		if (fleet_up(cfl->f))
 			return (0);
-		clock_gettime(CLOCK_MONOTONIC, &t);
+		t = clock_mono();
 		ms = (t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) /
 		    1000000;
 		if (ms > CACHE_FLEET_CONNECT_MS)
@@ -111,7 +112,7 @@ cache_fleet_push_merge(void *arg, const struct cache_record *cur,
 	struct cache_fleet_item *it = arg;
 
 	return (fleet_facts_take(it->key, strlen(it->key), cur, &it->rec,
-	    &it->cfl->cf->cache, (int64_t)time(NULL), out, NULL));
+	    &it->cfl->cf->cache, clock_wall(), out, NULL));
 }
 
 static void
@@ -147,7 +148,7 @@ cache_fleet_push_cb(const char *key, size_t len,
 	cfl->after[len] = '\0';
 	cfl->afterlen = len;
 	cfl->n_seen++;
-	if (rec == NULL || !cache_record_fresh(rec, (int64_t)time(NULL))) {
+	if (rec == NULL || !cache_record_fresh(rec, clock_wall())) {
 		cfl->n_skipped++;
 		return (0);
 	}
@@ -222,7 +223,7 @@ cache_fleet_pull_got(void *arg, enum fleet_status st,
 		    &have) == CACHE_HIT;
 		if (fleet_facts_take(it->key, strlen(it->key),
 		    held ? &have : NULL, rec, &cfl->cf->cache,
-		    (int64_t)time(NULL), &out, &why)) {
+		    clock_wall(), &out, &why)) {
 			if (cache_put(cfl->cache, it->key, &out) == CACHE_OK)
 				cfl->n_taken++;
 			else
@@ -350,12 +351,12 @@ cache_fleet_stats(const struct config *cf)
 	    "read-write", cf->fleet.prefix != NULL ? cf->fleet.prefix : "",
 	    cf->fleet.key != NULL ? "signed (key_file)" : "unsigned");
 	if (cache_fleet_open(&cfl, cf) == 0) {
-		clock_gettime(CLOCK_MONOTONIC, &t0);
+		t0 = clock_mono();
 		if (fleet_command(cfl.f, 1, ping, cache_fleet_ping_cb,
 		    &done) == 0)
 			while (!done)
 				event_base_loop(cfl.base, EVLOOP_ONCE);
-		clock_gettime(CLOCK_MONOTONIC, &t1);
+		t1 = clock_mono();
 		printf("connected: %s, round trip %.3f ms\n",
 		    fleet_server(cfl.f), (double)(t1.tv_sec - t0.tv_sec) *
 		    1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);

@@ -49,6 +49,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/clock.h"
 #include "lib/buf.h"
 #include "lib/cache.h"
 #include "policy/dane.h"
@@ -277,7 +278,7 @@ cache_tool_stats(struct cache *c, const char *dir)
 	char		 data[CACHE_TOOL_ERR_LEN];
 
 	memset(&n, 0, sizeof(n));
-	n.now = time(NULL);
+	n.now = clock_wall();
 	if (cache_stats(c, &st) != CACHE_OK ||
 	    cache_iterate(c, cache_tool_count_cb, &n) != CACHE_OK)
 		return (1);
@@ -341,7 +342,7 @@ cache_tool_export(struct cache *c, const char *type)
 	char	 t[CACHE_TOOL_TIME_LEN];
 
 	memset(&ex, 0, sizeof(ex));
-	ex.now = time(NULL);
+	ex.now = clock_wall();
 	printf("# postsmtpsts-cache export, %s: the MTA-STS enforce policies\n"
 	    "# fresh at that time.  Each is valid only until its cache entry "
 	    "expires:\n# regenerate this file regularly.\n",
@@ -484,7 +485,7 @@ main(int argc, char *argv[])
 	else if (strcmp(cmd, "show") == 0) {
 		st = cache_get(c, key, strlen(key), &rec);
 		if (st == CACHE_HIT)
-			cache_tool_show(key, &rec, time(NULL));
+			cache_tool_show(key, &rec, clock_wall());
 		else {
 			if (st == CACHE_MISS)
 				log_warnx("%s: not in the cache (or not "

@@ -31,14 +31,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/clock.h"
 #include "lib/cache.h"
 #include "lib/config.h"
 #include "lib/domain.h"
 #include "lib/log.h"
 #include "lib/xmalloc.h"
 #include "policy/dane.h"
-#include "daemon/ipc.h"
-#include "daemon/worker.h"
+#include "lib/ipc.h"
 #include "tools/cache_warm.h"
 #include "tools/warm_list.h"
 
@@ -61,10 +61,7 @@ struct warm {
 static double
 warm_now(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ((double)ts.tv_sec + (double)ts.tv_nsec / 1e9);
+	return ((double)clock_us() / 1e6);
 }
 
 /* warm_skip - count a line without a domain of its own, say why (bounded) */
@@ -146,13 +143,8 @@ static int
 warm_connect(struct warm *w, const struct config *cf)
 {
 	struct sockaddr_un sun;
-	int	 n;
 
-	memset(&sun, 0, sizeof(sun));
-	sun.sun_family = AF_UNIX;
-	n = snprintf(sun.sun_path, sizeof(sun.sun_path), "%s/%s",
-	    cf->runtime_dir, WORKER_RESOLVER_SOCKET);
-	if (n < 0 || (size_t)n >= sizeof(sun.sun_path)) {
+	if (ipc_resolver_addr(cf->runtime_dir, &sun) == -1) {
 		log_warnx("%s: runtime_dir too long for a socket path",
 		    cf->file);
 		return (-1);
@@ -413,7 +405,7 @@ cache_warm_main(const char *conf, long jobs, int argc, char *argv[])
 	if (rv == 0) {
 		log_debug(1, "warm: %zu domains, %ld at once, resolver "
 		    "socket %s/%s", w.ndom, jobs, cf->runtime_dir,
-		    WORKER_RESOLVER_SOCKET);
+		    IPC_RESOLVER_SOCKET);
 		if (warm_run(&w, (size_t)jobs) == -1)
 			rv = 1;
 		warm_progress(&w, warm_now(), 1);

@@ -39,6 +39,7 @@
 
 #include <event2/event.h>
 
+#include "lib/clock.h"
 #include "lib/buf.h"
 #include "policy/dane.h"
 #include "tools/check_probe.h"
@@ -53,6 +54,7 @@
 #include "policy/sts_policy.h"
 #include "lib/xmalloc.h"
 #include "tools/tool.h"
+#include "tools/tool_json.h"
 
 #define CHECK_EXIT_ERROR	TOOL_EXIT_USAGE
 #define CHECK_DEFAULT_TIMEOUT	10	/* seconds, per step */
@@ -303,7 +305,7 @@ check_run_hosts(struct check *ck, struct check_probe_tls *tls,
 			o.tlsa_len = h->tlsa_len;
 			o.ntlsa = h->nusable;
 		}
-		o.now = time(NULL);
+		o.now = clock_wall();
 		log_debug(1, "probing host=%s addrs=%zu port=%d", h->d.name,
 		    o.naddrs, o.port);
 		(void)check_probe_run(tls, &o, &h->probe);
@@ -472,14 +474,6 @@ check_print_text(const struct check *ck)
 	printf("verdict: %s\n", check_verdict_name(ck->verdict));
 }
 
-/* check_json_bool - append ,"key":true|false */
-static void
-check_json_bool(struct buf *b, const char *key, int v)
-{
-	buf_json_key(b, key);
-	buf_append_str(b, v ? "true" : "false");
-}
-
 /* check_json_host - one element of "hosts" */
 static void
 check_json_host(struct buf *b, const struct check *ck,
@@ -526,12 +520,12 @@ check_json_host(struct buf *b, const struct check *ck,
 	buf_json_cstr(b, p->addr[0] != '\0' ? p->addr : NULL);
 	buf_json_key(b, "port");
 	buf_appendf(b, "%d", ck->port);
-	check_json_bool(b, "connected", p->connected);
+	tool_json_bool(b, "connected", p->connected);
 	buf_json_key(b, "greeting");
 	buf_json_cstr(b, p->connected ? p->greeting : NULL);
-	check_json_bool(b, "smtp_ok", p->smtp_ok);
-	check_json_bool(b, "starttls", p->starttls);
-	check_json_bool(b, "tls", p->tls);
+	tool_json_bool(b, "smtp_ok", p->smtp_ok);
+	tool_json_bool(b, "starttls", p->starttls);
+	tool_json_bool(b, "tls", p->tls);
 	buf_json_key(b, "tls_version");
 	buf_json_cstr(b, p->tls ? p->tls_version : NULL);
 	buf_json_key(b, "cipher");
@@ -591,7 +585,6 @@ check_print_json(const struct check *ck)
 	struct buf	 b;
 	char		 rc[16];
 	size_t		 i;
-	const char	*mx;
 
 	buf_init(&b, CHECK_JSON_MAX);
 	buf_append_char(&b, '{');
@@ -606,8 +599,8 @@ check_print_json(const struct check *ck)
 	    dns_rcode_name(ck->mx_rcode, rc, sizeof(rc)) : NULL);
 	buf_json_key(&b, "dnssec");
 	buf_json_cstr(&b, dns_security_name(ck->mx_sec));
-	check_json_bool(&b, "implicit", ck->implicit_mx);
-	check_json_bool(&b, "null_mx", ck->null_mx);
+	tool_json_bool(&b, "implicit", ck->implicit_mx);
+	tool_json_bool(&b, "null_mx", ck->null_mx);
 	buf_json_key(&b, "note");
 	buf_json_cstr(&b, ck->mx_note[0] != '\0' ? ck->mx_note : NULL);
 	buf_append_char(&b, '}');
@@ -616,11 +609,7 @@ check_print_json(const struct check *ck)
 
 	buf_json_key(&b, "sts");
 	buf_append_char(&b, '{');
-	buf_json_key(&b, "outcome");
-	buf_json_cstr(&b, discover_outcome_name(ck->sts_outcome));
-	buf_json_key(&b, "failure");
-	buf_json_cstr(&b, ck->sts_outcome == DISCOVER_FAILURE ?
-	    discover_failure_name(ck->sts_failure) : NULL);
+	tool_json_outcome(&b, ck->sts_outcome, ck->sts_failure);
 	buf_json_key(&b, "detail");
 	buf_json_cstr(&b, ck->sts_detail);
 	buf_json_key(&b, "txt_dnssec");
@@ -636,17 +625,7 @@ check_print_json(const struct check *ck)
 	else
 		buf_append_str(&b, "null");
 	buf_json_key(&b, "mx");
-	if (ck->policy != NULL) {
-		buf_append_char(&b, '[');
-		for (i = 0; (mx = sts_policy_mx_next(ck->policy, &i, NULL)) !=
-		    NULL; ) {
-			if (mx != ck->policy->mx)
-				buf_append_char(&b, ',');
-			buf_json_cstr(&b, mx);
-		}
-		buf_append_char(&b, ']');
-	} else
-		buf_append_str(&b, "null");
+	tool_json_mx(&b, ck->policy);
 	buf_json_key(&b, "policy_error");
 	buf_json_cstr(&b, ck->policy_why);
 	buf_append_char(&b, '}');

@@ -61,6 +61,7 @@
 #include "tools/query_decide.h"
 #include "tools/query_sm.h"
 #include "tools/tool.h"
+#include "tools/tool_json.h"
 
 #define QUERY_EXIT_POLICY	0
 #define QUERY_EXIT_NONE		1
@@ -401,7 +402,7 @@ query_print_json(const struct query *qy, const struct discover_result *r,
 	struct buf	 b;
 	char		 rc[16];
 	size_t		 i, pos, len;
-	const char	*line, *mx;
+	const char	*line;
 
 	buf_init(&b, 4 * QUERY_ANSWER_MAX + 16 * HTTPS_MAX_BODY);
 	buf_append_char(&b, '{');
@@ -409,11 +410,7 @@ query_print_json(const struct query *qy, const struct discover_result *r,
 	buf_json_cstr(&b, r->domain);
 	buf_json_key(&b, "dane");
 	query_json_dane(&b, qy);
-	buf_json_key(&b, "outcome");
-	buf_json_cstr(&b, discover_outcome_name(r->outcome));
-	buf_json_key(&b, "failure");
-	buf_json_cstr(&b, r->outcome == DISCOVER_FAILURE ?
-	    discover_failure_name(r->failure) : NULL);
+	tool_json_outcome(&b, r->outcome, r->failure);
 	buf_json_key(&b, "tlsrpt_result_type");
 	buf_json_cstr(&b, r->outcome == DISCOVER_FAILURE ?
 	    discover_tlsrpt_result_type(r->failure) : NULL);
@@ -493,14 +490,7 @@ query_print_json(const struct query *qy, const struct discover_result *r,
 		buf_json_key(&b, "max_age");
 		buf_appendf(&b, "%lu", (unsigned long)r->policy->max_age);
 		buf_json_key(&b, "mx");
-		buf_append_char(&b, '[');
-		for (i = 0; (mx = sts_policy_mx_next(r->policy, &i, NULL)) !=
-		    NULL; ) {
-			if (mx != r->policy->mx)
-				buf_append_char(&b, ',');
-			buf_json_cstr(&b, mx);
-		}
-		buf_append_char(&b, ']');
+		tool_json_mx(&b, r->policy);
 		buf_json_key(&b, "lines");
 		buf_append_char(&b, '[');
 		pos = 0;

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/clock.h"
 #include "lib/buf.h"
 #include "lib/config.h"
 #include "lib/log.h"
@@ -222,10 +223,7 @@ tool_settings(const struct tool *t, const struct tool_opts *o,
 long long
 tool_now_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ((long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
+	return ((long long)clock_ms());
 }
 
 int
@@ -256,18 +254,4 @@ tool_esc(char *out, const char *p, size_t len)
 	if (p == NULL)
 		p = "";
 	return (log_escape(out, TOOL_ESC_MAX, p, len));
-}
-
-int
-tool_json_print(const struct tool *t, struct buf *b)
-{
-	int	 rc = 0;
-
-	if (b->error || buf_cstr(b) == NULL) {
-		fprintf(stderr, "%s: JSON output too large\n", t->name);
-		rc = -1;
-	} else
-		printf("%s\n", b->data);
-	buf_free(b);
-	return (rc);
 }

@@ -117,8 +117,4 @@ int	tool_wait(int fd, short events, long long deadline);
 /* tool_esc - untrusted p[0..len) made printable into out (TOOL_ESC_MAX) */
 const char *tool_esc(char *out, const char *p, size_t len);
 
-/* tool_json_print - print the JSON object in b and a newline, or an error
- * if it overflowed; frees b.  Returns 0 or -1. */
-int	tool_json_print(const struct tool *t, struct buf *b);
-
 #endif

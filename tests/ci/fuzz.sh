@@ -5,8 +5,9 @@
 # new inputs go to a scratch directory).  A crash, sanitizer report, leak,
 # timeout (> FUZZ_TIMEOUT s for one input) or out-of-memory fails the
 # target; its input is printed with the commands that reproduce it.  One
-# result per target.  Budget: 7 targets, 2 cores: 4 rounds of 60 s plus
-# the build, under 5 minutes.
+# result per target.  Budget: FUZZ_TARGETS of mk/fuzz.am (9 on
+# 2026-12-06), two at a time on 2 cores: 5 rounds of 60 s plus the build,
+# about 6 minutes.
 #
 # A failure found here is fixed by the developer, and the input added to
 # the corpus as a regression test (make check replays it from then on):

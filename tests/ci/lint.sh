@@ -20,4 +20,14 @@ for t in cppcheck clang-tidy; do
 		check "lint-$t: clean" 1
 	fi
 done
+
+# One clock (lib/clock.c): no other file of postsmtpsts/ reads the time
+# itself, so a test that fakes the clock moves it for everything.
+echo "--- one clock"
+others=$(grep -rnE '(^|[^_a-z])(time|gettimeofday|clock_gettime)[[:space:]]*\(' \
+    postsmtpsts --include='*.c' | grep -v '^postsmtpsts/lib/clock\.c:' |
+    grep -vE ':[0-9]+:[[:space:]]*(/?\*|//)')
+[ -n "$others" ] && printf '%s\n' "$others"
+check "one clock: only lib/clock.c calls time(), gettimeofday(), clock_gettime()" \
+    "$([ -z "$others" ]; echo $?)"
 finish

@@ -35,6 +35,8 @@ while ss -Htln "sport = :$PORT" 2>/dev/null | grep -q .; do
 done
 
 _cleanup() {
+	# the script's wall time, for tests/run-all's slowest-scripts list
+	echo "# e2e-seconds: $SECONDS"
 	if [ -n "$DAEMON_PID" ] && kill -0 "$DAEMON_PID" 2>/dev/null; then
 		kill -TERM "$DAEMON_PID" 2>/dev/null
 		sleep 0.5

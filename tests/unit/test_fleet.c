@@ -30,6 +30,7 @@
 #include <event2/event.h>
 #include <hiredis/hiredis.h>
 
+#include "need.h"
 #include "lib/cache.h"
 #include "lib/config.h"
 #include "lib/fleet.h"
@@ -563,6 +564,7 @@ main(void)
 		cmocka_unit_test(server_down_and_back),
 	};
 
+	TEST_NEED("redis-server", "redis-server");
 	signal(SIGPIPE, SIG_IGN);
 	return (cmocka_run_group_tests(tests, setup, teardown));
 }

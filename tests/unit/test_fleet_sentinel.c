@@ -34,6 +34,7 @@
 #include <event2/event.h>
 #include <hiredis/hiredis.h>
 
+#include "need.h"
 #include "lib/cache.h"
 #include "lib/config.h"
 #include "lib/fleet.h"
@@ -421,6 +422,7 @@ main(void)
 		cmocka_unit_test(master_through_sentinel_and_failover),
 	};
 
+	TEST_NEED("redis-server", "redis-server");
 	signal(SIGPIPE, SIG_IGN);
 	return (cmocka_run_group_tests(tests, setup, teardown));
 }

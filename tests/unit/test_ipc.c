@@ -1,5 +1,6 @@
 /*
- * test_ipc.c - worker <-> resolver message codec
+ * test_ipc.c - worker <-> resolver message codec, and the resolver
+ * socket's address
  */
 #include "autoconf.h"
 
@@ -9,7 +10,10 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "daemon/ipc.h"
+#include <sys/socket.h>
+#include <sys/un.h>
+
+#include "lib/ipc.h"
 
 static void
 request_round_trip(void **state)
@@ -126,6 +130,28 @@ reply_limits(void **state)
 	assert_int_equal(ipc_reply_encode(&rep, msg, sizeof(msg)), -1);
 }
 
+/* the socket path is runtime_dir/resolver.sock, or nothing when it would
+ * not fit in sun_path (108 bytes with the NUL) */
+static void
+resolver_addr_fits_or_fails(void **state)
+{
+	struct sockaddr_un sun;
+	char		 dir[200];
+
+	(void)state;
+	assert_int_equal(ipc_resolver_addr("/run/postsmtpsts", &sun), 0);
+	assert_int_equal(sun.sun_family, AF_UNIX);
+	assert_string_equal(sun.sun_path, "/run/postsmtpsts/resolver.sock");
+	/* 94 + "/resolver.sock" (14) = 108: one byte too many for the NUL */
+	memset(dir, 'd', 94);
+	dir[0] = '/';
+	dir[94] = '\0';
+	assert_int_equal(ipc_resolver_addr(dir, &sun), -1);
+	dir[93] = '\0';		/* 107 bytes: fits */
+	assert_int_equal(ipc_resolver_addr(dir, &sun), 0);
+	assert_int_equal(strlen(sun.sun_path), 107);
+}
+
 int
 main(void)
 {
@@ -134,6 +160,7 @@ main(void)
 		cmocka_unit_test(request_rejects_bad_input),
 		cmocka_unit_test(reply_round_trip),
 		cmocka_unit_test(reply_limits),
+		cmocka_unit_test(resolver_addr_fits_or_fails),
 	};
 
 	return (cmocka_run_group_tests_name("ipc", tests, NULL, NULL));

@@ -310,6 +310,60 @@ find_value(const char *text, const char *prefix, unsigned long long *v)
 	return (-1);
 }
 
+/* labels that come from other modules' *_name() functions name the right
+ * counters: each counter i of the block holds i*3 (as above) */
+static void
+labels_from_module_names(void **state)
+{
+	static const struct {
+		const char	*sample;
+		int		 id;
+	} want[] = {
+		{ "postsmtpsts_discoveries_total{trigger=\"request\","
+		    "outcome=\"policy\"}", STATS_DISCOVERIES },
+		{ "postsmtpsts_discoveries_total{trigger=\"refresh\","
+		    "outcome=\"failure\"}", STATS_DISCOVERIES +
+		    STATS_DISCOVERY_OUTCOMES + 3 },
+		{ "postsmtpsts_discovery_failures_total{kind=\"dns-servfail\"}",
+		    STATS_DISCOVERY_FAIL },
+		{ "postsmtpsts_discovery_failures_total{kind=\"policy-invalid\"}",
+		    STATS_DISCOVERY_FAIL + STATS_DISCOVERY_FAILURES - 1 },
+		{ "postsmtpsts_https_errors_total{kind=\"connect\"}",
+		    STATS_HTTPS_ERRORS_BASE },
+		{ "postsmtpsts_https_errors_total{kind=\"webpki\"}",
+		    STATS_HTTPS_ERRORS_BASE + 2 },
+		{ "postsmtpsts_https_errors_total{kind=\"other\"}",
+		    STATS_HTTPS_ERRORS_BASE + STATS_HTTPS_ERRORS - 1 },
+	};
+	struct stats_snapshot s;
+	struct buf	 out;
+	unsigned long long v;
+	char		*text;
+	size_t		 i;
+
+	(void)state;
+	memset(&s, 0, sizeof(s));
+	for (i = 0; i < STATS_NCOUNTERS; i++)
+		s.v[i] = (uint64_t)i * 3;
+	buf_init(&out, STATS_MAX_OUTPUT);
+	assert_int_equal(stats_render(&s, &out), 0);
+	assert_non_null(text = strndup(out.data, out.len));
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		if (find_value(text, want[i].sample, &v) != 0)
+			fail_msg("no sample %s", want[i].sample);
+		assert_int_equal(v, (unsigned long long)want[i].id * 3);
+	}
+	/* the DANE failure classes, one per class and record type */
+	assert_non_null(strstr(text, "class=\"bogus\",type=\"mx\"}"));
+	assert_non_null(strstr(text, "class=\"timeout\",type=\"tlsa\"}"));
+	assert_null(strstr(text, "kind=\"none\""));	/* no "no failure" */
+	assert_null(strstr(text, "kind=\"ok\""));
+	assert_null(strstr(text, "class=\"none\""));
+	assert_null(strstr(text, "\"?\""));
+	free(text);
+	buf_free(&out);
+}
+
 static void
 render_is_valid_prometheus_text(void **state)
 {
@@ -488,6 +542,7 @@ main(void)
 		cmocka_unit_test(lookup_counts_source_answer_and_latency),
 		cmocka_unit_test(discovery_counts_outcome_failure_dns_https),
 		cmocka_unit_test(escape_label_values),
+		cmocka_unit_test(labels_from_module_names),
 		cmocka_unit_test(render_is_valid_prometheus_text),
 		cmocka_unit_test(http_request_heads),
 	};

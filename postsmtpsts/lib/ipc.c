@@ -2,13 +2,19 @@
  * ipc.c - worker <-> resolver message codec (see ipc.h for the layout)
  *
  * Pure: no I/O, no allocation.  Every length is checked against what is
- * left before it is used, and a message must be consumed exactly.
+ * left before it is used, and a message must be consumed exactly.  Also
+ * the resolver socket's address, built here for the master, the workers
+ * and postsmtpsts-cache warm.
  */
 #include "autoconf.h"
 
+#include <sys/socket.h>
+#include <sys/un.h>
+
+#include <stdio.h>
 #include <string.h>
 
-#include "daemon/ipc.h"
+#include "lib/ipc.h"
 
 #define IPC_MAGIC_REQUEST	'Q'
 #define IPC_MAGIC_REPLY		'R'
@@ -25,6 +31,20 @@ ipc_domain_ok(const char *d, size_t len)
 		if ((unsigned char)d[i] <= 0x20 || (unsigned char)d[i] >= 0x7f)
 			return (0);
 	return (1);
+}
+
+int
+ipc_resolver_addr(const char *runtime_dir, struct sockaddr_un *sun)
+{
+	int	 n;
+
+	memset(sun, 0, sizeof(*sun));
+	sun->sun_family = AF_UNIX;
+	n = snprintf(sun->sun_path, sizeof(sun->sun_path), "%s/%s",
+	    runtime_dir, IPC_RESOLVER_SOCKET);
+	if (n < 0 || (size_t)n >= sizeof(sun->sun_path))
+		return (-1);
+	return (0);
 }
 
 long

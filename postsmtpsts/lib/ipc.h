@@ -2,9 +2,10 @@
  * ipc.h - messages between front workers and the resolver process
  *
  * Transport: a SOCK_SEQPACKET unix socket (message boundaries and order
- * kept by the kernel, a peer's death seen as EOF).  The master binds it in
- * the runtime directory before dropping privileges; the resolver accepts,
- * every worker connects.  Messages are explicit little-endian encodings,
+ * kept by the kernel, a peer's death seen as EOF), IPC_RESOLVER_SOCKET in
+ * the runtime directory (ipc_resolver_addr: the one place its address is
+ * built).  The master binds it before dropping privileges; the resolver
+ * accepts, every worker (and postsmtpsts-cache warm) connects.  Messages are explicit little-endian encodings,
  * checked field by field on receipt (OpenSMTPD's mproc discipline): a
  * message that does not decode exactly is dropped and logged.
  *
@@ -20,12 +21,15 @@
 #ifndef IPC_H
 #define IPC_H
 
+#include <sys/un.h>
+
 #include <stddef.h>
 #include <stdint.h>
 
 #include "lib/cache_record.h"
 #include "lib/domain.h"
 
+#define IPC_RESOLVER_SOCKET	"resolver.sock"	/* in runtime_dir */
 #define IPC_VERSION		2
 #define IPC_MAX_RECORD		CACHE_RECORD_MAX_LEN	/* a policy of 64 KiB
 					   with thousands of mx lines fits */
@@ -56,6 +60,12 @@ struct ipc_reply {
 	const unsigned char *dane;	/* likewise; NULL/0: none */
 	size_t		 dane_len;
 };
+
+/*
+ * ipc_resolver_addr - the address of the resolver's socket in runtime_dir
+ * into *sun (zeroed first): 0, or -1 when the path does not fit
+ */
+int	ipc_resolver_addr(const char *runtime_dir, struct sockaddr_un *sun);
 
 /* ipc_request_encode - encode into out[outsz]; length or -1 */
 long	ipc_request_encode(const struct ipc_request *req, unsigned char *out,

@@ -1,0 +1,63 @@
+/*
+ * tool_json.c - the JSON the operator programs print (see tool_json.h)
+ */
+#include "autoconf.h"
+
+#include <stdio.h>
+
+#include "lib/buf.h"
+#include "policy/discover.h"
+#include "policy/sts_policy.h"
+#include "tools/tool.h"
+#include "tools/tool_json.h"
+
+int
+tool_json_print(const struct tool *t, struct buf *b)
+{
+	int	 rc = 0;
+
+	if (b->error || buf_cstr(b) == NULL) {
+		fprintf(stderr, "%s: JSON output too large\n", t->name);
+		rc = -1;
+	} else
+		printf("%s\n", b->data);
+	buf_free(b);
+	return (rc);
+}
+
+void
+tool_json_bool(struct buf *b, const char *key, int v)
+{
+	buf_json_key(b, key);
+	buf_append_str(b, v ? "true" : "false");
+}
+
+void
+tool_json_outcome(struct buf *b, enum discover_outcome o,
+    enum discover_failure f)
+{
+	buf_json_key(b, "outcome");
+	buf_json_cstr(b, discover_outcome_name(o));
+	buf_json_key(b, "failure");
+	buf_json_cstr(b, o == DISCOVER_FAILURE ? discover_failure_name(f) :
+	    NULL);
+}
+
+void
+tool_json_mx(struct buf *b, const struct sts_policy *p)
+{
+	const char	*mx;
+	size_t		 i;
+
+	if (p == NULL) {
+		buf_append_str(b, "null");
+		return;
+	}
+	buf_append_char(b, '[');
+	for (i = 0; (mx = sts_policy_mx_next(p, &i, NULL)) != NULL; ) {
+		if (mx != p->mx)
+			buf_append_char(b, ',');
+		buf_json_cstr(b, mx);
+	}
+	buf_append_char(b, ']');
+}
