@@ -20,6 +20,8 @@
 #include <unistd.h>
 
 #include "lib/config.h"
+#include "conf/config_dump.h"
+#include "conf/config_load.h"
 #include "lib/log.h"
 #include "daemon/master.h"
 #include "daemon/resolver.h"

@@ -53,6 +53,7 @@
 
 #include "lib/clock.h"
 #include "lib/config.h"
+#include "conf/config_load.h"
 #include "lib/log.h"
 #include "daemon/master.h"
 #include "daemon/metrics.h"

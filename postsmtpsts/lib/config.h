@@ -1,17 +1,17 @@
 /*
  * config.h - the validated configuration, as every other module sees it
  *
- * config.c is the only file that includes confuse.h.  config_load() parses
- * and validates the whole file; on any error it reports "file:line: message"
- * and fails, leaving nothing half-applied.  The result is immutable: a
- * reload builds a new struct config and the old one is freed afterwards.
- * Times are in seconds unless named _ms.
+ * conf/config_load.c builds it from the file (config_load(): the only
+ * reader of the file, and with conf/'s other files the only code that
+ * includes confuse.h); on any error it reports "file:line: message" and
+ * fails, leaving nothing half-applied.  The result is immutable: a reload
+ * builds a new struct config and the old one is freed afterwards.  Times
+ * are in seconds unless named _ms.
  */
 #ifndef CONFIG_H_POSTSMTPSTS
 #define CONFIG_H_POSTSMTPSTS
 
 #include <stddef.h>
-#include <stdio.h>
 #include <sys/types.h>
 
 #include "installdirs.h"	/* SYSCONFDIR, LOCALSTATEDIR, RUNSTATEDIR (make) */
@@ -223,46 +223,19 @@ struct config {
 	struct config_fleet fleet;
 };
 
-/*
- * config_load - read and validate path
- *
- * Returns a new config, or NULL after writing "file:line: message" lines to
- * errbuf (size errsz, always NUL-terminated) for the caller to print.
- *
- * Each error line ends in a newline; an error not tied to a line (the file
- * cannot be read) is written as "file: message".  Up to CONFIG_MAX_ERRORS
- * are reported; what does not fit in errbuf is cut off.  path NULL means
- * CONFIG_DEFAULT_FILE.  Nothing is allocated after a failure and the
- * process never exits, except when out of memory (xmalloc).  Not
- * reentrant: libconfuse's scanner is global state.
- */
-struct config *config_load(const char *path, char *errbuf, size_t errsz);
-
-/*
- * config_load_buffer - config_load() of data[0..len) instead of a file
- *
- * name stands for the file in error messages and cf->file (NULL:
- * CONFIG_DEFAULT_FILE).  Same limits, errors and ownership as
- * config_load(); data need not be NUL-terminated.  For the fuzz target
- * and tests.
- */
-struct config *config_load_buffer(const char *name, const char *data,
-	    size_t len, char *errbuf, size_t errsz);
-
-/*
- * config_dump - print cf to fp in the configuration file's own syntax
- *
- * Every option is printed with its effective value (defaults filled in,
- * workers resolved, domains sorted, each with its composed answer as a
- * comment), so the output loads again to the same configuration.
- */
-void	config_dump(const struct config *cf, FILE *fp);
-
 /* config_dane_some_name - "dane", "dane-only" or "ignore" */
 const char *config_dane_some_name(enum config_dane_some d);
 
 /* config_answer_name - "notfound", "temp" or "may" */
 const char *config_answer_name(enum config_answer a);
+
+/* config_facility_name - "mail", "daemon" or "local0".."local7" for a
+ * syslog facility (LOG_MAIL ...), NULL for any other */
+const char *config_facility_name(int facility);
+
+/* config_facility_value - the syslog facility of such a name (any case),
+ * or -1 */
+int	config_facility_value(const char *name);
 
 /* config_fleet_list - the addresses the fleet client tries in turn: the
  * sentinels if any, else the servers; *n their number, *what (may be NULL)

@@ -7,9 +7,10 @@
  * smtp_tls_policy_maps grammar (postconf(5); src/smtp/smtp_tls_policy.c:
  * which attribute each level accepts) and composes the exact reply data
  * Postfix reads, e.g. "secure match=mx1.example.com:.example.net
- * servername=hostname".  config.c calls it for every "domain" section and
- * keeps the result in struct config_domain (config.c does the libconfuse
- * plumbing only).
+ * servername=hostname".  The configuration loader (conf/config_sections.c,
+ * a layer above policy/) calls it for every "domain" section and keeps the
+ * result in struct config_domain (the loader does the libconfuse plumbing
+ * only).
  *
  * pins_decide_input() is the one place a lookup meets the pins: the worker
  * (daemon) and postsmtpsts-query both start their decide_input with it,

@@ -55,6 +55,7 @@
 #include "policy/dane.h"
 #include "policy/facts.h"
 #include "lib/config.h"
+#include "conf/config_load.h"
 #include "lib/log.h"
 #include "daemon/stats.h"
 #include "tools/cache_fleet.h"

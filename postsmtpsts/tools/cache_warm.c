@@ -34,6 +34,7 @@
 #include "lib/clock.h"
 #include "lib/cache.h"
 #include "lib/config.h"
+#include "conf/config_load.h"
 #include "lib/domain.h"
 #include "lib/log.h"
 #include "lib/xmalloc.h"

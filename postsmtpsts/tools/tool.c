@@ -20,6 +20,7 @@
 #include "lib/clock.h"
 #include "lib/buf.h"
 #include "lib/config.h"
+#include "conf/config_load.h"
 #include "lib/log.h"
 #include "lib/xmalloc.h"
 #include "tools/tool.h"

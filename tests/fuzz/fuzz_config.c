@@ -1,6 +1,6 @@
 /*
- * fuzz_config.c - libFuzzer target for the configuration parser (config.c
- * and the libconfuse scanner beneath it)
+ * fuzz_config.c - libFuzzer target for the configuration parser (conf/:
+ * config_load.c, its section builders and the libconfuse scanner beneath)
  *
  * The input is a configuration file, fed through config_load_buffer().  A
  * file that fails must say why: a non-empty error text whose every line is
@@ -20,6 +20,8 @@
 #include <string.h>
 
 #include "lib/config.h"
+#include "conf/config_dump.h"
+#include "conf/config_load.h"
 #include "fuzz.h"
 
 #define FUZZ_CONFIG_NAME	"fuzz.conf"

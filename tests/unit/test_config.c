@@ -23,6 +23,8 @@
 #include <cmocka.h>
 
 #include "lib/config.h"
+#include "conf/config_dump.h"
+#include "conf/config_load.h"
 
 #define TEST_ERRSZ	8192
 

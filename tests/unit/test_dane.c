@@ -18,6 +18,7 @@
 #include "lib/buf.h"
 #include "lib/cache.h"
 #include "lib/config.h"
+#include "conf/config_load.h"
 #include "policy/dane.h"
 #include "policy/facts.h"
 #include "lib/sockmap.h"

@@ -17,6 +17,7 @@
 
 #include "lib/buf.h"
 #include "lib/config.h"
+#include "conf/config_load.h"
 #include "lib/sockmap.h"
 #include "policy/decide.h"
 #include "policy/discover.h"
