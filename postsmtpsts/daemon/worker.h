@@ -5,8 +5,9 @@
  * persistent connections at once, in one event loop.  Each request is a
  * netstring "name key"; replies go out in request order (pipelining).  The
  * worker never touches the network beyond its listeners: lookups it cannot
- * answer from the configuration (or, later, the cache) go to the resolver
- * process.
+ * answer from the configuration or the cache go to the resolver process.
+ * (The worker's files share worker_int.h, which is not part of this
+ * interface.)
  */
 #ifndef WORKER_H
 #define WORKER_H

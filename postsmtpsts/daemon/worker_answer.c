@@ -1,0 +1,232 @@
+/*
+ * worker_answer.c - the worker's answer to one socketmap request
+ *
+ * Interface (worker_int.h): worker_answer() answers a well-formed request
+ * "name key" of a connection; worker_answer_facts() turns a domain's
+ * records (MTA-STS and DANE facts, from the cache or the resolver) into
+ * the reply for a map; worker_answer_unknown() is the reply when nothing
+ * is known.
+ *
+ * Order of precedence: the map must exist (PERM otherwise: Postfix asked a
+ * table we do not serve, a configuration error); a key that is not a plain
+ * domain gets NOTFOUND (RFC 8461 §3.4: never a parent's policy); an
+ * operator's pinned policy wins over anything discovered; then a fresh
+ * cache entry, the hot path (LMDB reads: no lock, no allocation; the DANE
+ * facts of RFC 7672 are a second entry, read only for a map with
+ * dane = yes); then the resolver (worker_rclient.c), whose deadline
+ * answer (RFC 8461 §5: fail open by default) is also the answer when the
+ * resolver knows nothing.
+ *
+ * A cache answer from an STS record whose TXT id check is due
+ * (facts_txt_due: the TXT TTL has passed) is sent at once, and then the
+ * resolver is asked to re-check the id in the background
+ * (worker_rclient_txtcheck).
+ *
+ * TLSRPT (RFC 8460): a tlsrpt map's answer carries the policy's
+ * attributes for Postfix's reports unless they would pass Postfix's
+ * SOCKMAP_MAX_REPLY bytes; then the policy goes without them, with one
+ * warning per domain and fetched record (a memo of WORKER_DROPPED_MEMO
+ * domains in struct worker).
+ */
+#include "autoconf.h"
+
+#include <string.h>
+#include <time.h>
+
+#include "lib/buf.h"
+#include "lib/cache.h"
+#include "lib/clock.h"
+#include "lib/config.h"
+#include "lib/domain.h"
+#include "lib/hash.h"
+#include "lib/log.h"
+#include "lib/sockmap.h"
+#include "daemon/stats.h"
+#include "daemon/worker_int.h"
+#include "policy/facts.h"
+#include "policy/pins.h"
+
+/*
+ * worker_tlsrpt_dropped - a tlsrpt map's answer went without its TLSRPT
+ * attributes (the policy is too large for them within Postfix's 100000
+ * bytes): warn once per domain and fetched record in this worker, not at
+ * every lookup (a small memo by domain hash; a collision only repeats a
+ * warning)
+ */
+static void
+worker_tlsrpt_dropped(struct worker *w, const char *domain,
+    const struct cache_record *rec, const struct config_map *map)
+{
+	uint32_t	 h = hash_fnv1a(domain, strlen(domain));
+	size_t		 i = h % WORKER_DROPPED_MEMO;
+
+	if (w->dropped[i].h == h && w->dropped[i].fetched_at ==
+	    rec->fetched_at) {
+		log_debug(1, "domain=%s map=%s tlsrpt=dropped", domain,
+		    map->name);
+		return;
+	}
+	w->dropped[i].h = h;
+	w->dropped[i].fetched_at = rec->fetched_at;
+	log_warnx("domain=%s map=%s tlsrpt=dropped nmx=%u: the TLSRPT "
+	    "attributes of this policy would not fit Postfix's %d-byte "
+	    "socketmap reply: answering the policy without them (no TLSRPT "
+	    "report for this domain)", domain, map->name, (unsigned)rec->nmx,
+	    SOCKMAP_MAX_REPLY);
+}
+
+enum sockmap_status
+worker_answer_facts(struct worker *w, const char *domain,
+    const struct cache_record *sts, const struct cache_record *dane,
+    const struct config_map *map, struct buf *data)
+{
+	enum sockmap_status st;
+	int		 dropped;
+
+	st = facts_answer(domain, sts, dane, map, &w->pol, data, &dropped);
+	if (dropped)
+		worker_tlsrpt_dropped(w, domain, sts, map);
+	return (st);
+}
+
+enum sockmap_status
+worker_answer_unknown(struct worker *w, struct buf *data)
+{
+	if (w->cf->deadline_answer == CONFIG_ANSWER_TEMP) {
+		buf_append_str(data, "policy lookup failed");
+		return (SOCKMAP_TEMP);
+	}
+	return (SOCKMAP_NOTFOUND);
+}
+
+/*
+ * worker_cache_answer - answer from a fresh cache entry; 0 if answered
+ *
+ * The hot path: one LMDB read (no lock, no allocation) and decide().  The
+ * environment is opened read-only on first use; until the resolver has
+ * created it, we retry at most once a second.
+ */
+static int
+worker_cache_answer(struct conn *c, const struct config_map *map,
+    const char *domain, size_t len)
+{
+	struct worker	*w = c->w;
+	struct buf	 data;
+	enum sockmap_status st;
+	char		 err[256], key[CACHE_KEY_MAX + 1];
+	size_t		 klen;
+	time_t		 now;
+	int		 due;
+
+	if (!w->cf->cache.enabled)
+		return (-1);
+	now = clock_wall();
+	if (w->cache == NULL) {
+		if (now == w->cache_retry) {
+			stats_cache_read(STATS_CACHE_UNAVAILABLE);
+			return (-1);
+		}
+		w->cache_retry = now;
+		w->cache = cache_open(w->cf->cache.path, w->cf->cache.max_size,
+		    1, err, sizeof(err));
+		if (w->cache == NULL) {
+			log_debug(2, "worker %d: cache not open yet: %s",
+			    w->id, err);
+			stats_cache_read(STATS_CACHE_UNAVAILABLE);
+			return (-1);
+		}
+	}
+	if (cache_get(w->cache, domain, len, &w->rec) != CACHE_HIT ||
+	    w->rec.kind == CACHE_KIND_DANE) {
+		stats_cache_read(STATS_CACHE_MISS);
+		return (-1);
+	}
+	if (!cache_record_fresh(&w->rec, (int64_t)now)) {
+		stats_cache_read(STATS_CACHE_STALE);
+		return (-1);
+	}
+	if (map->dane) {
+		/* the DANE facts are a second entry ("dane:" + domain) */
+		klen = cache_dane_key(domain, len, key);
+		if (cache_get(w->cache, key, klen, &w->drec) != CACHE_HIT ||
+		    w->drec.kind != CACHE_KIND_DANE) {
+			stats_cache_read(STATS_CACHE_MISS);
+			return (-1);
+		}
+		if (!cache_record_fresh(&w->drec, (int64_t)now)) {
+			stats_cache_read(STATS_CACHE_STALE);
+			return (-1);
+		}
+	}
+	stats_cache_read(STATS_CACHE_HIT);
+	due = facts_txt_due(&w->rec, (int64_t)now);
+	buf_init_fixed(&data, w->data, sizeof(w->data));
+	st = worker_answer_facts(w, domain, &w->rec, map->dane ? &w->drec :
+	    NULL, map, &data);
+	stats_lookup(STATS_SRC_CACHE, st, w->t0);
+	log_debug(1, "domain=%s map=%s source=cache answer=%s", domain,
+	    map->name, sockmap_status_name(st));
+	worker_conn_reply(c, st, data.data, data.len);
+	if (due)
+		worker_rclient_txtcheck(w, domain, len, now);
+	return (0);
+}
+
+/*
+ * worker_pin_answer - answer from the operator's pinned policy for the
+ * domain (config "domain" blocks); 0 if answered, -1 if none is pinned
+ */
+static int
+worker_pin_answer(struct conn *c, const struct config_map *map,
+    const char *domain)
+{
+	struct worker	*w = c->w;
+	struct buf	 data;
+	enum sockmap_status st;
+
+	/* pins.c: the same decide_input as postsmtpsts-query's */
+	buf_init_fixed(&data, w->data, sizeof(w->data));
+	if (!pins_answer(w->cf, map, domain, &data, &st))
+		return (-1);
+	log_debug(1, "domain=%s map=%s source=static answer=\"%.*s\"",
+	    domain, map->name, (int)data.len, data.data);
+	stats_lookup(STATS_SRC_PINNED, st, w->t0);
+	worker_conn_reply(c, st, data.data, data.len);
+	return (0);
+}
+
+void
+worker_answer(struct conn *c, const char *name, size_t name_len,
+    const char *key, size_t key_len)
+{
+	struct worker	*w = c->w;
+	const struct config_map *map;
+	char		 domain[DOMAIN_BUFSZ], esc[LOG_ESCAPE_MAX * 4 + 8];
+	enum domain_status ds;
+
+	w->t0 = stats_clock();
+	if ((map = config_find_map(w->cf, name, name_len)) == NULL) {
+		log_warnx("request for unknown map \"%s\"",
+		    log_escape(esc, sizeof(esc), name, name_len));
+		stats_lookup(STATS_SRC_INVALID, SOCKMAP_PERM, w->t0);
+		worker_conn_reply(c, SOCKMAP_PERM, "unknown map name", 16);
+		return;
+	}
+	ds = domain_normalize(key, key_len, domain);
+	if (ds != DOMAIN_OK) {
+		if (ds == DOMAIN_INVALID)
+			log_info("key=\"%s\" invalid domain name: NOTFOUND",
+			    log_escape(esc, sizeof(esc), key, key_len));
+		else
+			log_debug(1, "key=\"%s\" not a plain domain: NOTFOUND",
+			    log_escape(esc, sizeof(esc), key, key_len));
+		stats_lookup(STATS_SRC_INVALID, SOCKMAP_NOTFOUND, w->t0);
+		worker_conn_reply(c, SOCKMAP_NOTFOUND, NULL, 0);
+		return;
+	}
+	if (worker_pin_answer(c, map, domain) == 0)
+		return;
+	if (worker_cache_answer(c, map, domain, strlen(domain)) == 0)
+		return;
+	worker_rclient_ask(c, map, domain, strlen(domain));
+}

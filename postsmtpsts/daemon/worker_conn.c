@@ -1,0 +1,467 @@
+/*
+ * worker_conn.c - the worker's Postfix socketmap connections and their
+ * request slots
+ *
+ * Interface (worker_int.h): worker_conn_accept_cb() takes a connection,
+ * worker_conn_reply() answers its request in order, worker_conn_slot_new()
+ * and worker_conn_slot_complete() park a request that waits (for the
+ * resolver: worker_rclient.c) and finish it; worker_conn_free(),
+ * worker_conn_close_after_write() end a connection.  Each complete
+ * request goes to worker_answer() (worker_answer.c).
+ *
+ * Wire format (Postfix socketmap_table(5)): the client sends netstrings
+ * "<len>:<name> <key>," and reads one netstring reply per request, in order.
+ * Postfix's dict_sockmap keeps one connection per smtp(8) process open for
+ * many requests, so connections are persistent and many are open at once.
+ *
+ * Per connection:
+ *  - input is decoded in place from the connection's input evbuffer; a
+ *    request longer than SOCKMAP_MAX_QUERY is refused as soon as its length
+ *    prefix is read, so a 1 MB claim is never buffered;
+ *  - a broken frame gets one PERM reply and the connection is closed after
+ *    it is written (nothing after a broken frame can be re-synchronized);
+ *  - a malformed request inside a good frame gets PERM and the connection
+ *    keeps going;
+ *  - replies are written in request order; when the client does not read,
+ *    we stop reading above WORKER_OUTPUT_HIGH bytes of pending output, so
+ *    memory per connection stays bounded;
+ *  - an idle connection (or one stalled mid-request) is closed after
+ *    idle_timeout seconds.
+ * Connections over max_connections are accepted and closed at once: the
+ * listener stays responsive and Postfix retries.  At most max_inflight
+ * requests per connection wait for an answer; above that the connection
+ * is not read until answers have left.  A reply that waits (its request
+ * is behind one that still waits) is parked, formatted, in its slot.
+ */
+#include "autoconf.h"
+
+#include <sys/queue.h>
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event2/buffer.h>
+#include <event2/event.h>
+#include <event2/listener.h>
+
+#include "lib/buf.h"
+#include "lib/clock.h"
+#include "lib/config.h"
+#include "lib/log.h"
+#include "lib/netstring.h"
+#include "lib/sockmap.h"
+#include "daemon/stats.h"
+#include "daemon/worker.h"
+#include "daemon/worker_int.h"
+#include "lib/xmalloc.h"
+
+/* Longest frame: digits, ':', payload, ','. */
+#define WORKER_MAX_FRAME	(NETSTRING_MAX_DIGITS + 2 + SOCKMAP_MAX_QUERY)
+
+static void	conn_kick(struct conn *);
+static int	conn_process(struct conn *);
+
+/* worker_trim_soon - trim once nothing more was freed for a moment */
+static void
+worker_trim_soon(struct worker *w)
+{
+	struct timeval	 tv = { 0, WORKER_TRIM_DELAY_MS * 1000 };
+
+	if (w->ev_trim != NULL && !w->draining)
+		evtimer_add(w->ev_trim, &tv);
+}
+
+void
+worker_conn_trim_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct worker	*w = arg;
+
+	(void)fd;
+	(void)what;
+	xtrim();
+	w->conns_peak = w->nconns;
+}
+
+/* slot_free - release a slot (already out of its connection's FIFO) */
+static void
+slot_free(struct slot *sl)
+{
+	worker_rclient_detach(sl);
+	free(sl->reply);
+	free(sl);
+}
+
+void
+worker_conn_free(struct conn *c)
+{
+	struct worker	*w = c->w;
+	struct slot	*sl;
+
+	while ((sl = TAILQ_FIRST(&c->fifo)) != NULL) {
+		TAILQ_REMOVE(&c->fifo, sl, c_entry);
+		slot_free(sl);
+	}
+	TAILQ_REMOVE(&w->conns, c, entry);
+	w->nconns--;
+	if (c->big || w->conns_peak - w->nconns >= WORKER_TRIM_CONNS)
+		worker_trim_soon(w);
+	stats_inc(STATS_CONN_CLOSED);
+	event_free(c->ev_read);
+	event_free(c->ev_write);
+	event_free(c->ev_idle);
+	evbuffer_free(c->in);
+	evbuffer_free(c->out);
+	close(c->fd);
+	free(c);
+	if (w->draining && w->nconns == 0)
+		event_base_loopexit(w->base, NULL);
+}
+
+/* conn_read_enable - arm or disarm the read event */
+static void
+conn_read_enable(struct conn *c, int on)
+{
+	if (on && !c->reading)
+		event_add(c->ev_read, NULL);
+	else if (!on && c->reading)
+		event_del(c->ev_read);
+	c->reading = on;
+}
+
+/*
+ * conn_output - write what is pending now; wait for EV_WRITE for the rest
+ *
+ * Writing at once, and arming EV_WRITE only when the socket is full, is
+ * what keeps a warm lookup at three system calls (read, write, epoll_wait).
+ * Frees the connection (returns -1) when it is closing and done.
+ */
+static int
+conn_output(struct conn *c)
+{
+	if (evbuffer_get_length(c->out) > 0 &&
+	    evbuffer_write(c->out, c->fd) == -1 &&
+	    errno != EAGAIN && errno != EINTR) {
+		log_debug(1, "connection write error: %s", strerror(errno));
+		worker_conn_free(c);
+		return (-1);
+	}
+	if (evbuffer_get_length(c->out) > 0) {
+		if (!c->writing) {
+			/* A client that reads nothing for idle_timeout goes. */
+			event_add(c->ev_write, &c->w->idle);
+			c->writing = 1;
+		}
+		return (0);
+	}
+	if (c->writing) {
+		event_del(c->ev_write);
+		c->writing = 0;
+	}
+	if (c->closing && TAILQ_EMPTY(&c->fifo)) {
+		worker_conn_free(c);
+		return (-1);
+	}
+	return (0);
+}
+
+void
+worker_conn_close_after_write(struct conn *c)
+{
+	c->closing = 1;
+	conn_read_enable(c, 0);
+	conn_output(c);
+}
+
+/*
+ * worker_format - format one reply into the worker's scratch buffer
+ *
+ * A reply that does not fit Postfix's limit becomes TEMP: deferring is
+ * safer than answering something else.
+ */
+static struct buf
+worker_format(struct worker *w, enum sockmap_status st, const char *data,
+    size_t len)
+{
+	struct buf	 out;
+
+	buf_init_fixed(&out, w->reply, sizeof(w->reply));
+	if (sockmap_reply_format(&out, st, data, len) == -1) {
+		log_warnx("reply too long (%zu bytes): answering TEMP", len);
+		buf_reset(&out);
+		if (sockmap_reply_format(&out, SOCKMAP_TEMP,
+		    "reply too long", 14) == -1)
+			panic("worker_format: cannot format TEMP");
+	}
+	return (out);
+}
+
+/* conn_flush - write every finished reply at the head of the FIFO */
+static void
+conn_flush(struct conn *c)
+{
+	struct evbuffer	*out = c->out;
+	struct slot	*sl;
+
+	/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc) */
+	while ((sl = TAILQ_FIRST(&c->fifo)) != NULL && sl->done) {
+		TAILQ_REMOVE(&c->fifo, sl, c_entry);
+		c->nslots--;
+		if (evbuffer_add(out, sl->reply, sl->reply_len) == -1)
+			log_warnx("evbuffer_add failed: reply dropped");
+		slot_free(sl);
+	}
+}
+
+struct slot *
+worker_conn_slot_new(struct conn *c)
+{
+	struct slot	*sl;
+
+	sl = xcalloc(1, sizeof(*sl));
+	sl->conn = c;
+	TAILQ_INSERT_TAIL(&c->fifo, sl, c_entry);
+	c->nslots++;
+	return (sl);
+}
+
+void
+worker_conn_slot_complete(struct slot *sl, enum sockmap_status st,
+    const char *data, size_t len)
+{
+	struct conn	*c = sl->conn;
+	struct buf	 out;
+
+	worker_rclient_detach(sl);
+	out = worker_format(c->w, st, data, len);
+	sl->reply = xmemdup0(out.data, out.len);
+	sl->reply_len = out.len;
+	sl->done = 1;
+	if (sl == TAILQ_FIRST(&c->fifo)) {
+		conn_flush(c);
+		conn_kick(c);
+	}
+}
+
+void
+worker_conn_reply(struct conn *c, enum sockmap_status st, const char *data,
+    size_t len)
+{
+	struct slot	*sl;
+	struct buf	 out;
+
+	if (TAILQ_EMPTY(&c->fifo)) {
+		out = worker_format(c->w, st, data, len);
+		if (evbuffer_add(c->out, out.data, out.len) == -1)
+			log_warnx("evbuffer_add failed: reply dropped");
+		return;
+	}
+	sl = worker_conn_slot_new(c);
+	worker_conn_slot_complete(sl, st, data, len);
+}
+
+/*
+ * conn_process - decode and answer every complete request in the input
+ *
+ * Returns -1 if the connection was freed.
+ */
+static int
+conn_process(struct conn *c)
+{
+	struct evbuffer	*in = c->in;
+	struct evbuffer	*out = c->out;
+	enum netstring_status st;
+	const char	*payload, *name, *key, *why;
+	size_t		 len, want, plen, used, name_len, key_len;
+	unsigned char	*p;
+
+	while ((len = evbuffer_get_length(in)) > 0 && !c->closing) {
+		if (evbuffer_get_length(out) > WORKER_OUTPUT_HIGH ||
+		    c->nslots >= c->w->cf->max_inflight) {
+			/* The client is not reading, or has too many
+			 * lookups running: stop until that changes. */
+			if (evbuffer_get_length(out) > WORKER_OUTPUT_HIGH)
+				c->big = 1;
+			conn_read_enable(c, 0);
+			c->reading_paused = 1;
+			return (0);
+		}
+		want = len < WORKER_MAX_FRAME ? len : WORKER_MAX_FRAME;
+		if ((p = evbuffer_pullup(in, (ev_ssize_t)want)) == NULL) {
+			log_warnx("evbuffer_pullup failed: closing");
+			worker_conn_free(c);
+			return (-1);
+		}
+		st = netstring_decode((const char *)p, want, SOCKMAP_MAX_QUERY,
+		    &payload, &plen, &used);
+		if (st == NETSTRING_INCOMPLETE)
+			return (0);
+		if (st != NETSTRING_OK) {
+			log_warnx("malformed request: %s: closing connection",
+			    netstring_strerror(st));
+			stats_inc(STATS_PROTO_FRAME);
+			worker_conn_reply(c, SOCKMAP_PERM,
+			    netstring_strerror(st),
+			    strlen(netstring_strerror(st)));
+			evbuffer_drain(in, len);
+			worker_conn_close_after_write(c);
+			return (-1);
+		}
+		stats_inc(STATS_REQUESTS);
+		if (sockmap_request_parse(payload, plen, &name, &name_len,
+		    &key, &key_len, &why) == -1) {
+			stats_inc(STATS_PROTO_REQUEST);
+			log_warnx("malformed request: %s", why);
+			worker_conn_reply(c, SOCKMAP_PERM, why, strlen(why));
+		} else
+			worker_answer(c, name, name_len, key, key_len);
+		evbuffer_drain(in, used);
+	}
+	return (0);
+}
+
+/*
+ * conn_kick - push output; resume reading a paused connection once its
+ * client has caught up (output below WORKER_OUTPUT_LOW, lookups below
+ * max_inflight), serving what is already buffered
+ */
+static void
+conn_kick(struct conn *c)
+{
+	for (;;) {
+		if (conn_output(c) == -1)
+			return;
+		if (!c->reading_paused || c->closing ||
+		    evbuffer_get_length(c->out) >= WORKER_OUTPUT_LOW ||
+		    c->nslots >= c->w->cf->max_inflight)
+			return;
+		c->reading_paused = 0;
+		conn_read_enable(c, 1);
+		if (conn_process(c) == -1)
+			return;
+	}
+}
+
+/* conn_read_cb - new bytes from Postfix, or EOF */
+static void
+conn_read_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct conn	*c = arg;
+	struct worker	*w = c->w;
+	ssize_t		 n;
+
+	(void)what;
+	n = read(fd, w->rbuf, sizeof(w->rbuf));
+	if (n == -1) {
+		if (errno == EAGAIN || errno == EINTR)
+			return;
+		log_debug(1, "connection read error: %s", strerror(errno));
+		worker_conn_free(c);
+		return;
+	}
+	if (n == 0) {
+		/* EOF.  A half-closed client may still read its answers. */
+		worker_conn_close_after_write(c);
+		return;
+	}
+	evtimer_add(c->ev_idle, &w->idle);
+	if (evbuffer_add(c->in, w->rbuf, (size_t)n) == -1) {
+		log_warnx("evbuffer_add failed: closing connection");
+		worker_conn_free(c);
+		return;
+	}
+	if (conn_process(c) == -1)
+		return;
+	conn_kick(c);
+}
+
+/* conn_write_cb - room in the socket again, or the client stopped reading */
+static void
+conn_write_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct conn	*c = arg;
+
+	(void)fd;
+	c->writing = 0;
+	if (what & EV_TIMEOUT) {
+		log_debug(1, "client read nothing for %d s: closing",
+		    c->w->cf->idle_timeout);
+		worker_conn_free(c);
+		return;
+	}
+	conn_kick(c);
+}
+
+/* conn_idle_cb - no request for idle_timeout seconds */
+static void
+conn_idle_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct conn	*c = arg;
+
+	(void)fd;
+	(void)what;
+	/* Idle means idle: a connection waiting for a lookup is not. */
+	if (!TAILQ_EMPTY(&c->fifo)) {
+		evtimer_add(c->ev_idle, &c->w->idle);
+		return;
+	}
+	log_debug(1, "connection idle for %d s: closing",
+	    c->w->cf->idle_timeout);
+	worker_conn_free(c);
+}
+
+void
+worker_conn_accept_cb(struct evconnlistener *l, evutil_socket_t fd,
+    struct sockaddr *sa, int salen, void *arg)
+{
+	struct worker	*w = arg;
+	struct conn	*c;
+
+	(void)l;
+	(void)sa;
+	(void)salen;
+	if (w->draining || w->nconns >= w->max_conns) {
+		/* Closed at once: the client sees EOF and retries, the
+		 * connections we serve carry on.  One log line a minute. */
+		w->refused++;
+		if (!w->draining && clock_wall() - w->last_refuse_log >= 60) {
+			log_warnx("worker %d: connection limit %d reached: "
+			    "refusing connections (connections_refused=%llu)",
+			    w->id, w->max_conns, w->refused);
+			w->last_refuse_log = clock_wall();
+		}
+		stats_inc(STATS_CONN_REFUSED);
+		evutil_closesocket(fd);
+		return;
+	}
+	c = xcalloc(1, sizeof(*c));
+	c->w = w;
+	TAILQ_INIT(&c->fifo);
+	c->fd = fd;
+	c->in = evbuffer_new();
+	c->out = evbuffer_new();
+	c->ev_read = event_new(w->base, fd, EV_READ | EV_PERSIST, conn_read_cb,
+	    c);
+	c->ev_write = event_new(w->base, fd, EV_WRITE, conn_write_cb, c);
+	c->ev_idle = evtimer_new(w->base, conn_idle_cb, c);
+	if (c->in == NULL || c->out == NULL || c->ev_read == NULL ||
+	    c->ev_write == NULL || c->ev_idle == NULL)
+		fatalx("worker %d: out of memory for a connection", w->id);
+	TAILQ_INSERT_TAIL(&w->conns, c, entry);
+	w->nconns++;
+	if (w->nconns > w->conns_peak)
+		w->conns_peak = w->nconns;
+	stats_inc(STATS_CONN_ACCEPTED);
+	conn_read_enable(c, 1);
+	evtimer_add(c->ev_idle, &w->idle);
+}
+
+void
+worker_conn_accept_error_cb(struct evconnlistener *l, void *arg)
+{
+	(void)l;
+	(void)arg;
+	log_warnx("accept: %s",
+	    evutil_socket_error_to_string(EVUTIL_SOCKET_ERROR()));
+}

@@ -1,0 +1,233 @@
+/*
+ * worker_int.h - what the front worker's files share (private: worker.h is
+ * the public interface)
+ *
+ * One worker process is four files, one concern each:
+ *   worker.c          the process: worker_main, the open-file limit, drain
+ *   worker_conn.c     Postfix socketmap connections and their request slots
+ *   worker_answer.c   the answer to a request: pin, cache, facts
+ *   worker_rclient.c  the resolver client and the in-flight table
+ * They share struct worker (one per process) and the structs below; each
+ * function here is defined in the file its prefix names.
+ */
+#ifndef WORKER_INT_H
+#define WORKER_INT_H
+
+#include <sys/queue.h>
+#include <sys/time.h>
+
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include <event2/event.h>
+#include <event2/listener.h>
+
+#include "lib/cache_record.h"
+#include "lib/domtab.h"
+#include "lib/ipc.h"
+#include "lib/netstring.h"
+#include "lib/sockmap.h"
+#include "policy/sts_policy.h"
+
+struct buf;
+struct cache;
+struct config;
+struct config_map;
+
+/* Room for one formatted reply: the netstring prefix plus the payload. */
+#define WORKER_REPLY_BUFSZ	(NETSTRING_MAX_DIGITS + 2 + SOCKMAP_MAX_REPLY)
+/* Give memory back (xtrim) once this many connections are gone since the
+ * peak, or a connection that held a big output buffer closed; the trim
+ * waits until the burst is over. */
+#define WORKER_TRIM_CONNS	256
+#define WORKER_TRIM_DELAY_MS	200
+#define WORKER_DROPPED_MEMO	64	/* domains whose dropped TLSRPT is
+					   logged (worker_tlsrpt_dropped) */
+
+struct inflight;
+
+/* One request whose reply must wait: for the resolver or for its turn. */
+struct slot {
+	TAILQ_ENTRY(slot) c_entry;	/* the connection's reply FIFO */
+	TAILQ_ENTRY(slot) i_entry;	/* the inflight's waiters */
+	struct conn	*conn;
+	struct inflight	*inf;		/* non-NULL while waiting */
+	const struct config_map *map;
+	struct event	*deadline;
+	int		 done;
+	char		*reply;		/* formatted netstring, when done */
+	size_t		 reply_len;
+	uint64_t	 t0;		/* request decoded (stats_clock) */
+};
+
+/* A domain this worker has asked the resolver about. */
+struct inflight {
+	struct domtab_node node;	/* the domain, in w->inflight */
+	TAILQ_ENTRY(inflight) u_entry;	/* unsent list */
+	TAILQ_HEAD(, slot) waiters;
+	int		 unsent;
+	int		 txtcheck;	/* a background TXT re-check marker */
+	time_t		 asked;		/* txtcheck: when it was queued */
+};
+
+struct conn {
+	TAILQ_ENTRY(conn) entry;
+	struct worker	*w;
+	int		 fd;
+	struct event	*ev_read;
+	struct event	*ev_write;
+	struct event	*ev_idle;
+	struct evbuffer	*in;
+	struct evbuffer	*out;
+	int		 reading;	/* ev_read armed */
+	int		 writing;	/* ev_write armed */
+	TAILQ_HEAD(, slot) fifo;	/* replies not yet written, in order */
+	int		 nslots;
+	int		 closing;	/* close once output is written */
+	int		 reading_paused;
+	int		 big;		/* output went over OUTPUT_HIGH */
+};
+
+struct worker {
+	struct event_base *base;
+	const struct config *cf;
+	int		 id;
+	struct evconnlistener **listeners;
+	int		 nlisteners;
+	TAILQ_HEAD(, conn) conns;
+	int		 nconns;
+	int		 max_conns;	/* max_connections, or what fds allow */
+	int		 conns_peak;	/* since the last trim */
+	struct event	*ev_trim;
+	unsigned long long refused;	/* connections over max_conns */
+	time_t		 last_refuse_log;
+	int		 draining;
+	struct event	*ev_drain;
+	struct timeval	 deadline;
+
+	/* the resolver connection */
+	int		 rfd;
+	struct event	*ev_rread;
+	struct event	*ev_rwrite;
+	struct event	*ev_reconnect;
+	const char	*rlost;		/* why it was lost, until reconnected */
+	int		 rlost_errno;
+	struct domtab	 inflight;	/* struct inflight by domain */
+	TAILQ_HEAD(, inflight) unsent;
+
+	/* the shared cache, read-only; opened once the resolver made it */
+	struct cache	*cache;
+	time_t		 cache_retry;
+
+	struct timeval	 idle;
+	uint64_t	 t0;		/* the request being answered */
+	char		 reply[WORKER_REPLY_BUFSZ];	/* hot-path scratch */
+	char		 rbuf[16384];			/* read(2) scratch */
+	char		 data[SOCKMAP_MAX_OK_DATA];
+	unsigned char	 msg[IPC_MAX_MSG];
+	struct cache_record rec;
+	struct cache_record drec;	/* DANE facts */
+	struct {
+		uint32_t h;		/* hash_fnv1a of the domain */
+		int64_t	 fetched_at;	/* of the record logged */
+	}		 dropped[WORKER_DROPPED_MEMO];	/* TLSRPT left out:
+							   logged for these */
+	struct sts_policy pol;
+};
+
+/* worker_conn.c */
+
+/* worker_conn_accept_cb - evconnlistener callback: a new Postfix
+ * connection (arg: the worker), or closed at once over max_conns */
+void	worker_conn_accept_cb(struct evconnlistener *l, evutil_socket_t fd,
+	    struct sockaddr *sa, int salen, void *arg);
+
+/* worker_conn_accept_error_cb - accept(2) failed: log, keep listening */
+void	worker_conn_accept_error_cb(struct evconnlistener *l, void *arg);
+
+/* worker_conn_trim_cb - ev_trim timer (arg: the worker): the burst of
+ * closed connections is over, give free memory back */
+void	worker_conn_trim_cb(evutil_socket_t fd, short what, void *arg);
+
+/* worker_conn_free - close and forget a connection and its pending
+ * requests; ends the loop when the worker drains and it was the last */
+void	worker_conn_free(struct conn *c);
+
+/* worker_conn_close_after_write - stop reading; free once the output is
+ * out (c may be freed on return) */
+void	worker_conn_close_after_write(struct conn *c);
+
+/*
+ * worker_conn_reply - answer a request now, or park the answer behind
+ * earlier requests of the connection that still wait (replies leave in
+ * request order); data[0..len) is the payload after the status
+ */
+void	worker_conn_reply(struct conn *c, enum sockmap_status st,
+	    const char *data, size_t len);
+
+/* worker_conn_slot_new - a slot at the tail of the connection's reply
+ * FIFO, not done; the caller fills in what it waits for */
+struct slot *worker_conn_slot_new(struct conn *c);
+
+/*
+ * worker_conn_slot_complete - a waiting request has its answer: the slot
+ * stops waiting (worker_rclient_detach), keeps its formatted reply and,
+ * when it heads the FIFO, the finished replies are written
+ */
+void	worker_conn_slot_complete(struct slot *sl, enum sockmap_status st,
+	    const char *data, size_t len);
+
+/* worker_answer.c */
+
+/*
+ * worker_answer - answer one well-formed request "name key" of c, now
+ * (worker_conn_reply) or once the resolver replies (worker_rclient_ask)
+ */
+void	worker_answer(struct conn *c, const char *name, size_t name_len,
+	    const char *key, size_t key_len);
+
+/*
+ * worker_answer_facts - the reply to a lookup of domain for map from its
+ * records (sts, dane: either NULL when not known), into data; warns once
+ * when a tlsrpt map's attributes had to be left out.  Returns the status.
+ */
+enum sockmap_status worker_answer_facts(struct worker *w, const char *domain,
+	    const struct cache_record *sts, const struct cache_record *dane,
+	    const struct config_map *map, struct buf *data);
+
+/* worker_answer_unknown - nothing is known: the deadline answer, into
+ * data */
+enum sockmap_status worker_answer_unknown(struct worker *w, struct buf *data);
+
+/* worker_rclient.c */
+
+/* worker_rclient_start - an empty in-flight table, connect to the
+ * resolver (retried every WORKER_RECONNECT_MS until it listens) */
+void	worker_rclient_start(struct worker *w);
+
+/* worker_rclient_stop - close the resolver socket, free the in-flight
+ * table (no slot waits any more: the connections are freed) */
+void	worker_rclient_stop(struct worker *w);
+
+/*
+ * worker_rclient_ask - park the request in a new slot of c, waiting for
+ * the resolver's facts about domain[0..len) or its deadline
+ * (request_timeout), and ask the resolver unless this worker already did
+ */
+void	worker_rclient_ask(struct conn *c, const struct config_map *map,
+	    const char *domain, size_t len);
+
+/*
+ * worker_rclient_txtcheck - the answer left from a record whose TXT id
+ * check is due: ask the resolver to re-check it in the background, unless
+ * this worker already asked or a request for the domain is out
+ */
+void	worker_rclient_txtcheck(struct worker *w, const char *domain,
+	    size_t len, time_t now);
+
+/* worker_rclient_detach - a slot stops waiting: it leaves its in-flight
+ * entry (freed if nothing was asked for it yet) and its deadline */
+void	worker_rclient_detach(struct slot *sl);
+
+#endif

@@ -1,0 +1,429 @@
+/*
+ * worker_rclient.c - the worker's client of the resolver process, and its
+ * in-flight table
+ *
+ * Interface (worker_int.h): worker_rclient_start() and _stop() around the
+ * worker's loop; worker_rclient_ask() parks a request until the resolver
+ * answers or its deadline passes; worker_rclient_txtcheck() asks for a TXT
+ * id re-check in the background; worker_rclient_detach() takes a slot
+ * out of the table.  The messages are lib/ipc's; the reply to a waiting
+ * request is worker_answer_facts() of the records the resolver sends.
+ *
+ * Lookups the worker cannot answer at once (no pin, no fresh cache entry)
+ * go to the resolver process over a SOCK_SEQPACKET socket.  Requests for
+ * one domain are coalesced per worker (one "inflight" entry with a list of
+ * waiting request slots); the resolver coalesces across workers.  Each slot
+ * has its own deadline (request_timeout): a lookup still running then is
+ * answered with deadline_answer (RFC 8461 §5: fail open by default) while
+ * the resolver carries on, so the next request finds the result.  Replies
+ * leave a connection strictly in request order (worker_conn.c): an answer
+ * that is ready while an earlier request still waits is parked in its slot.
+ *
+ * A cache answer from an STS record whose TXT id check is due
+ * (facts_txt_due: the TXT TTL has passed) is sent at once, and then the
+ * resolver is asked, once, to re-check the id in the background
+ * (IPC_FLAG_TXTCHECK): the in-flight table holds a marker entry without
+ * waiters until the resolver replies, so further lookups of the domain do
+ * not ask again (nor allocate); a marker whose reply never came is sent
+ * again after WORKER_TXTCHECK_RESEND seconds.
+ *
+ * A lost resolver connection is retried every WORKER_RECONNECT_MS; what
+ * the old resolver was asked is asked again, and until it answers the
+ * waiters get their deadline answers.
+ */
+#include "autoconf.h"
+
+#include <sys/queue.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+
+#include "lib/buf.h"
+#include "lib/cache_record.h"
+#include "lib/config.h"
+#include "lib/domain.h"
+#include "lib/domtab.h"
+#include "lib/ipc.h"
+#include "lib/log.h"
+#include "lib/sockmap.h"
+#include "daemon/stats.h"
+#include "daemon/worker_int.h"
+#include "lib/xmalloc.h"
+
+#define WORKER_INFLIGHT_BUCKETS	4096	/* power of two */
+#define WORKER_RECONNECT_MS	500
+/* A TXT re-check marker whose reply did not come (a reply the resolver
+ * had to drop) is sent again after this many seconds. */
+#define WORKER_TXTCHECK_RESEND	120
+
+static void	rclient_connect(struct worker *);
+static void	rclient_lost(struct worker *, const char *, int);
+static void	rclient_close(struct worker *);
+static void	rclient_flush(struct worker *);
+
+/* inflight_find - the entry for a domain, or NULL */
+static struct inflight *
+inflight_find(struct worker *w, const char *d, size_t len)
+{
+	struct domtab_node *n;
+
+	if ((n = domtab_find(&w->inflight, d, len)) == NULL)
+		return (NULL);
+	return (DOMTAB_ENTRY(n, struct inflight, node));
+}
+
+/* inflight_remove - unlink and free an entry (its waiters are gone) */
+static void
+inflight_remove(struct worker *w, struct inflight *inf)
+{
+	domtab_remove(&w->inflight, &inf->node);
+	if (inf->unsent)
+		TAILQ_REMOVE(&w->unsent, inf, u_entry);
+	free(inf);
+}
+
+void
+worker_rclient_detach(struct slot *sl)
+{
+	struct inflight	*inf = sl->inf;
+
+	if (inf != NULL) {
+		TAILQ_REMOVE(&inf->waiters, sl, i_entry);
+		sl->inf = NULL;
+		/* Nobody waits and nothing was asked yet: forget it. */
+		if (TAILQ_EMPTY(&inf->waiters) && inf->unsent)
+			inflight_remove(sl->conn->w, inf);
+	}
+	if (sl->deadline != NULL) {
+		event_free(sl->deadline);
+		sl->deadline = NULL;
+	}
+}
+
+/* slot_deadline_cb - the lookup is still running: answer per config */
+static void
+slot_deadline_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct slot	*sl = arg;
+
+	(void)fd;
+	(void)what;
+	log_info("domain=%s answer=%s reason=deadline",
+	    sl->inf != NULL ? sl->inf->node.domain : "?",
+	    sl->conn->w->cf->deadline_answer == CONFIG_ANSWER_TEMP ?
+	    "TEMP" : "NOTFOUND");
+	stats_lookup(STATS_SRC_DEADLINE, sl->conn->w->cf->deadline_answer ==
+	    CONFIG_ANSWER_TEMP ? SOCKMAP_TEMP : SOCKMAP_NOTFOUND, sl->t0);
+	if (sl->conn->w->cf->deadline_answer == CONFIG_ANSWER_TEMP)
+		worker_conn_slot_complete(sl, SOCKMAP_TEMP,
+		    "policy lookup in progress", 25);
+	else
+		worker_conn_slot_complete(sl, SOCKMAP_NOTFOUND, NULL, 0);
+}
+
+void
+worker_rclient_txtcheck(struct worker *w, const char *domain, size_t len,
+    time_t now)
+{
+	struct inflight	*inf;
+
+	if ((inf = inflight_find(w, domain, len)) != NULL) {
+		if (!inf->txtcheck || inf->unsent ||
+		    now - inf->asked < WORKER_TXTCHECK_RESEND)
+			return;
+		log_debug(1, "domain=%s: TXT re-check unanswered for %ds: "
+		    "asking again", domain, WORKER_TXTCHECK_RESEND);
+	} else {
+		inf = xcalloc(1, sizeof(*inf));
+		TAILQ_INIT(&inf->waiters);
+		domtab_insert(&w->inflight, &inf->node, domain, len);
+		inf->txtcheck = 1;
+		log_debug(1, "domain=%s: TXT check due: re-check asked",
+		    domain);
+	}
+	inf->asked = now;
+	inf->unsent = 1;
+	TAILQ_INSERT_TAIL(&w->unsent, inf, u_entry);
+	rclient_flush(w);
+}
+
+void
+worker_rclient_ask(struct conn *c, const struct config_map *map,
+    const char *domain, size_t len)
+{
+	struct worker	*w = c->w;
+	struct inflight	*inf;
+	struct slot	*sl;
+
+	sl = worker_conn_slot_new(c);
+	sl->map = map;
+	sl->t0 = w->t0;
+	if ((inf = inflight_find(w, domain, len)) == NULL) {
+		inf = xcalloc(1, sizeof(*inf));
+		TAILQ_INIT(&inf->waiters);
+		domtab_insert(&w->inflight, &inf->node, domain, len);
+		inf->unsent = 1;
+		TAILQ_INSERT_TAIL(&w->unsent, inf, u_entry);
+	} else if (inf->txtcheck) {
+		/* a re-check marker: this request needs a full answer (the
+		 * DANE part too), so ask plainly; the resolver joins both */
+		inf->txtcheck = 0;
+		if (!inf->unsent) {
+			inf->unsent = 1;
+			TAILQ_INSERT_TAIL(&w->unsent, inf, u_entry);
+		}
+	}
+	TAILQ_INSERT_TAIL(&inf->waiters, sl, i_entry);
+	sl->inf = inf;
+	sl->deadline = evtimer_new(w->base, slot_deadline_cb, sl);
+	evtimer_add(sl->deadline, &w->deadline);
+	rclient_flush(w);
+}
+
+/* rclient_reply - facts arrived for a domain: answer its waiters */
+static void
+rclient_reply(struct worker *w, const struct ipc_reply *rep)
+{
+	struct inflight	*inf;
+	struct slot	*sl;
+	struct buf	 data;
+	enum sockmap_status st;
+	int		 ok, have_sts, have_dane;
+
+	if ((inf = inflight_find(w, rep->domain, rep->domain_len)) == NULL)
+		return;		/* every waiter hit its deadline already */
+	have_sts = rep->record_len > 0 &&
+	    cache_record_decode(rep->record, rep->record_len, &w->rec) == 0 &&
+	    w->rec.kind != CACHE_KIND_DANE;
+	have_dane = rep->dane_len > 0 &&
+	    cache_record_decode(rep->dane, rep->dane_len, &w->drec) == 0 &&
+	    w->drec.kind == CACHE_KIND_DANE;
+	ok = rep->status == IPC_STATUS_OK && (have_sts || have_dane);
+	/* TEMP: the resolver said why (and counts it); a bad record is ours */
+	if (!ok && rep->status == IPC_STATUS_TEMP)
+		log_debug(1, "domain=%s: resolver answered TEMP",
+		    rep->domain);
+	else if (!ok)
+		log_warnx("domain=%s: resolver gave no usable record",
+		    rep->domain);
+	buf_init_fixed(&data, w->data, sizeof(w->data));
+	while ((sl = TAILQ_FIRST(&inf->waiters)) != NULL) {
+		buf_reset(&data);
+		if (ok)
+			st = worker_answer_facts(w, rep->domain, have_sts ?
+			    &w->rec : NULL, have_dane ? &w->drec : NULL,
+			    sl->map, &data);
+		else
+			st = worker_answer_unknown(w, &data);
+		log_debug(1, "domain=%s map=%s source=resolver answer=%s",
+		    rep->domain, sl->map->name, sockmap_status_name(st));
+		stats_lookup(STATS_SRC_RESOLVER, st, sl->t0);
+		worker_conn_slot_complete(sl, st, data.data, data.len);
+	}
+	inflight_remove(w, inf);
+}
+
+/* rclient_read_cb - messages from the resolver */
+static void
+rclient_read_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct worker	*w = arg;
+	struct ipc_reply rep;
+	ssize_t		 n;
+
+	(void)what;
+	for (;;) {
+		n = recv(fd, w->msg, sizeof(w->msg), MSG_DONTWAIT);
+		if (n == -1 && (errno == EAGAIN || errno == EINTR))
+			return;
+		if (n <= 0) {
+			rclient_lost(w, "resolver connection lost",
+			    n == -1 ? errno : 0);
+			return;
+		}
+		if (ipc_reply_decode(w->msg, (size_t)n, &rep) == -1) {
+			log_warnx("worker %d: malformed message from resolver "
+			    "(%zd bytes) dropped", w->id, n);
+			continue;
+		}
+		rclient_reply(w, &rep);
+	}
+}
+
+/* rclient_write_cb - the socket has room again */
+static void
+rclient_write_cb(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	rclient_flush(arg);
+}
+
+/* rclient_flush - send every unsent request */
+static void
+rclient_flush(struct worker *w)
+{
+	struct inflight	*inf;
+	struct ipc_request req;
+	unsigned char	 msg[8 + DOMAIN_BUFSZ];
+	long		 n;
+
+	if (w->rfd == -1)
+		return;
+	while ((inf = TAILQ_FIRST(&w->unsent)) != NULL) {
+		memset(&req, 0, sizeof(req));
+		if (inf->txtcheck)
+			req.flags = IPC_FLAG_TXTCHECK;
+		memcpy(req.domain, inf->node.domain, inf->node.len);
+		req.domain_len = inf->node.len;
+		if ((n = ipc_request_encode(&req, msg, sizeof(msg))) == -1)
+			panic("rclient_flush: cannot encode %s",
+			    inf->node.domain);
+		if (send(w->rfd, msg, (size_t)n, MSG_DONTWAIT | MSG_NOSIGNAL)
+		    == -1) {
+			if (errno == EAGAIN || errno == ENOBUFS) {
+				event_add(w->ev_rwrite, NULL);
+				return;
+			}
+			rclient_lost(w, "send to resolver", errno);
+			return;
+		}
+		TAILQ_REMOVE(&w->unsent, inf, u_entry);
+		inf->unsent = 0;
+	}
+}
+
+/*
+ * rclient_reconnect_cb - try the resolver socket again; first say why it
+ * was lost: a warning, unless the worker is stopping (then the resolver
+ * stops too, and losing it is expected)
+ */
+static void
+rclient_reconnect_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct worker	*w = arg;
+
+	(void)fd;
+	(void)what;
+	if (w->rlost != NULL) {
+		if (w->draining)
+			log_debug(1, "worker %d: %s while stopping%s%s", w->id,
+			    w->rlost, w->rlost_errno != 0 ? ": " : "",
+			    w->rlost_errno != 0 ? strerror(w->rlost_errno) :
+			    "");
+		else
+			log_warnx("worker %d: %s%s%s", w->id, w->rlost,
+			    w->rlost_errno != 0 ? ": " : "",
+			    w->rlost_errno != 0 ? strerror(w->rlost_errno) :
+			    "");
+		w->rlost = NULL;
+	}
+	rclient_connect(w);
+}
+
+/*
+ * rclient_lost - the resolver connection broke: reconnect on the next loop
+ * turn, where a stop signal that came with the EOF has been handled (the
+ * master signals the workers before the resolver, and signals run at a
+ * higher priority: child.h), so the log can tell a stop from a failure
+ */
+static void
+rclient_lost(struct worker *w, const char *what, int err)
+{
+	struct timeval	 now = { 0, 0 };
+
+	rclient_close(w);
+	w->rlost = what;
+	w->rlost_errno = err;
+	evtimer_add(w->ev_reconnect, &now);
+}
+
+/* rclient_close - close the resolver socket, if open */
+static void
+rclient_close(struct worker *w)
+{
+	if (w->rfd == -1)
+		return;
+	event_del(w->ev_rread);
+	event_del(w->ev_rwrite);
+	event_free(w->ev_rread);
+	event_free(w->ev_rwrite);
+	close(w->rfd);
+	w->rfd = -1;
+}
+
+/*
+ * rclient_connect - (re)connect to the resolver
+ *
+ * Every inflight domain is marked unsent: what the old resolver was asked
+ * is asked again.  Until the resolver answers, waiters are answered by
+ * their deadlines, so a dead resolver delays mail by one deadline at most.
+ */
+static void
+rclient_connect(struct worker *w)
+{
+	struct sockaddr_un sun;
+	struct timeval	 tv = { 0, WORKER_RECONNECT_MS * 1000 };
+	struct domtab_node *dn;
+	struct inflight	*inf;
+
+	rclient_close(w);
+	for (dn = domtab_next(&w->inflight, NULL); dn != NULL;
+	    dn = domtab_next(&w->inflight, dn)) {
+		inf = DOMTAB_ENTRY(dn, struct inflight, node);
+		if (!inf->unsent) {
+			inf->unsent = 1;
+			TAILQ_INSERT_TAIL(&w->unsent, inf, u_entry);
+		}
+	}
+	if (ipc_resolver_addr(w->cf->runtime_dir, &sun) == -1)
+		fatalx("runtime_dir too long for a socket path");
+	w->rfd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK,
+	    0);
+	if (w->rfd == -1 || connect(w->rfd, (struct sockaddr *)&sun,
+	    sizeof(sun)) == -1) {
+		log_debug(1, "worker %d: connect %s: %s", w->id, sun.sun_path,
+		    strerror(errno));
+		if (w->rfd != -1)
+			close(w->rfd);
+		w->rfd = -1;
+		evtimer_add(w->ev_reconnect, &tv);
+		return;
+	}
+	w->ev_rread = event_new(w->base, w->rfd, EV_READ | EV_PERSIST,
+	    rclient_read_cb, w);
+	w->ev_rwrite = event_new(w->base, w->rfd, EV_WRITE, rclient_write_cb,
+	    w);
+	event_add(w->ev_rread, NULL);
+	rclient_flush(w);
+}
+
+void
+worker_rclient_start(struct worker *w)
+{
+	w->rfd = -1;
+	TAILQ_INIT(&w->unsent);
+	domtab_init(&w->inflight, WORKER_INFLIGHT_BUCKETS);
+	w->ev_reconnect = evtimer_new(w->base, rclient_reconnect_cb, w);
+	rclient_connect(w);
+}
+
+void
+worker_rclient_stop(struct worker *w)
+{
+	struct domtab_node *dn;
+
+	while ((dn = domtab_next(&w->inflight, NULL)) != NULL)
+		/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc) */
+		inflight_remove(w, DOMTAB_ENTRY(dn, struct inflight, node));
+	domtab_free(&w->inflight);
+	rclient_close(w);
+	event_free(w->ev_reconnect);
+}
