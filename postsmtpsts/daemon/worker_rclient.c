@@ -199,6 +199,16 @@ rclient_reply(struct worker *w, const struct ipc_reply *rep)
 
 	if ((inf = inflight_find(w, rep->domain, rep->domain_len)) == NULL)
 		return;		/* every waiter hit its deadline already */
+	if (inf->unsent && !inf->txtcheck)
+		/*
+		 * The reply to a TXT re-check that a lookup joined before its
+		 * own plain request could leave (the socket was full): that
+		 * request is still to be sent and its waiters need its full
+		 * answer (the DANE part too), so they wait for it.  Answering
+		 * them here would also let the last waiter's detach free inf
+		 * (nobody waits, nothing sent) under this loop.
+		 */
+		return;
 	have_sts = rep->record_len > 0 &&
 	    cache_record_decode(rep->record, rep->record_len, &w->rec) == 0 &&
 	    w->rec.kind != CACHE_KIND_DANE;
