@@ -25,6 +25,12 @@ struct https {
 	struct event_base *base;
 };
 
+/* A result the fake keeps, with its own copy of the body. */
+struct fake_result {
+	struct fake_https_result r;
+	char		*body;
+};
+
 struct https_fetch {
 	struct https_fetch *next;	/* every fetch, newest first */
 	struct https	*h;
@@ -37,39 +43,37 @@ struct https_fetch {
 	void		*arg;
 	int		 live;
 	struct event	*timer;
-	struct fake_https_result *res;	/* scripted, while the timer runs */
+	struct fake_result *res;	/* scripted, while the timer runs */
 };
 
 struct fake_script {
 	struct fake_script *next;
 	char		 host[HTTPS_MAX_HOST + 1];
-	struct fake_https_result res;
+	struct fake_result res;
 };
 
 static struct https_fetch *fake_fetches;
 static struct fake_script *fake_scripts;
 
-/* fake_result_free - a result and its body */
+/* fake_result_set - *k becomes a copy of r, body included */
 static void
-fake_result_free(struct fake_https_result *r)
+fake_result_set(struct fake_result *k, const struct fake_https_result *r)
 {
-	if (r != NULL)
-		free(r->body);
-	free(r);
+	free(k->body);
+	k->r = *r;
+	k->body = NULL;
+	if (r->body != NULL && (k->body = strdup(r->body)) == NULL)
+		abort();
+	k->r.body = k->body;
 }
 
-/* fake_result_dup - a heap copy of r */
-static struct fake_https_result *
-fake_result_dup(const struct fake_https_result *r)
+/* fake_result_free - a kept result */
+static void
+fake_result_free(struct fake_result *k)
 {
-	struct fake_https_result *c;
-
-	if ((c = malloc(sizeof(*c))) == NULL)
-		abort();
-	*c = *r;
-	if (r->body != NULL && (c->body = strdup(r->body)) == NULL)
-		abort();
-	return (c);
+	if (k != NULL)
+		free(k->body);
+	free(k);
 }
 
 /* fake_fetch_done - completed or cancelled */
@@ -124,13 +128,13 @@ static void
 fake_timer_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct https_fetch *f = arg;
-	struct fake_https_result *r = f->res;
+	struct fake_result *k = f->res;
 
 	(void)fd;
 	(void)what;
 	f->res = NULL;
-	fake_complete(f, r);
-	fake_result_free(r);
+	fake_complete(f, &k->r);
+	fake_result_free(k);
 }
 
 /* fake_script_find - the script of host, or NULL */
@@ -186,11 +190,13 @@ https_fetch(struct https *h, const char *host, const char *const *addrs,
 	f->next = fake_fetches;
 	fake_fetches = f;
 	if (h == NULL || h->base == NULL ||
-	    (s = fake_script_find(host)) == NULL || s->res.hold)
+	    (s = fake_script_find(host)) == NULL || s->res.r.hold)
 		return (f);	/* pending: fake_https_reply, or never */
-	f->res = fake_result_dup(&s->res);
-	tv.tv_sec = s->res.delay_ms / 1000;
-	tv.tv_usec = (s->res.delay_ms % 1000) * 1000;
+	if ((f->res = calloc(1, sizeof(*f->res))) == NULL)
+		abort();
+	fake_result_set(f->res, &s->res.r);
+	tv.tv_sec = s->res.r.delay_ms / 1000;
+	tv.tv_usec = (s->res.r.delay_ms % 1000) * 1000;
 	if ((f->timer = evtimer_new(h->base, fake_timer_cb, f)) == NULL ||
 	    evtimer_add(f->timer, &tv) == -1)
 		abort();
@@ -258,11 +264,8 @@ fake_https_script(const char *host, const struct fake_https_result *r)
 		snprintf(s->host, sizeof(s->host), "%s", host);
 		s->next = fake_scripts;
 		fake_scripts = s;
-	} else
-		free(s->res.body);
-	s->res = *r;
-	if (r->body != NULL && (s->res.body = strdup(r->body)) == NULL)
-		abort();
+	}
+	fake_result_set(&s->res, r);
 }
 
 int
@@ -270,6 +273,7 @@ fake_https_reply(const char *host, const struct fake_https_result *r)
 {
 	struct https_fetch *f, *oldest = NULL;
 
+	/* the list is newest first: the last match is the oldest */
 	for (f = fake_fetches; f != NULL; f = f->next)
 		if (f->live && (host == NULL || strcasecmp(f->host, host) == 0))
 			oldest = f;

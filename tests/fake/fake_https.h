@@ -25,7 +25,8 @@ struct fake_https_result {
 	enum https_error error;
 	long		 status;	/* 0: 200 for HTTPS_OK, else none */
 	char		 content_type[128];	/* "": text/plain */
-	char		*body;		/* NUL-terminated, or NULL */
+	const char	*body;		/* NUL-terminated, or NULL (copied
+					   by the fake where kept) */
 	int		 delay_ms;	/* scripted: completed this late */
 	int		 hold;		/* scripted: stays pending */
 };
@@ -35,7 +36,7 @@ struct fake_https_result {
 void	fake_https_reset(void);
 
 /* fake_https_script - later fetches of host complete with a copy of r
- * (the body is copied) */
+ * (and of its body) */
 void	fake_https_script(const char *host, const struct fake_https_result *r);
 
 /* fake_https_reply - complete the oldest pending fetch of host (NULL:

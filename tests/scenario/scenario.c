@@ -804,6 +804,7 @@ cmd_https(int n, char **t, int now)
 	    "timeout", "http-status", "redirect", "content-type",
 	    "too-large", "other" };
 	struct fake_https_result r;
+	char		*body = NULL;
 	size_t		 k;
 	int		 i;
 
@@ -825,13 +826,10 @@ cmd_https(int n, char **t, int now)
 			r.delay_ms = (int)scn_duration(t[i] + 6);
 		else if (strcmp(t[i], "hold") == 0)
 			r.hold = 1;
-		else if (strncmp(t[i], "body=", 5) == 0) {
-			free(r.body);
-			if ((r.body = strdup(t[i] + 5)) == NULL)
-				abort();
-		} else if (strcmp(t[i], "policy") == 0) {
-			free(r.body);
-			r.body = scn_policy_body(n, t, i + 1);
+		else if (strncmp(t[i], "body=", 5) == 0)
+			r.body = t[i] + 5;
+		else if (strcmp(t[i], "policy") == 0) {
+			r.body = body = scn_policy_body(n, t, i + 1);
 			break;
 		} else
 			scn_bail("https: not a keyword: \"%s\"", t[i]);
@@ -840,7 +838,7 @@ cmd_https(int n, char **t, int now)
 		fake_https_script(t[1], &r);
 	else if (fake_https_reply(t[1], &r) == -1)
 		scn_fail("complete: no pending fetch from %s", t[1]);
-	free(r.body);
+	free(body);
 }
 
 /* scn_send - one request from worker i; waits for room */
