@@ -1242,6 +1242,7 @@ cmd_expect(int n, char **t)
 {
 	enum scn_op	 op;
 	long long	 want, got;
+	const char	*name;
 	int		 rrtype = 0, id;
 
 	if (n < 2)
@@ -1262,8 +1263,9 @@ cmd_expect(int n, char **t)
 		if (n != 3)
 			scn_bail("expect %s HOST N", t[0]);
 		want = scn_count_expect(t[2], &op);
-		got = t[0][0] == 'f' ? fake_https_count(t[1]) :
-		    fake_https_pending(t[1]);
+		name = strcmp(t[1], "*") == 0 ? NULL : t[1];
+		got = t[0][0] == 'f' ? fake_https_count(name) :
+		    fake_https_pending(name);
 		if (!scn_cmp(got, op, want))
 			scn_fail("%s from %s: expected %s%lld, seen %lld",
 			    t[0], t[1], scn_op_names[op], want, got);
@@ -1275,8 +1277,9 @@ cmd_expect(int n, char **t)
 		    (rrtype = fake_dns_rrtype(t[2])) == -1)
 			scn_bail("not a type: %s", t[2]);
 		want = scn_count_expect(t[3], &op);
-		got = t[0][0] == 'q' ? fake_dns_count(t[1], rrtype) :
-		    fake_dns_pending(t[1], rrtype);
+		name = strcmp(t[1], "*") == 0 ? NULL : t[1];
+		got = t[0][0] == 'q' ? fake_dns_count(name, rrtype) :
+		    fake_dns_pending(name, rrtype);
 		if (!scn_cmp(got, op, want))
 			scn_fail("%s %s %s: expected %s%lld, seen %lld",
 			    t[0], t[1], t[2], scn_op_names[op], want, got);
