@@ -177,13 +177,14 @@ scn_log_hook(int pri, const char *line, void *arg)
 
 /* ---- parsing helpers ---- */
 
-/* scn_tokens - split line into words; "..." is one word, with \n \t \"
- * \\ escapes; # outside quotes ends the line.  Returns the count. */
+/* scn_tokens - split line into words; text in "..." (anywhere in a word:
+ * body="a b") keeps its spaces, with \n \t \" \\ escapes; # outside
+ * quotes ends the line.  Returns the count. */
 static int
 scn_tokens(char *line, char **tok, int max)
 {
 	char	*p = line, *o;
-	int	 n = 0;
+	int	 n = 0, quoted;
 
 	for (;;) {
 		while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')
@@ -193,33 +194,24 @@ scn_tokens(char *line, char **tok, int max)
 		if (n >= max)
 			scn_bail("more than %d words", max);
 		tok[n++] = o = p;
-		if (*p == '"') {
-			tok[n - 1] = o = ++p;
-			while (*p != '"') {
-				if (*p == '\0')
-					scn_bail("unterminated string");
-				if (*p == '\\' && p[1] != '\0') {
-					p++;
-					*o++ = *p == 'n' ? '\n' : *p == 't' ?
-					    '\t' : *p;
-					p++;
-				} else
-					*o++ = *p++;
-			}
-			p++;
-			if (*p != '\0' && *p != ' ' && *p != '\t' &&
-			    *p != '\n' && *p != '\r')
-				scn_bail("text after a closing quote");
-			*o = '\0';
-			if (*p != '\0')
+		quoted = 0;
+		while (*p != '\0' && (quoted || (*p != ' ' && *p != '\t' &&
+		    *p != '\r' && *p != '\n'))) {
+			if (*p == '"') {
+				quoted = !quoted;
 				p++;
-			continue;
+			} else if (quoted && *p == '\\' && p[1] != '\0') {
+				p++;
+				*o++ = *p == 'n' ? '\n' : *p == 't' ? '\t' : *p;
+				p++;
+			} else
+				*o++ = *p++;
 		}
-		while (*p != '\0' && *p != ' ' && *p != '\t' && *p != '\r' &&
-		    *p != '\n')
-			p++;
+		if (quoted)
+			scn_bail("unterminated string");
 		if (*p != '\0')
-			*p++ = '\0';
+			p++;
+		*o = '\0';
 	}
 }
 
