@@ -1202,7 +1202,7 @@ expect_log(int n, char **t)
 	enum scn_op	 op = OP_GE;
 	long long	 want = 1;
 	size_t		 k;
-	int		 first = 1, seen = 0;
+	int		 first = 1, seen = 0, shown;
 
 	if (strcmp(t[0], "logcount") == 0) {
 		if (n < 3)
@@ -1222,9 +1222,12 @@ expect_log(int n, char **t)
 		scn_fail("log: expected %s%lld lines holding \"%s\"%s, seen "
 		    "%d", scn_op_names[op], want, t[first],
 		    n > first + 1 ? " (and more)" : "", seen);
-		for (k = S.logmark; k < S.nlog && seen > 0; k++)
-			if (scn_log_match(S.log[k], n, t, first))
+		shown = 0;
+		for (k = S.logmark; k < S.nlog && shown < 5; k++)
+			if (scn_log_match(S.log[k], n, t, first)) {
 				printf("#   seen: %s\n", S.log[k]);
+				shown++;
+			}
 	}
 }
 
