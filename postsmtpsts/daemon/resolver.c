@@ -62,6 +62,10 @@
  *
  * SIGTERM: stop accepting, cancel discoveries, exit.  Workers reconnect to
  * the next resolver the master starts and ask again.
+ *
+ * resolver_main() is resolver_new() + child_run() + resolver_free(); the
+ * scenario runner (tests/scenario) calls the first and the last on an
+ * event base of its own, with dns.h, https.h and time faked.
  */
 #include "autoconf.h"
 

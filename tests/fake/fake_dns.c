@@ -20,6 +20,7 @@
 #include <arpa/inet.h>
 
 #include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -323,6 +324,24 @@ fake_wire_name(unsigned char *b, size_t bsz, const char *name)
 	return (n);
 }
 
+/* fake_uint - a decimal number <= max at *p, and the blanks after it;
+ * *p moves past them.  0, or -1 if there is none */
+static int
+fake_uint(const char **p, unsigned long max, unsigned long *out)
+{
+	char	*end;
+
+	if (!isdigit((unsigned char)**p))
+		return (-1);
+	errno = 0;
+	*out = strtoul(*p, &end, 10);
+	if (errno != 0 || *out > max)
+		return (-1);
+	for (*p = end; **p == ' ' || **p == '\t'; (*p)++)
+		;
+	return (0);
+}
+
 /* fake_hex - the value of a hex digit */
 static int
 fake_hex(char c)
@@ -336,8 +355,7 @@ fake_dns_add_text(struct fake_dns_answer *a, int rrtype, const char *text)
 {
 	unsigned char	 b[1024];
 	size_t		 n = 0, l, tl;
-	unsigned int	 u, s, m, pref;
-	int		 pos = 0;
+	unsigned long	 u, s, m, pref;
 
 	switch (rrtype) {
 	case DNS_TYPE_TXT:
@@ -364,23 +382,23 @@ fake_dns_add_text(struct fake_dns_answer *a, int rrtype, const char *text)
 		n = 16;
 		break;
 	case DNS_TYPE_MX:
-		if (sscanf(text, "%u %n", &pref, &pos) != 1 || pref > 65535)
+		if (fake_uint(&text, 65535, &pref) == -1)
 			return (-1);
 		b[0] = (unsigned char)(pref >> 8);
 		b[1] = (unsigned char)pref;
-		if ((n = fake_wire_name(b + 2, sizeof(b) - 2, text + pos)) ==
-		    0)
+		if ((n = fake_wire_name(b + 2, sizeof(b) - 2, text)) == 0)
 			return (-1);
 		n += 2;
 		break;
 	case DNS_TYPE_TLSA:
-		if (sscanf(text, "%u %u %u %n", &u, &s, &m, &pos) != 3 ||
-		    u > 255 || s > 255 || m > 255)
+		if (fake_uint(&text, 255, &u) == -1 ||
+		    fake_uint(&text, 255, &s) == -1 ||
+		    fake_uint(&text, 255, &m) == -1)
 			return (-1);
 		b[n++] = (unsigned char)u;
 		b[n++] = (unsigned char)s;
 		b[n++] = (unsigned char)m;
-		for (text += pos; text[0] != '\0'; text += 2) {
+		for (; text[0] != '\0'; text += 2) {
 			if (!isxdigit((unsigned char)text[0]) ||
 			    !isxdigit((unsigned char)text[1]) || n >= sizeof(b))
 				return (-1);

@@ -639,23 +639,28 @@ scn_begin(const char *name)
 static void
 scn_workers(const char *s, int *lo, int *hi)
 {
-	int	 a, b, n;
+	char	*end;
+	long	 a, b;
 
 	if (strcmp(s, "all") == 0) {
 		*lo = 0;
 		*hi = S.nw;
 		return;
 	}
-	if (sscanf(s, "w%d-%d%n", &a, &b, &n) == 2 && s[n] == '\0')
-		;
-	else if (sscanf(s, "w%d%n", &a, &n) == 1 && s[n] == '\0')
-		b = a;
-	else
+	if (s[0] != 'w' || s[1] < '0' || s[1] > '9')
+		scn_bail("not a worker or range: \"%s\"", s);
+	a = b = strtol(s + 1, &end, 10);
+	if (*end == '-') {
+		if (end[1] < '0' || end[1] > '9')
+			scn_bail("not a worker or range: \"%s\"", s);
+		b = strtol(end + 1, &end, 10);
+	}
+	if (*end != '\0')
 		scn_bail("not a worker or range: \"%s\"", s);
 	if (a < 1 || b < a || b > S.nw)
 		scn_bail("workers %s: there are w1..w%d", s, S.nw);
-	*lo = a - 1;
-	*hi = b;
+	*lo = (int)a - 1;
+	*hi = (int)b;
 }
 
 /* cmd_config - one line of postsmtpsts.conf */
