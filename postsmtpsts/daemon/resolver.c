@@ -62,6 +62,10 @@
  *
  * SIGTERM: stop accepting, cancel discoveries, exit.  Workers reconnect to
  * the next resolver the master starts and ask again.
+ *
+ * resolver_main() is resolver_new() + child_run() + resolver_free(); the
+ * scenario runner (tests/scenario) calls the first and the last on an
+ * event base of its own, with dns.h, https.h and time faked.
  */
 #include "autoconf.h"
 
@@ -1305,12 +1309,10 @@ resolver_check(const struct config *cf, char *err, size_t errsz)
 	return (0);
 }
 
-int
-resolver_main(const struct config *cf, int lfd)
+struct resolver *
+resolver_new(const struct config *cf, int lfd, struct event_base *base)
 {
 	struct resolver	*r;
-	struct rconn	*rc;
-	struct domtab_node *dn;
 	char		 err[512], aside[512];
 
 	r = xcalloc(1, sizeof(*r));
@@ -1320,7 +1322,7 @@ resolver_main(const struct config *cf, int lfd)
 	TAILQ_INIT(&r->queue);
 	domtab_init(&r->jobs, RESOLVER_BUCKETS);
 	cache_wb_init(&r->wb);
-	r->base = child_base_new("resolver");
+	r->base = base;
 	if ((r->dns = dns_new(r->base, &cf->dns, err, sizeof(err))) == NULL)
 		fatalx("resolver: %s", err);
 	if ((r->https = https_new(r->base, &cf->https, err, sizeof(err))) ==
@@ -1352,11 +1354,30 @@ resolver_main(const struct config *cf, int lfd)
 	}
 	r->rfleet = rfleet_new(r->base, cf, r->cache, &r->wb,
 	    resolver_fleet_store, r);
-	child_run(r->base, "resolver", sandbox_resolver, resolver_term_cb, r);
+	return (r);
+}
 
-	while ((dn = domtab_next(&r->jobs, NULL)) != NULL)
+/*
+ * resolver_teardown - free r; keep: commit what the jobs learned (theirs
+ * and the write-behind array's) first, as on SIGTERM; else forget it, as
+ * a kill -9 would
+ */
+static void
+resolver_teardown(struct resolver *r, int keep)
+{
+	struct rconn	*rc;
+	struct domtab_node *dn;
+	struct job	*j;
+
+	if (r == NULL)
+		return;
+	while ((dn = domtab_next(&r->jobs, NULL)) != NULL) {
+		j = DOMTAB_ENTRY(dn, struct job, node);
+		if (!keep)
+			j->store_sts = j->store_dane = 0;
 		/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc) */
-		job_free(DOMTAB_ENTRY(dn, struct job, node));
+		job_free(j);
+	}
 	domtab_free(&r->jobs);
 	while ((rc = TAILQ_FIRST(&r->rconns)) != NULL)
 		/* rconn_free unlinks rc first (TAILQ_REMOVE, which the
@@ -1365,7 +1386,8 @@ resolver_main(const struct config *cf, int lfd)
 		rconn_free(rc);
 	rfleet_free(r->rfleet);
 	/* what the jobs learned last, the cancelled ones' too */
-	resolver_wb_flush(r);
+	if (keep)
+		resolver_wb_flush(r);
 	cache_wb_release(&r->wb);
 	event_free(r->ev_wb);
 	event_free(r->ev_accept);
@@ -1377,9 +1399,39 @@ resolver_main(const struct config *cf, int lfd)
 		cache_close(r->cache);
 	https_free(r->https);
 	dns_free(r->dns);
-	event_base_free(r->base);
 	cache_record_release(&r->scratch);
 	cache_record_release(&r->scratch_d);
 	free(r);
+}
+
+void
+resolver_free(struct resolver *r)
+{
+	resolver_teardown(r, 1);
+}
+
+void
+resolver_crash(struct resolver *r)
+{
+	resolver_teardown(r, 0);
+}
+
+struct cache *
+resolver_cache(struct resolver *r)
+{
+	return (r->cache);
+}
+
+int
+resolver_main(const struct config *cf, int lfd)
+{
+	struct event_base *base;
+	struct resolver	*r;
+
+	base = child_base_new("resolver");
+	r = resolver_new(cf, lfd, base);
+	child_run(base, "resolver", sandbox_resolver, resolver_term_cb, r);
+	resolver_free(r);
+	event_base_free(base);
 	return (0);
 }

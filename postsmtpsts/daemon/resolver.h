@@ -12,7 +12,10 @@
 
 #include <stddef.h>
 
+struct cache;
 struct config;
+struct event_base;
+struct resolver;
 
 /* Discoveries at once: max_resolutions; proactive refreshes among them:
  * cache.refresh_concurrency (config.h). */
@@ -41,8 +44,40 @@ int	resolver_check(const struct config *cf, char *err, size_t errsz);
 
 /*
  * resolver_main - run until SIGTERM; lfd is the listening SEQPACKET
- * socket.  Returns the exit status.
+ * socket.  Returns the exit status.  It is resolver_new() on a child's
+ * event base, child_run() (signals, sandbox, readiness, the loop), then
+ * resolver_free().
  */
 int	resolver_main(const struct config *cf, int lfd);
+
+/*
+ * resolver_new - a resolver on base, accepting workers on lfd (a listening
+ * SEQPACKET socket, made non-blocking here), reading cf (kept, not
+ * copied: it must outlive the resolver): dns and https on base, the
+ * cache opened (and repaired) as the writer, the refresh timer armed.
+ * No fork, no signals, no sandbox: resolver_main() adds those, and a test
+ * (tests/scenario) runs the resolver in its own loop.  Fatal on a
+ * start-up failure, like every child's start.
+ */
+struct resolver *resolver_new(const struct config *cf, int lfd,
+	    struct event_base *base);
+
+/*
+ * resolver_free - stop as on SIGTERM: cancel every discovery, close the
+ * worker connections, commit what was learned and not yet written (the
+ * write-behind array and the cancelled jobs' records), close the cache,
+ * free r.  base and lfd stay the caller's.  NULL is a no-op.
+ */
+void	resolver_free(struct resolver *r);
+
+/*
+ * resolver_crash - tests only: free r as a kill -9 of the process would
+ * leave the cache: what was learned and not yet committed is lost.
+ */
+void	resolver_crash(struct resolver *r);
+
+/* resolver_cache - tests only: r's cache (NULL: none), to read what is
+ * committed */
+struct cache *resolver_cache(struct resolver *r);
 
 #endif

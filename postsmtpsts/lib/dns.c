@@ -3,7 +3,8 @@
  *
  * Interface (dns.h): dns_new() builds a libunbound context from struct
  * config_dns, dns_query() starts a lookup whose callback runs from the
- * event loop, dns_cancel() and dns_free() stop them.
+ * event loop, dns_cancel() and dns_free() stop them.  The names of its
+ * enums are in dns_names.c (apart, for the link-time fake in tests/fake).
  *
  * In the caller's event loop: ub_ctx_create_event(base) and
  * ub_resolve_event() (<unbound-event.h>).  libunbound's sockets and timers
@@ -690,47 +691,4 @@ dns_free(struct dns *d)
 		/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc) */
 		dns_query_free(q);
 	free(d);
-}
-
-const char *
-dns_security_name(enum dns_security sec)
-{
-	switch (sec) {
-	case DNS_SECURE:
-		return ("secure");
-	case DNS_BOGUS:
-		return ("bogus");
-	case DNS_INSECURE:
-		break;
-	}
-	return ("insecure");
-}
-
-const char *
-dns_status_name(enum dns_status st)
-{
-	switch (st) {
-	case DNS_OK:
-		return ("ok");
-	case DNS_ERR_TIMEOUT:
-		return ("timeout");
-	case DNS_ERR_RESOLVER:
-		break;
-	}
-	return ("resolver-error");
-}
-
-const char *
-dns_rcode_name(int rcode, char *buf, size_t bufsz)
-{
-	static const char *const names[] = {
-		"NOERROR", "FORMERR", "SERVFAIL", "NXDOMAIN", "NOTIMP",
-		"REFUSED", "YXDOMAIN", "YXRRSET", "NXRRSET", "NOTAUTH",
-		"NOTZONE",
-	};
-
-	if (rcode >= 0 && (size_t)rcode < sizeof(names) / sizeof(names[0]))
-		return (names[rcode]);
-	snprintf(buf, bufsz, "RCODE%d", rcode);
-	return (buf);
 }

@@ -4,6 +4,8 @@
  *
  * Interface (https.h): https_new() sets up one fetcher on the caller's
  * event base, https_fetch() starts one fetch, https_cancel() drops it.
+ * https_error_name() and https_media_type_ok() are in https_names.c
+ * (apart, for the link-time fake in tests/fake).
  * Every fetch, with or without https.proxy, is a transfer of libcurl's
  * multi interface; curl's socket and timer callbacks become libevent
  * events.  TLS records and alerts, HTTP/1.x framing (Content-Length,
@@ -936,49 +938,4 @@ https_free(struct https *h)
 	free(h->proxy);
 	free(h);
 	curl_global_cleanup();
-}
-
-const char *
-https_error_name(enum https_error e)
-{
-	switch (e) {
-	case HTTPS_OK:
-		return ("ok");
-	case HTTPS_ERR_CONNECT:
-		return ("connect");
-	case HTTPS_ERR_TLS:
-		return ("tls");
-	case HTTPS_ERR_WEBPKI:
-		return ("webpki");
-	case HTTPS_ERR_TIMEOUT:
-		return ("timeout");
-	case HTTPS_ERR_HTTP_STATUS:
-		return ("http-status");
-	case HTTPS_ERR_REDIRECT:
-		return ("redirect");
-	case HTTPS_ERR_CONTENT_TYPE:
-		return ("content-type");
-	case HTTPS_ERR_TOO_LARGE:
-		return ("too-large");
-	case HTTPS_ERR_OTHER:
-		break;
-	}
-	return ("other");
-}
-
-int
-https_media_type_ok(const char *p, size_t len)
-{
-	static const char want[] = "text/plain";
-	size_t	 i = 0, wl = sizeof(want) - 1;
-
-	while (i < len && (p[i] == ' ' || p[i] == '\t'))
-		i++;
-	if (len - i < wl || strncasecmp(p + i, want, wl) != 0)
-		return (0);
-	i += wl;
-	/* RFC 7231 §3.1.1.1: media-type = type "/" subtype *(OWS ";" ...) */
-	while (i < len && (p[i] == ' ' || p[i] == '\t'))
-		i++;
-	return (i == len || p[i] == ';');
 }

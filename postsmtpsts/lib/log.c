@@ -20,6 +20,8 @@
 static int	 log_stderr = 1;
 static int	 log_verbose;
 static char	 log_ident[64] = "postsmtpsts";
+static log_hook_fn *log_hook;
+static void	*log_hook_arg;
 
 void
 log_init(const char *ident, int to_stderr, int facility)
@@ -28,6 +30,13 @@ log_init(const char *ident, int to_stderr, int facility)
 	log_stderr = to_stderr;
 	if (!to_stderr)
 		openlog(log_ident, LOG_PID | LOG_NDELAY, facility);
+}
+
+void
+log_set_hook(log_hook_fn *fn, void *arg)
+{
+	log_hook = fn;
+	log_hook_arg = arg;
 }
 
 void
@@ -53,12 +62,18 @@ static void __attribute__((format(printf, 4, 0)))
 log_emit(int pri, const char *tag, const char *errstr, const char *fmt,
     va_list ap)
 {
-	char	 line[LOG_LINE_MAX];
+	char	 line[LOG_LINE_MAX], full[LOG_LINE_MAX + 256];
 	int	 n;
 
 	n = vsnprintf(line, sizeof(line), fmt, ap);
 	if (n < 0)
 		snprintf(line, sizeof(line), "(unformattable message)");
+	if (log_hook != NULL) {
+		/* a line too long for full is cut: the hook is for tests */
+		(void)snprintf(full, sizeof(full), "%s%s%s%s", tag, line,
+		    errstr != NULL ? ": " : "", errstr != NULL ? errstr : "");
+		log_hook(pri, full, log_hook_arg);
+	}
 	if (log_stderr) {
 		if (errstr != NULL)
 			fprintf(stderr, "%s[%ld]: %s%s: %s\n", log_ident,

@@ -19,6 +19,15 @@
 #define LOG_ESCAPE_MAX	256	/* untrusted text logged at most this long */
 
 void	log_init(const char *ident, int to_stderr, int facility);
+
+/*
+ * log_set_hook - tests only (tests/scenario): every line logged from now
+ * on is also handed to fn(pri, line, arg), pri a syslog priority and line
+ * as written after the "ident[pid]: " prefix ("warning: ..." included,
+ * debug lines only at the verbosity set); fn NULL removes the hook.
+ */
+typedef void	log_hook_fn(int pri, const char *line, void *arg);
+void	log_set_hook(log_hook_fn *fn, void *arg);
 void	log_set_verbose(int level);
 int	log_get_verbose(void);
 void	log_set_ident(const char *ident);

@@ -1,10 +1,10 @@
 /*
- * test_dane_flow.c - the DANE walk of dane.c with a link-time fake of
- * dns.h
+ * test_dane_flow.c - the DANE walk of dane.c with the link-time fake of
+ * dns.h (tests/fake/fake_dns.c)
  *
- * The fake replaces dns_query() and dns_cancel(), the only symbols of
- * dns.o that dane.c uses, so the linker takes them instead of the
- * library's.  Each test starts a walk, answers its lookups in a chosen
+ * Walks start without an event base (a NULL struct dns), so every query
+ * stays pending until the test answers it through the fake.  Each test
+ * starts a walk, answers its lookups in a chosen
  * order with chosen facts and checks the single report: above all the
  * TLSA query asked ahead with the addresses (kept until the addresses
  * decide, used, or dropped) and which failed lookup a host reports.  The
@@ -23,44 +23,7 @@
 
 #include "policy/dane.h"
 #include "lib/dns.h"
-
-#define FAKE_MAX	32
-
-/* ---- fake dns.h ---- */
-
-struct dns_query {
-	char		 name[300];
-	int		 rrtype;
-	dns_cb		*cb;
-	void		*arg;
-	int		 live;
-};
-
-static struct dns_query	 fake_q[FAKE_MAX];
-static int		 fake_nq;
-
-struct dns_query *
-dns_query(struct dns *d, const char *name, int rrtype, dns_cb *cb, void *arg)
-{
-	struct dns_query *q;
-
-	(void)d;
-	assert_true(fake_nq < FAKE_MAX);
-	q = &fake_q[fake_nq++];
-	snprintf(q->name, sizeof(q->name), "%s", name);
-	q->rrtype = rrtype;
-	q->cb = cb;
-	q->arg = arg;
-	q->live = 1;
-	return (q);
-}
-
-void
-dns_cancel(struct dns_query *q)
-{
-	if (q != NULL)
-		q->live = 0;
-}
+#include "fake_dns.h"
 
 /* ---- the report ---- */
 
@@ -115,38 +78,25 @@ static int
 reset(void **state)
 {
 	teardown(state);
-	memset(fake_q, 0, sizeof(fake_q));
-	fake_nq = 0;
+	fake_dns_reset();
 	memset(&rep, 0, sizeof(rep));
 	return (0);
 }
 
 /* ---- answering ---- */
 
-/* find - the live query for name/type, or NULL */
-static struct dns_query *
+/* find - queries for name/type still pending */
+static int
 find(const char *name, int rrtype)
 {
-	int	 i;
-
-	for (i = 0; i < fake_nq; i++)
-		if (fake_q[i].live && fake_q[i].rrtype == rrtype &&
-		    strcmp(fake_q[i].name, name) == 0)
-			return (&fake_q[i]);
-	return (NULL);
+	return (fake_dns_pending(name, rrtype));
 }
 
 /* count - queries ever asked for name/type */
 static int
 count(const char *name, int rrtype)
 {
-	int	 i, n = 0;
-
-	for (i = 0; i < fake_nq; i++)
-		if (fake_q[i].rrtype == rrtype &&
-		    strcmp(fake_q[i].name, name) == 0)
-			n++;
-	return (n);
+	return (fake_dns_count(name, rrtype));
 }
 
 /* wire_name - "a.b" as labels at b; returns the bytes written */
@@ -175,31 +125,17 @@ answer_pkt(const char *name, int rrtype, enum dns_status st, int rcode,
     enum dns_security sec, const unsigned char *rd, size_t rdlen,
     const char *canon, const unsigned char *pkt, size_t pktlen)
 {
-	struct dns_query	*q = find(name, rrtype);
-	struct dns_result	 res;
-	const unsigned char	*rdv[1] = { rd };
-	size_t			 lenv[1] = { rdlen };
+	struct fake_dns_answer	 a;
 
-	if (q == NULL)
+	fake_dns_answer_init(&a, st, rcode, sec);
+	if (rd != NULL)
+		assert_int_equal(fake_dns_add_rdata(&a, rd, rdlen), 0);
+	if (canon != NULL)
+		snprintf(a.canonname, sizeof(a.canonname), "%s", canon);
+	if (pkt != NULL)
+		assert_int_equal(fake_dns_set_packet(&a, pkt, pktlen), 0);
+	if (fake_dns_reply(name, rrtype, &a) == -1)
 		fail_msg("no live query for %s type %d", name, rrtype);
-	memset(&res, 0, sizeof(res));
-	res.status = st;
-	res.error = st == DNS_OK ? NULL : "fake failure";
-	res.qname = q->name;
-	res.rrtype = rrtype;
-	res.rcode = rcode;
-	res.nxdomain = rcode == DNS_RCODE_NXDOMAIN;
-	res.security = sec;
-	res.ttl = 300;
-	res.canonname = canon;
-	res.rdata_count = rd != NULL ? 1 : 0;
-	res.havedata = rd != NULL;
-	res.rdata = rdv;
-	res.rdata_len = lenv;
-	res.packet = pkt;
-	res.packet_len = pktlen;
-	q->live = 0;
-	q->cb(&res, q->arg);
 }
 
 static void
@@ -289,7 +225,7 @@ addresses(enum dns_security a, enum dns_security aaaa, const char *canon)
 {
 	answer("mx.example.com", DNS_TYPE_A, DNS_OK, DNS_RCODE_NOERROR, a,
 	    addr4, sizeof(addr4), canon);
-	if (find("mx.example.com", DNS_TYPE_AAAA) != NULL)
+	if (find("mx.example.com", DNS_TYPE_AAAA))
 		answer("mx.example.com", DNS_TYPE_AAAA, DNS_OK,
 		    DNS_RCODE_NOERROR, aaaa, NULL, 0, canon);
 }
@@ -317,9 +253,9 @@ tlsa_ahead_answered_first_is_kept(void **state)
 {
 	(void)state;
 	start_one_mx();
-	assert_non_null(find("mx.example.com", DNS_TYPE_A));
-	assert_null(find("mx.example.com", DNS_TYPE_AAAA));
-	assert_non_null(find(TLSA_NAME, DNS_TYPE_TLSA));
+	assert_true(find("mx.example.com", DNS_TYPE_A));
+	assert_false(find("mx.example.com", DNS_TYPE_AAAA));
+	assert_true(find(TLSA_NAME, DNS_TYPE_TLSA));
 	answer(TLSA_NAME, DNS_TYPE_TLSA, DNS_OK, DNS_RCODE_NOERROR,
 	    DNS_SECURE, tlsa311, sizeof(tlsa311), NULL);
 	assert_int_equal(rep.calls, 0);
@@ -362,7 +298,7 @@ insecure_addresses_drop_the_tlsa_ahead(void **state)
 	assert_int_equal(rep.calls, 1);
 	assert_int_equal(rep.host_state, DANE_NONE);
 	assert_string_equal(rep.why, "address records not DNSSEC secure");
-	assert_null(find(TLSA_NAME, DNS_TYPE_TLSA));	/* cancelled */
+	assert_false(find(TLSA_NAME, DNS_TYPE_TLSA));	/* cancelled */
 	assert_int_equal(rep.tlsa_looked, 0);
 	assert_string_equal(rep.tlsa_name, "");
 }
@@ -438,7 +374,7 @@ failed_lookup_reported_is_a_before_aaaa(void **state)
 	answer("mx.example.com", DNS_TYPE_A, DNS_OK, DNS_RCODE_NOERROR,
 	    DNS_BOGUS, NULL, 0, NULL);
 	host_failed(DANE_FAIL_BOGUS, DNS_TYPE_A);
-	assert_null(find(TLSA_NAME, DNS_TYPE_TLSA));
+	assert_false(find(TLSA_NAME, DNS_TYPE_TLSA));
 }
 
 /* secure A records decide: no AAAA query, the TLSA records count */
@@ -501,7 +437,7 @@ empty_a_asks_aaaa(void **state)
 	answer("mx.example.com", DNS_TYPE_A, DNS_OK, DNS_RCODE_NOERROR,
 	    DNS_SECURE, NULL, 0, NULL);
 	assert_int_equal(rep.calls, 0);
-	assert_non_null(find("mx.example.com", DNS_TYPE_AAAA));
+	assert_true(find("mx.example.com", DNS_TYPE_AAAA));
 	answer("mx.example.com", DNS_TYPE_AAAA, DNS_OK, DNS_RCODE_NOERROR,
 	    DNS_SECURE, addr6, sizeof(addr6), NULL);
 	answer(TLSA_NAME, DNS_TYPE_TLSA, DNS_OK, DNS_RCODE_NOERROR,
@@ -522,7 +458,7 @@ empty_a_then_bogus_aaaa_fails(void **state)
 	answer("mx.example.com", DNS_TYPE_AAAA, DNS_OK, DNS_RCODE_NOERROR,
 	    DNS_BOGUS, NULL, 0, NULL);
 	host_failed(DANE_FAIL_BOGUS, DNS_TYPE_AAAA);
-	assert_null(find(TLSA_NAME, DNS_TYPE_TLSA));
+	assert_false(find(TLSA_NAME, DNS_TYPE_TLSA));
 }
 
 /* ... and a secure, empty AAAA too: no addresses, no DANE */
@@ -546,8 +482,8 @@ all_addresses_asks_both_at_once(void **state)
 {
 	(void)state;
 	start_one_mx_all();
-	assert_non_null(find("mx.example.com", DNS_TYPE_A));
-	assert_non_null(find("mx.example.com", DNS_TYPE_AAAA));
+	assert_true(find("mx.example.com", DNS_TYPE_A));
+	assert_true(find("mx.example.com", DNS_TYPE_AAAA));
 	addresses(DNS_SECURE, DNS_SECURE, NULL);
 	assert_int_equal(count("mx.example.com", DNS_TYPE_AAAA), 1);
 	answer(TLSA_NAME, DNS_TYPE_TLSA, DNS_OK, DNS_RCODE_NOERROR,
@@ -605,7 +541,7 @@ tlsa_first_asks_tlsa_alone(void **state)
 {
 	(void)state;
 	start_one_mx_first();
-	assert_non_null(find(TLSA_NAME, DNS_TYPE_TLSA));
+	assert_true(find(TLSA_NAME, DNS_TYPE_TLSA));
 	assert_int_equal(count("mx.example.com", DNS_TYPE_A), 0);
 	assert_int_equal(count("mx.example.com", DNS_TYPE_AAAA), 0);
 	assert_int_equal(rep.calls, 0);
@@ -638,7 +574,7 @@ tlsa_first_cname_asks_addresses(void **state)
 	start_one_mx_first();
 	denial("mx.example.com", bm_cname, sizeof(bm_cname), DNS_SECURE);
 	assert_int_equal(rep.calls, 0);
-	assert_non_null(find("mx.example.com", DNS_TYPE_A));
+	assert_true(find("mx.example.com", DNS_TYPE_A));
 	addresses(DNS_SECURE, DNS_SECURE, "real.example.net.");
 	answer("_25._tcp.real.example.net", DNS_TYPE_TLSA, DNS_OK,
 	    DNS_RCODE_NOERROR, DNS_SECURE, tlsa311, sizeof(tlsa311), NULL);
@@ -676,14 +612,14 @@ tlsa_first_no_proof_asks_addresses(void **state)
 	start_one_mx_first();
 	tlsa(DNS_SECURE, 0);
 	assert_int_equal(rep.calls, 0);
-	assert_non_null(find("mx.example.com", DNS_TYPE_A));
+	assert_true(find("mx.example.com", DNS_TYPE_A));
 
 	/* the parent's record at a zone cut says nothing of the child */
 	reset(NULL);
 	start_one_mx_first();
 	denial("mx.example.com", bm_cut, sizeof(bm_cut), DNS_SECURE);
 	assert_int_equal(rep.calls, 0);
-	assert_non_null(find("mx.example.com", DNS_TYPE_A));
+	assert_true(find("mx.example.com", DNS_TYPE_A));
 }
 
 /* usable records: the addresses must be secure for them to count, and

@@ -1,0 +1,1399 @@
+/*
+ * scenario.c - the resolver's state machine in virtual time, from scripts
+ *
+ * Usage: scenario FILE.scn ...  Each "scenario" block of each file is one
+ * TAP test.  The language is in tests/scenario/README.md; in short: config
+ * lines, DNS answers and fetch results scripted per name (tests/fake/),
+ * requests sent by workers, time let pass, and expectations on the
+ * replies, the queries and fetches made, the cache records committed, the
+ * counters and the log lines.
+ *
+ * What runs is the daemon's own resolver (daemon/resolver.c, through
+ * resolver_new/resolver_free), in this process, on an event base of its
+ * own: the real IPC codec over real SEQPACKET sockets (a listener in a
+ * temporary directory; each worker is one connection, as a front
+ * worker's resolver client is), the real LMDB cache in that directory,
+ * the real discovery (policy/discover.c), DANE walk (policy/dane.c) and
+ * merge rules (policy/facts.c).  Only dns.h and https.h are fakes
+ * (link-time substitution), and time is virtual: lib/clock.h is faked
+ * (clock_fake) and libevent's timers are kept by tests/fake/fake_event.c,
+ * so "pass 1d" runs a day of refresh ticks in milliseconds.
+ *
+ * Not here: the worker (its deadline answer, its TXT re-check marker and
+ * its cache reads are worker.c's; a "worker" here is the IPC peer, which
+ * sends what a worker would send), the sandbox, signals, the master, the
+ * fleet (Redis).
+ *
+ * A failed expectation prints "# FILE:LINE: what: expected ..., seen
+ * ..." and fails its scenario; the others carry on.  A line that does not
+ * parse stops the file (TAP "Bail out!").  Exit status 0 if every
+ * scenario passed, 1 if one failed, 2 on a bail-out.
+ */
+#include "autoconf.h"
+
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+
+#include <linux/sockios.h>
+
+#include <errno.h>
+#include <ftw.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+
+#include "daemon/child.h"
+#include "daemon/ipc.h"
+#include "daemon/resolver.h"
+#include "daemon/stats.h"
+#include "lib/cache.h"
+#include "lib/cache_record.h"
+#include "lib/clock.h"
+#include "lib/config.h"
+#include "lib/dns.h"
+#include "lib/https.h"
+#include "lib/log.h"
+#include "policy/dane.h"
+#include "policy/discover.h"
+#include "fake_dns.h"
+#include "fake_event.h"
+#include "fake_https.h"
+
+#define SCN_T0		1700000000	/* the virtual clock's start, Unix */
+#define SCN_MONO0	((int64_t)1000000000)	/* and monotonic, us */
+#define SCN_MAX_WORKERS	512
+#define SCN_MAX_TOKENS	64
+#define SCN_LINE_MAX	4096
+#define SCN_MAX_ROUNDS	1000000	/* loop turns before "never idle" */
+#define SCN_MAX_LOG	200000	/* log lines kept per scenario */
+
+struct reply {
+	char		 domain[DOMAIN_BUFSZ];
+	int		 status;
+	int		 have_sts;
+	int		 have_dane;
+	struct cache_record sts;
+	struct cache_record dane;
+	int		 used;		/* matched by an expectation */
+};
+
+struct worker {
+	int		 fd;
+	struct reply	*replies;
+	size_t		 nreplies;
+	size_t		 cap;
+};
+
+struct scn {
+	const char	*file;
+	int		 line;
+	int		 ntests;
+	int		 nfailed;
+	int		 in;		/* inside a scenario block */
+	int		 failed;	/* this scenario */
+	char		 name[256];
+
+	char		 tmp[80];	/* fits sun_path with the socket */
+	char		 cachedir[96];
+	char		 sock[96];
+	char		*conf;		/* this scenario's config lines */
+	size_t		 conflen;
+	int		 have_map;
+	struct config	*cf;
+	struct event_base *base;
+	struct resolver	*r;
+	int		 lfd;
+	struct worker	 w[SCN_MAX_WORKERS];
+	int		 nw;
+
+	char		**log;
+	size_t		 nlog;
+	size_t		 logmark;
+	unsigned long long dropped_log;
+};
+
+static struct scn	 S;
+
+/* ---- reporting ---- */
+
+/* scn_fail - one failed expectation of this scenario */
+static void __attribute__((format(printf, 1, 2)))
+scn_fail(const char *fmt, ...)
+{
+	va_list	 ap;
+
+	printf("# %s:%d: ", S.file, S.line);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+	S.failed = 1;
+}
+
+/* scn_bail - a script error: the file cannot be run */
+static void __attribute__((format(printf, 1, 2), noreturn))
+scn_bail(const char *fmt, ...)
+{
+	va_list	 ap;
+	char	 msg[1024];
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	printf("Bail out! %s:%d: %s\n", S.file, S.line, msg);
+	fflush(stdout);
+	exit(2);
+}
+
+/* scn_log_hook - keep every log line of the scenario (log_set_hook) */
+static void
+scn_log_hook(int pri, const char *line, void *arg)
+{
+	(void)pri;
+	(void)arg;
+	if (S.nlog >= SCN_MAX_LOG) {
+		S.dropped_log++;
+		return;
+	}
+	if (S.nlog % 1024 == 0 &&
+	    (S.log = realloc(S.log, (S.nlog + 1024) * sizeof(*S.log))) ==
+	    NULL)
+		abort();
+	if ((S.log[S.nlog++] = strdup(line)) == NULL)
+		abort();
+}
+
+/* ---- parsing helpers ---- */
+
+/* scn_tokens - split line into words; text in "..." (anywhere in a word:
+ * body="a b") keeps its spaces, with \n \t \" \\ escapes; # outside
+ * quotes ends the line.  Returns the count. */
+static int
+scn_tokens(char *line, char **tok, int max)
+{
+	char	*p = line, *o;
+	int	 n = 0, quoted;
+
+	for (;;) {
+		while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')
+			p++;
+		if (*p == '\0' || *p == '#')
+			return (n);
+		if (n >= max)
+			scn_bail("more than %d words", max);
+		tok[n++] = o = p;
+		quoted = 0;
+		while (*p != '\0' && (quoted || (*p != ' ' && *p != '\t' &&
+		    *p != '\r' && *p != '\n'))) {
+			if (*p == '"') {
+				quoted = !quoted;
+				p++;
+			} else if (quoted && *p == '\\' && p[1] != '\0') {
+				p++;
+				*o++ = *p == 'n' ? '\n' : *p == 't' ? '\t' : *p;
+				p++;
+			} else
+				*o++ = *p++;
+		}
+		if (quoted)
+			scn_bail("unterminated string");
+		if (*p != '\0')
+			p++;
+		*o = '\0';
+	}
+}
+
+/* scn_num - a decimal number, or bail */
+static long long
+scn_num(const char *s)
+{
+	char		*end;
+	long long	 v;
+
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno != 0 || end == s || *end != '\0')
+		scn_bail("not a number: \"%s\"", s);
+	return (v);
+}
+
+/*
+ * scn_duration - "250ms", "20s", "5m", "2h", "3d", or a bare number of
+ * seconds, in milliseconds
+ */
+static int64_t
+scn_duration(const char *s)
+{
+	char		*end;
+	long long	 v;
+
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno != 0 || end == s || v < 0)
+		scn_bail("not a duration: \"%s\"", s);
+	if (strcmp(end, "ms") == 0)
+		return (v);
+	if (*end == '\0' || strcmp(end, "s") == 0)
+		return (v * 1000);
+	if (strcmp(end, "m") == 0)
+		return (v * 60000);
+	if (strcmp(end, "h") == 0)
+		return (v * 3600000);
+	if (strcmp(end, "d") == 0)
+		return (v * 86400000);
+	scn_bail("not a duration: \"%s\"", s);
+}
+
+/*
+ * scn_time - a Unix time: "@D" (the scenario's start plus duration D),
+ * "now", "now+D", "now-D", or a bare number
+ */
+static int64_t
+scn_time(const char *s)
+{
+	if (s[0] == '@')
+		return (SCN_T0 + scn_duration(s + 1) / 1000);
+	if (strncmp(s, "now", 3) == 0) {
+		if (s[3] == '\0')
+			return (clock_wall());
+		if (s[3] == '+')
+			return (clock_wall() + scn_duration(s + 4) / 1000);
+		if (s[3] == '-')
+			return (clock_wall() - scn_duration(s + 4) / 1000);
+	}
+	return (scn_num(s));
+}
+
+enum scn_op { OP_EQ, OP_NE, OP_LT, OP_LE, OP_GT, OP_GE };
+
+static const char *const scn_op_names[] = { "=", "!=", "<", "<=", ">",
+	">=" };
+
+/* scn_split - "field OP value": the field (NUL-terminated in place), the
+ * operator and the value; NULL if the word has no operator */
+static char *
+scn_split(char *w, enum scn_op *op, char **value)
+{
+	char	*p;
+
+	for (p = w; *p != '\0'; p++) {
+		if (p[0] == '!' && p[1] == '=') {
+			*op = OP_NE;
+			*p = '\0';
+			*value = p + 2;
+			return (w);
+		}
+		if (p[0] == '<' || p[0] == '>') {
+			*op = p[1] == '=' ? (p[0] == '<' ? OP_LE : OP_GE) :
+			    (p[0] == '<' ? OP_LT : OP_GT);
+			*value = p + (p[1] == '=' ? 2 : 1);
+			*p = '\0';
+			return (w);
+		}
+		if (p[0] == '=') {
+			*op = OP_EQ;
+			*p = '\0';
+			*value = p + 1;
+			return (w);
+		}
+	}
+	return (NULL);
+}
+
+/* scn_cmp - a OP b */
+static int
+scn_cmp(long long a, enum scn_op op, long long b)
+{
+	switch (op) {
+	case OP_EQ:
+		return (a == b);
+	case OP_NE:
+		return (a != b);
+	case OP_LT:
+		return (a < b);
+	case OP_LE:
+		return (a <= b);
+	case OP_GT:
+		return (a > b);
+	case OP_GE:
+		return (a >= b);
+	}
+	return (0);
+}
+
+/* scn_count_expect - "N" or "OPN" (">=1"): the operator and N */
+static long long
+scn_count_expect(const char *s, enum scn_op *op)
+{
+	char	 buf[64], *f, *v;
+
+	if (s[0] >= '0' && s[0] <= '9') {
+		*op = OP_EQ;
+		return (scn_num(s));
+	}
+	snprintf(buf, sizeof(buf), "x%s", s);
+	if ((f = scn_split(buf, op, &v)) == NULL || strcmp(f, "x") != 0)
+		scn_bail("not a count: \"%s\"", s);
+	return (scn_num(v));
+}
+
+/* scn_wtime - a Unix time for messages: as @offset from the start */
+static void
+scn_wtime(char *buf, size_t bufsz, long long t)
+{
+	if (t == 0)
+		snprintf(buf, bufsz, "0");
+	else
+		snprintf(buf, bufsz, "%lld (@%llds)", t, t - SCN_T0);
+}
+
+/* ---- the world: the resolver, its loop, the workers ---- */
+
+/* scn_rm - nftw callback: remove one entry */
+static int
+scn_rm(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return (remove(path));
+}
+
+/* scn_worker_connect - worker i connects to the resolver's listener */
+static void
+scn_worker_connect(int i)
+{
+	struct sockaddr_un sun;
+	int		 fd;
+
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", S.sock);
+	if ((fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC |
+	    SOCK_NONBLOCK, 0)) == -1 ||
+	    connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == -1)
+		scn_bail("worker w%d cannot connect: %s", i + 1,
+		    strerror(errno));
+	S.w[i].fd = fd;
+}
+
+/* scn_config - load this scenario's configuration (once) */
+static void
+scn_config(void)
+{
+	char		 err[4096], *text;
+	size_t		 len;
+
+	if (S.cf != NULL)
+		return;
+	len = S.conflen + 3 * PATH_MAX + 256;
+	if ((text = malloc(len)) == NULL)
+		abort();
+	snprintf(text, len, "runtime_dir = \"%s\"\n"
+	    "cache {\n\tpath = \"%s\"\n}\n%s%s", S.tmp, S.cachedir,
+	    S.have_map ? "" : "map \"sts\" {\n\tdane = no\n}\n",
+	    S.conf != NULL ? S.conf : "");
+	S.cf = config_load_buffer(S.file, text, strlen(text), err,
+	    sizeof(err));
+	free(text);
+	if (S.cf == NULL)
+		scn_bail("configuration refused:\n%s", err);
+}
+
+/* scn_start - a resolver on the scenario's cache, and its workers */
+static void
+scn_start(void)
+{
+	struct sockaddr_un sun;
+	int		 i;
+
+	if (S.r != NULL)
+		return;
+	scn_config();
+	if (S.lfd == -1) {
+		memset(&sun, 0, sizeof(sun));
+		sun.sun_family = AF_UNIX;
+		snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", S.sock);
+		if ((S.lfd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC,
+		    0)) == -1 ||
+		    bind(S.lfd, (struct sockaddr *)&sun, sizeof(sun)) == -1 ||
+		    listen(S.lfd, SOMAXCONN) == -1)
+			scn_bail("resolver socket %s: %s", S.sock,
+			    strerror(errno));
+	}
+	S.r = resolver_new(S.cf, S.lfd, S.base);
+	if (S.nw == 0)
+		S.nw = 1;
+	for (i = 0; i < S.nw; i++)
+		scn_worker_connect(i);
+}
+
+/* scn_stop - the resolver stops (orderly, or as if killed) and the
+ * workers lose their connections; the cache and the replies received
+ * stay */
+static void
+scn_stop(int crash)
+{
+	int	 i;
+
+	if (S.r == NULL)
+		return;
+	if (crash)
+		resolver_crash(S.r);
+	else
+		resolver_free(S.r);
+	S.r = NULL;
+	for (i = 0; i < S.nw; i++) {
+		close(S.w[i].fd);
+		S.w[i].fd = -1;
+	}
+}
+
+/* scn_read_replies - every reply waiting on the workers' sockets;
+ * returns how many */
+static int
+scn_read_replies(void)
+{
+	static unsigned char msg[IPC_MAX_MSG];
+	struct ipc_reply rep;
+	struct worker	*w;
+	struct reply	*r;
+	ssize_t		 n;
+	int		 i, got = 0;
+
+	for (i = 0; i < S.nw; i++) {
+		w = &S.w[i];
+		while (w->fd != -1 &&
+		    (n = recv(w->fd, msg, sizeof(msg), MSG_DONTWAIT)) > 0) {
+			got++;
+			if (ipc_reply_decode(msg, (size_t)n, &rep) == -1) {
+				scn_fail("w%d: a reply that does not decode "
+				    "(%zd bytes)", i + 1, n);
+				continue;
+			}
+			if (w->nreplies == w->cap) {
+				w->cap = w->cap == 0 ? 64 : w->cap * 2;
+				if ((w->replies = realloc(w->replies,
+				    w->cap * sizeof(*w->replies))) == NULL)
+					abort();
+			}
+			r = &w->replies[w->nreplies++];
+			memset(r, 0, sizeof(*r));
+			cache_record_init(&r->sts);
+			cache_record_init(&r->dane);
+			memcpy(r->domain, rep.domain, rep.domain_len);
+			r->domain[rep.domain_len] = '\0';
+			r->status = rep.status;
+			if (rep.record_len > 0 && cache_record_decode(
+			    rep.record, rep.record_len, &r->sts) !=
+			    CACHE_DECODE_OK)
+				scn_fail("w%d: reply for %s: the MTA-STS "
+				    "record does not decode", i + 1, r->domain);
+			else
+				r->have_sts = rep.record_len > 0;
+			if (rep.dane_len > 0 && cache_record_decode(rep.dane,
+			    rep.dane_len, &r->dane) != CACHE_DECODE_OK)
+				scn_fail("w%d: reply for %s: the DANE record "
+				    "does not decode", i + 1, r->domain);
+			else
+				r->have_dane = rep.dane_len > 0;
+		}
+	}
+	return (got);
+}
+
+/* scn_busy - work the resolver has not picked up yet: a connection
+ * waiting on the listener, requests not read from a worker's socket */
+static int
+scn_busy(void)
+{
+	struct pollfd	 pfd;
+	int		 i, outq;
+
+	pfd.fd = S.lfd;
+	pfd.events = POLLIN;
+	if (S.r != NULL && poll(&pfd, 1, 0) > 0)
+		return (1);
+	for (i = 0; i < S.nw; i++)
+		if (S.w[i].fd != -1 && S.r != NULL &&
+		    ioctl(S.w[i].fd, SIOCOUTQ, &outq) == 0 && outq > 0)
+			return (1);
+	return (0);
+}
+
+/*
+ * scn_idle - run the loop until nothing is left to do at this virtual
+ * time: no timer due, no request or connection unread, no reply arriving
+ * (two quiet turns in a row)
+ */
+static void
+scn_idle(void *arg)
+{
+	int	 quiet = 0, rounds = 0, act;
+
+	(void)arg;
+	while (quiet < 2) {
+		act = fake_event_turn(S.base);
+		act += scn_read_replies();
+		act += scn_busy();
+		quiet = act > 0 ? 0 : quiet + 1;
+		if (++rounds > SCN_MAX_ROUNDS)
+			scn_bail("the loop never went idle");
+	}
+}
+
+/* ---- scenario blocks ---- */
+
+/* scn_end - finish the scenario block: its TAP line; free its world */
+static void
+scn_end(void)
+{
+	int	 i;
+	size_t	 k;
+
+	if (!S.in)
+		return;
+	scn_stop(0);
+	if (S.lfd != -1)
+		close(S.lfd);
+	S.lfd = -1;
+	event_base_free(S.base);
+	S.base = NULL;
+	config_free(S.cf);
+	S.cf = NULL;
+	free(S.conf);
+	S.conf = NULL;
+	S.conflen = 0;
+	fake_dns_reset();
+	fake_https_reset();
+	for (i = 0; i < SCN_MAX_WORKERS; i++) {
+		for (k = 0; k < S.w[i].nreplies; k++) {
+			cache_record_release(&S.w[i].replies[k].sts);
+			cache_record_release(&S.w[i].replies[k].dane);
+		}
+		free(S.w[i].replies);
+		memset(&S.w[i], 0, sizeof(S.w[i]));
+		S.w[i].fd = -1;
+	}
+	S.nw = 0;
+	for (k = 0; k < S.nlog; k++)
+		free(S.log[k]);
+	free(S.log);
+	S.log = NULL;
+	S.nlog = S.logmark = 0;
+	(void)nftw(S.tmp, scn_rm, 16, FTW_DEPTH | FTW_PHYS);
+	S.ntests++;
+	if (S.failed)
+		S.nfailed++;
+	printf("%sok %d - %s\n", S.failed ? "not " : "", S.ntests, S.name);
+	fflush(stdout);
+	S.in = 0;
+}
+
+/* scn_begin - a new scenario: a fresh world at the start time */
+static void
+scn_begin(const char *name)
+{
+	const char	*tmpdir;
+	int		 i;
+
+	scn_end();
+	memset(S.name, 0, sizeof(S.name));
+	snprintf(S.name, sizeof(S.name), "%s", name);
+	S.in = 1;
+	S.failed = 0;
+	S.have_map = 0;
+	S.lfd = -1;
+	for (i = 0; i < SCN_MAX_WORKERS; i++)
+		S.w[i].fd = -1;
+	if ((tmpdir = getenv("TMPDIR")) == NULL || *tmpdir == '\0')
+		tmpdir = "/tmp";
+	if ((size_t)snprintf(S.tmp, sizeof(S.tmp), "%s/scenario.XXXXXX",
+	    tmpdir) >= sizeof(S.tmp))
+		scn_bail("TMPDIR %s too long for a socket path", tmpdir);
+	if (mkdtemp(S.tmp) == NULL)
+		scn_bail("mkdtemp %s: %s", S.tmp, strerror(errno));
+	snprintf(S.cachedir, sizeof(S.cachedir), "%.79s/cache", S.tmp);
+	snprintf(S.sock, sizeof(S.sock), "%.79s/resolver.sock", S.tmp);
+	clock_fake(SCN_T0, SCN_MONO0);
+	memset(stats_slot, 0, STATS_NCOUNTERS * sizeof(*stats_slot));
+	log_set_verbose(1);
+	S.base = child_base_new("scenario");
+}
+
+/* ---- commands ---- */
+
+/* scn_workers - "w3", "w1-4", "all": the range [*lo, *hi) */
+static void
+scn_workers(const char *s, int *lo, int *hi)
+{
+	char	*end;
+	long	 a, b;
+
+	if (strcmp(s, "all") == 0) {
+		*lo = 0;
+		*hi = S.nw;
+		return;
+	}
+	if (s[0] != 'w' || s[1] < '0' || s[1] > '9')
+		scn_bail("not a worker or range: \"%s\"", s);
+	a = b = strtol(s + 1, &end, 10);
+	if (*end == '-') {
+		if (end[1] < '0' || end[1] > '9')
+			scn_bail("not a worker or range: \"%s\"", s);
+		b = strtol(end + 1, &end, 10);
+	}
+	if (*end != '\0')
+		scn_bail("not a worker or range: \"%s\"", s);
+	if (a < 1 || b < a || b > S.nw)
+		scn_bail("workers %s: there are w1..w%d", s, S.nw);
+	*lo = (int)a - 1;
+	*hi = (int)b;
+}
+
+/* cmd_config - one line of postsmtpsts.conf */
+static void
+cmd_config(int n, char **t, char *rest)
+{
+	size_t	 len;
+
+	(void)t;
+	if (n < 2)
+		scn_bail("config: what?");
+	if (S.cf != NULL)
+		scn_bail("config after the resolver started");
+	if (strncmp(rest, "map", 3) == 0)
+		S.have_map = 1;
+	len = strlen(rest);
+	if ((S.conf = realloc(S.conf, S.conflen + len + 2)) == NULL)
+		abort();
+	memcpy(S.conf + S.conflen, rest, len);
+	S.conflen += len;
+	S.conf[S.conflen++] = '\n';
+	S.conf[S.conflen] = '\0';
+}
+
+/* cmd_workers - K worker connections in all (more connect now) */
+static void
+cmd_workers(int n, char **t)
+{
+	long long	 k;
+	int		 i;
+
+	if (n != 2 || (k = scn_num(t[1])) < 1 || k > SCN_MAX_WORKERS)
+		scn_bail("workers K (1..%d)", SCN_MAX_WORKERS);
+	if (k < S.nw)
+		scn_bail("workers: there are %d already", S.nw);
+	if (S.r == NULL) {
+		S.nw = (int)k;
+		return;
+	}
+	for (i = S.nw; i < k; i++)
+		scn_worker_connect(i);
+	S.nw = (int)k;
+}
+
+/* scn_dns_answer - "dns NAME TYPE ..." words from t[3] into *a */
+static void
+scn_dns_answer(int n, char **t, int rrtype, struct fake_dns_answer *a)
+{
+	int	 i;
+
+	fake_dns_answer_init(a, DNS_OK, DNS_RCODE_NOERROR, DNS_INSECURE);
+	for (i = 3; i < n; i++) {
+		if (strcmp(t[i], "secure") == 0)
+			a->security = DNS_SECURE;
+		else if (strcmp(t[i], "insecure") == 0)
+			a->security = DNS_INSECURE;
+		else if (strcmp(t[i], "bogus") == 0)
+			a->security = DNS_BOGUS;
+		else if (strcmp(t[i], "noerror") == 0 ||
+		    strcmp(t[i], "nodata") == 0)
+			a->rcode = DNS_RCODE_NOERROR;
+		else if (strcmp(t[i], "nxdomain") == 0)
+			a->rcode = DNS_RCODE_NXDOMAIN;
+		else if (strcmp(t[i], "servfail") == 0)
+			a->rcode = DNS_RCODE_SERVFAIL;
+		else if (strncmp(t[i], "rcode=", 6) == 0)
+			a->rcode = (int)scn_num(t[i] + 6);
+		else if (strcmp(t[i], "timeout") == 0)
+			a->status = DNS_ERR_TIMEOUT;
+		else if (strcmp(t[i], "resolver-error") == 0)
+			a->status = DNS_ERR_RESOLVER;
+		else if (strncmp(t[i], "ttl=", 4) == 0)
+			a->ttl = (int)scn_num(t[i] + 4);
+		else if (strncmp(t[i], "delay=", 6) == 0)
+			a->delay_ms = (int)scn_duration(t[i] + 6);
+		else if (strcmp(t[i], "hold") == 0)
+			a->hold = 1;
+		else if (strncmp(t[i], "cname=", 6) == 0)
+			snprintf(a->canonname, sizeof(a->canonname), "%s",
+			    t[i] + 6);
+		else if (fake_dns_add_text(a, rrtype, t[i]) == -1)
+			scn_bail("dns: not a %s record nor a keyword: \"%s\"",
+			    t[2], t[i]);
+	}
+}
+
+/* cmd_dns - script the answer to NAME TYPE (answer: reply to a pending
+ * query now) */
+static void
+cmd_dns(int n, char **t, int now)
+{
+	struct fake_dns_answer *a;
+	int		 rrtype;
+
+	if (n < 3 || (rrtype = fake_dns_rrtype(t[2])) == -1)
+		scn_bail("%s NAME TYPE ...", t[0]);
+	if (!now && n == 4 && strcmp(t[3], "forget") == 0) {
+		fake_dns_unscript(t[1], rrtype);
+		return;
+	}
+	if ((a = malloc(sizeof(*a))) == NULL)
+		abort();
+	scn_dns_answer(n, t, rrtype, a);
+	if (!now)
+		fake_dns_script(t[1], rrtype, a);
+	else if (fake_dns_reply(t[1], rrtype, a) == -1)
+		scn_fail("answer: no pending query for %s %s", t[1], t[2]);
+	free(a);
+}
+
+/* scn_policy_body - "policy MODE MAX_AGE MX..." as a policy text */
+static char *
+scn_policy_body(int n, char **t, int i)
+{
+	char	*b;
+	size_t	 len = 64, off;
+	int	 k;
+
+	if (n - i < 2)
+		scn_bail("policy MODE MAX_AGE [MX ...]");
+	for (k = i; k < n; k++)
+		len += strlen(t[k]) + 8;
+	if ((b = malloc(len)) == NULL)
+		abort();
+	off = (size_t)snprintf(b, len, "version: STSv1\nmode: %s\n", t[i]);
+	for (k = i + 2; k < n; k++)
+		off += (size_t)snprintf(b + off, len - off, "mx: %s\n", t[k]);
+	snprintf(b + off, len - off, "max_age: %s\n", t[i + 1]);
+	return (b);
+}
+
+/* cmd_https - script the result of fetches from HOST (complete: finish
+ * a pending fetch now) */
+static void
+cmd_https(int n, char **t, int now)
+{
+	static const char *const kinds[] = { "ok", "connect", "tls", "webpki",
+	    "timeout", "http-status", "redirect", "content-type",
+	    "too-large", "other" };
+	struct fake_https_result r;
+	char		*body = NULL;
+	size_t		 k;
+	int		 i;
+
+	if (n < 3)
+		scn_bail("%s HOST RESULT ...", t[0]);
+	memset(&r, 0, sizeof(r));
+	for (i = 2; i < n; i++) {
+		for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
+			if (strcmp(t[i], kinds[k]) == 0)
+				break;
+		if (k < sizeof(kinds) / sizeof(kinds[0]))
+			r.error = (enum https_error)k;
+		else if (strncmp(t[i], "status=", 7) == 0)
+			r.status = (long)scn_num(t[i] + 7);
+		else if (strncmp(t[i], "ctype=", 6) == 0)
+			snprintf(r.content_type, sizeof(r.content_type), "%s",
+			    t[i] + 6);
+		else if (strncmp(t[i], "delay=", 6) == 0)
+			r.delay_ms = (int)scn_duration(t[i] + 6);
+		else if (strcmp(t[i], "hold") == 0)
+			r.hold = 1;
+		else if (strncmp(t[i], "body=", 5) == 0)
+			r.body = t[i] + 5;
+		else if (strcmp(t[i], "policy") == 0) {
+			r.body = body = scn_policy_body(n, t, i + 1);
+			break;
+		} else
+			scn_bail("https: not a keyword: \"%s\"", t[i]);
+	}
+	if (!now)
+		fake_https_script(t[1], &r);
+	else if (fake_https_reply(t[1], &r) == -1)
+		scn_fail("complete: no pending fetch from %s", t[1]);
+	free(body);
+}
+
+/* scn_send - one request from worker i; waits for room */
+static void
+scn_send(int i, const char *domain, uint8_t flags)
+{
+	struct ipc_request req;
+	unsigned char	 msg[IPC_MAX_MSG];
+	long		 len;
+	int		 tries = 0;
+
+	memset(&req, 0, sizeof(req));
+	req.flags = flags;
+	req.domain_len = strlen(domain);
+	if (req.domain_len >= sizeof(req.domain))
+		scn_bail("send: domain too long");
+	memcpy(req.domain, domain, req.domain_len);
+	if ((len = ipc_request_encode(&req, msg, sizeof(msg))) == -1)
+		scn_bail("send: cannot encode a request for %s", domain);
+	while (send(S.w[i].fd, msg, (size_t)len, MSG_DONTWAIT |
+	    MSG_NOSIGNAL) == -1) {
+		if (errno != EAGAIN && errno != ENOBUFS)
+			scn_bail("send from w%d: %s", i + 1, strerror(errno));
+		if (++tries > SCN_MAX_ROUNDS)
+			scn_bail("send from w%d: never room", i + 1);
+		/* the socket is full: let the resolver read */
+		(void)fake_event_turn(S.base);
+		(void)scn_read_replies();
+	}
+}
+
+/* cmd_send - "send WORKERS DOMAIN [xN] [txtcheck] [refresh]" */
+static void
+cmd_send(int n, char **t)
+{
+	long long	 times = 1, k;
+	uint8_t		 flags = 0;
+	int		 lo, hi, i, j;
+
+	if (n < 3)
+		scn_bail("send WORKERS DOMAIN [xN] [txtcheck] [refresh]");
+	scn_start();
+	scn_workers(t[1], &lo, &hi);
+	for (i = 3; i < n; i++)
+		if (t[i][0] == 'x')
+			times = scn_num(t[i] + 1);
+		else if (strcmp(t[i], "txtcheck") == 0)
+			flags |= IPC_FLAG_TXTCHECK;
+		else if (strcmp(t[i], "refresh") == 0)
+			flags |= IPC_FLAG_REFRESH;
+		else
+			scn_bail("send: not a keyword: \"%s\"", t[i]);
+	for (k = 0; k < times; k++)
+		for (j = lo; j < hi; j++)
+			scn_send(j, t[2], flags);
+}
+
+/* scn_record_field - check one "field OP value" of rec; 1 if it holds */
+static int
+scn_record_field(const struct cache_record *rec, char *word,
+    char *seen, size_t seensz)
+{
+	enum scn_op	 op;
+	char		*f, *v, mx[4096];
+	const char	*s = NULL, *p;
+	long long	 a = 0, b = 0;
+	size_t		 pos = 0, off = 0;
+	int		 time = 0;
+
+	if ((f = scn_split(word, &op, &v)) == NULL)
+		scn_bail("not a FIELD=VALUE condition: \"%s\"", word);
+	if (strcmp(f, "kind") == 0)
+		s = cache_kind_name(rec->kind);
+	else if (strcmp(f, "mode") == 0)
+		s = rec->kind == CACHE_KIND_STS ?
+		    cache_sts_mode_name(rec->sts_mode) : "-";
+	else if (strcmp(f, "dnssec") == 0)
+		s = cache_dnssec_name(rec->dnssec);
+	else if (strcmp(f, "state") == 0)
+		s = rec->kind == CACHE_KIND_DANE ?
+		    dane_state_name((enum dane_state)rec->dane) : "-";
+	else if (strcmp(f, "id") == 0)
+		s = rec->id[0] != '\0' ? rec->id : "-";
+	else if (strcmp(f, "mx") == 0) {
+		mx[0] = '\0';
+		while ((p = cache_record_mx_next(rec, &pos, NULL)) != NULL &&
+		    off < sizeof(mx))
+			off += (size_t)snprintf(mx + off, sizeof(mx) - off,
+			    "%s%s", off > 0 ? "," : "", p);
+		s = mx;
+	} else if (strcmp(f, "last_error") == 0)
+		s = rec->last_error == 0 ? "none" :
+		    rec->kind == CACHE_KIND_DANE ? "failure" :
+		    discover_failure_name(
+		    (enum discover_failure)rec->last_error);
+	else if (strcmp(f, "max_age") == 0)
+		a = rec->max_age;
+	else if (strcmp(f, "txt_ttl") == 0)
+		a = rec->txt_ttl;
+	else if (strcmp(f, "nmx") == 0)
+		a = rec->nmx;
+	else {
+		time = 1;
+		if (strcmp(f, "fetched_at") == 0)
+			a = rec->fetched_at;
+		else if (strcmp(f, "expires_at") == 0)
+			a = rec->expires_at;
+		else if (strcmp(f, "next_refresh") == 0)
+			a = rec->next_refresh;
+		else if (strcmp(f, "last_error_at") == 0)
+			a = rec->last_error_at;
+		else if (strcmp(f, "txt_checked_at") == 0)
+			a = rec->txt_checked_at;
+		else
+			scn_bail("no record field \"%s\"", f);
+	}
+	if (s != NULL) {
+		if (op != OP_EQ && op != OP_NE)
+			scn_bail("%s: only = and != compare text", f);
+		snprintf(seen, seensz, "%s=%s", f, s);
+		return ((strcmp(s, v) == 0) == (op == OP_EQ));
+	}
+	b = time ? scn_time(v) : scn_num(v);
+	if (time)
+		scn_wtime(mx, sizeof(mx), a);
+	else
+		snprintf(mx, sizeof(mx), "%lld", a);
+	snprintf(seen, seensz, "%s=%s", f, mx);
+	return (scn_cmp(a, op, b));
+}
+
+/* scn_conds - check conditions t[i..n) against rec (dane: the words
+ * prefixed "dane.", else the others); returns 1 if all hold */
+static int
+scn_conds(const char *what, const struct cache_record *rec, int n,
+    char **t, int i, int dane, int report)
+{
+	char	 word[512], seen[4200], *w;
+	int	 ok = 1;
+
+	for (; i < n; i++) {
+		if (strchr(t[i], '=') == NULL && strchr(t[i], '<') == NULL &&
+		    strchr(t[i], '>') == NULL)
+			continue;	/* a flag word, not a condition */
+		if (strncmp(t[i], "n=", 2) == 0 ||
+		    (strncmp(t[i], "dane.", 5) == 0) != dane)
+			continue;
+		snprintf(word, sizeof(word), "%s", t[i] + (dane ? 5 : 0));
+		w = word;
+		if (scn_record_field(rec, w, seen, sizeof(seen)))
+			continue;
+		ok = 0;
+		if (report)
+			scn_fail("%s: expected %s, seen %s", what, t[i], seen);
+	}
+	return (ok);
+}
+
+/* scn_reply_matches - reply r fits "STATUS [nosts] [nodane] cond..." */
+static int
+scn_reply_matches(const struct reply *r, int n, char **t, int report,
+    const char *what)
+{
+	int	 i, ok = 1, st;
+
+	st = strcmp(t[3], "OK") == 0 ? IPC_STATUS_OK :
+	    strcmp(t[3], "TEMP") == 0 ? IPC_STATUS_TEMP : -1;
+	if (st == -1)
+		scn_bail("expect reply: status OK or TEMP, not \"%s\"", t[3]);
+	if (r->status != st) {
+		if (report)
+			scn_fail("%s: expected status %s, seen %s", what,
+			    t[3], r->status == IPC_STATUS_OK ? "OK" : "TEMP");
+		return (0);
+	}
+	for (i = 4; i < n; i++) {
+		if (strcmp(t[i], "nosts") == 0 && r->have_sts) {
+			if (report)
+				scn_fail("%s: expected no MTA-STS record, "
+				    "seen kind=%s", what,
+				    cache_kind_name(r->sts.kind));
+			ok = 0;
+		}
+		if (strcmp(t[i], "nodane") == 0 && r->have_dane) {
+			if (report)
+				scn_fail("%s: expected no DANE record, seen "
+				    "one", what);
+			ok = 0;
+		}
+	}
+	if (!ok)
+		return (0);
+	return (scn_conds(what, &r->sts, n, t, 4, 0, report) &
+	    scn_conds(what, &r->dane, n, t, 4, 1, report));
+}
+
+/* expect_reply - "expect reply WORKERS DOMAIN STATUS [n=N] conds...":
+ * each worker has N (default 1) unchecked replies for DOMAIN, the
+ * oldest first, all matching; they are checked off */
+static void
+expect_reply(int n, char **t)
+{
+	char		 what[512];
+	long long	 want = 1, got;
+	struct worker	*w;
+	int		 lo, hi, i, k;
+	size_t		 j;
+
+	if (n < 4)
+		scn_bail("expect reply WORKERS DOMAIN STATUS ...");
+	/* t[0] is "reply": the words are shifted by one */
+	for (k = 4; k < n; k++)
+		if (strncmp(t[k], "n=", 2) == 0)
+			want = scn_num(t[k] + 2);
+	scn_workers(t[1], &lo, &hi);
+	for (i = lo; i < hi; i++) {
+		w = &S.w[i];
+		got = 0;
+		for (j = 0; j < w->nreplies && got < want; j++) {
+			if (w->replies[j].used ||
+			    strcasecmp(w->replies[j].domain, t[2]) != 0)
+				continue;
+			w->replies[j].used = 1;
+			got++;
+			snprintf(what, sizeof(what), "w%d reply %lld for %s",
+			    i + 1, got, t[2]);
+			(void)scn_reply_matches(&w->replies[j], n, t, 1, what);
+		}
+		if (got < want)
+			scn_fail("w%d: expected %lld replies for %s, seen "
+			    "%lld", i + 1, want, t[2], got);
+	}
+}
+
+/* expect_noreply - "expect noreply WORKERS [DOMAIN]": nothing unchecked */
+static void
+expect_noreply(int n, char **t)
+{
+	struct worker	*w;
+	const char	*first = NULL;
+	int		 lo, hi, i, extra;
+	size_t		 j;
+
+	if (n < 2)
+		scn_bail("expect noreply WORKERS [DOMAIN]");
+	scn_workers(t[1], &lo, &hi);
+	for (i = lo; i < hi; i++) {
+		w = &S.w[i];
+		extra = 0;
+		for (j = 0; j < w->nreplies; j++)
+			if (!w->replies[j].used && (n < 3 ||
+			    strcasecmp(w->replies[j].domain, t[2]) == 0) &&
+			    extra++ == 0)
+				first = w->replies[j].domain;
+		if (extra > 0)
+			scn_fail("w%d: expected no more replies%s%s, seen %d "
+			    "(the first for %s)", i + 1, n < 3 ? "" : " for ",
+			    n < 3 ? "" : t[2], extra, first);
+	}
+}
+
+/* expect_cache - "expect cache KEY absent | conds...": what is committed
+ * in the LMDB map (not the write-behind array) */
+static void
+expect_cache(int n, char **t)
+{
+	struct cache_record rec;
+	struct cache	*c;
+	char		 what[512];
+	int		 st;
+
+	if (n < 3)
+		scn_bail("expect cache KEY absent | FIELD=VALUE ...");
+	scn_start();
+	if ((c = resolver_cache(S.r)) == NULL) {
+		scn_fail("cache: the resolver has no cache");
+		return;
+	}
+	cache_record_init(&rec);
+	st = cache_get(c, t[1], strlen(t[1]), &rec);
+	snprintf(what, sizeof(what), "cache %s", t[1]);
+	if (n == 3 && strcmp(t[2], "absent") == 0) {
+		if (st != CACHE_MISS)
+			scn_fail("%s: expected absent, seen kind=%s", what,
+			    st == CACHE_HIT ? cache_kind_name(rec.kind) :
+			    "(error)");
+	} else if (st != CACHE_HIT)
+		scn_fail("%s: expected a record, seen %s", what,
+		    cache_status_name(st));
+	else
+		(void)scn_conds(what, &rec, n, t, 2, 0, 1);
+	cache_record_release(&rec);
+}
+
+/* scn_stat_id - a counter by name (README.md lists them), or -1 */
+static int
+scn_stat_id(const char *name)
+{
+	static const char *const dane[] = { "dane-only", "dane", "none",
+	    "failure" };
+	static const char *const dnserr[] = { "timeout", "servfail", "bogus",
+	    "resolver" };
+	static const struct {
+		const char	*name;
+		int		 id;
+	} plain[] = {
+		{ "refreshes", STATS_REFRESHES },
+		{ "txt_checks", STATS_TXT_CHECKS },
+		{ "cache_deleted", STATS_CACHE_DELETED },
+		{ "cache_write_errors", STATS_CACHE_WRITE_ERRORS },
+	};
+	char		 buf[128];
+	int		 i;
+
+	for (i = 0; i < (int)(sizeof(plain) / sizeof(plain[0])); i++)
+		if (strcmp(name, plain[i].name) == 0)
+			return (plain[i].id);
+	for (i = 0; i < STATS_DISCOVERY_OUTCOMES; i++) {
+		snprintf(buf, sizeof(buf), "discoveries.request.%s",
+		    discover_outcome_name((enum discover_outcome)i));
+		if (strcmp(name, buf) == 0)
+			return (STATS_DISCOVERIES + i);
+		snprintf(buf, sizeof(buf), "discoveries.refresh.%s",
+		    discover_outcome_name((enum discover_outcome)i));
+		if (strcmp(name, buf) == 0)
+			return (STATS_DISCOVERIES + STATS_DISCOVERY_OUTCOMES +
+			    i);
+	}
+	for (i = 1; i <= STATS_DISCOVERY_FAILURES; i++) {
+		snprintf(buf, sizeof(buf), "discovery_failures.%s",
+		    discover_failure_name((enum discover_failure)i));
+		if (strcmp(name, buf) == 0)
+			return (STATS_DISCOVERY_FAIL + i - 1);
+	}
+	for (i = 1; i <= STATS_HTTPS_ERRORS; i++) {
+		snprintf(buf, sizeof(buf), "https_errors.%s",
+		    https_error_name((enum https_error)i));
+		if (strcmp(name, buf) == 0)
+			return (STATS_HTTPS_ERRORS_BASE + i - 1);
+	}
+	for (i = 0; i < STATS_DANE_COUNT; i++) {
+		snprintf(buf, sizeof(buf), "dane_lookups.%s", dane[i]);
+		if (strcmp(name, buf) == 0)
+			return (STATS_DANE_LOOKUPS + i);
+	}
+	for (i = 0; i < STATS_DNS_COUNT; i++) {
+		snprintf(buf, sizeof(buf), "dns_errors.%s", dnserr[i]);
+		if (strcmp(name, buf) == 0)
+			return (STATS_DNS_ERRORS + i);
+	}
+	return (-1);
+}
+
+/* scn_log_match - line holds every word of t[i..n) */
+static int
+scn_log_match(const char *line, int n, char **t, int i)
+{
+	for (; i < n; i++)
+		if (strstr(line, t[i]) == NULL)
+			return (0);
+	return (1);
+}
+
+/* expect_log - "expect log TEXT...", "expect nolog TEXT...", "expect
+ * logcount N TEXT...": lines since the last mark holding every TEXT */
+static void
+expect_log(int n, char **t)
+{
+	enum scn_op	 op = OP_GE;
+	long long	 want = 1;
+	size_t		 k;
+	int		 first = 1, seen = 0, shown;
+
+	if (strcmp(t[0], "logcount") == 0) {
+		if (n < 3)
+			scn_bail("expect logcount N TEXT ...");
+		want = scn_count_expect(t[1], &op);
+		first = 2;
+	} else if (strcmp(t[0], "nolog") == 0) {
+		op = OP_EQ;
+		want = 0;
+	}
+	if (n <= first)
+		scn_bail("expect %s: which text?", t[0]);
+	for (k = S.logmark; k < S.nlog; k++)
+		if (scn_log_match(S.log[k], n, t, first))
+			seen++;
+	if (!scn_cmp(seen, op, want)) {
+		scn_fail("log: expected %s%lld lines holding \"%s\"%s, seen "
+		    "%d", scn_op_names[op], want, t[first],
+		    n > first + 1 ? " (and more)" : "", seen);
+		shown = 0;
+		for (k = S.logmark; k < S.nlog && shown < 5; k++)
+			if (scn_log_match(S.log[k], n, t, first)) {
+				printf("#   seen: %s\n", S.log[k]);
+				shown++;
+			}
+	}
+}
+
+/* cmd_expect - every expectation */
+static void
+cmd_expect(int n, char **t)
+{
+	enum scn_op	 op;
+	long long	 want, got;
+	const char	*name;
+	int		 rrtype = 0, id;
+
+	if (n < 2)
+		scn_bail("expect what?");
+	n--;
+	t++;
+	if (strcmp(t[0], "reply") == 0)
+		expect_reply(n, t);
+	else if (strcmp(t[0], "noreply") == 0)
+		expect_noreply(n, t);
+	else if (strcmp(t[0], "cache") == 0)
+		expect_cache(n, t);
+	else if (strcmp(t[0], "log") == 0 || strcmp(t[0], "nolog") == 0 ||
+	    strcmp(t[0], "logcount") == 0)
+		expect_log(n, t);
+	else if (strcmp(t[0], "fetches") == 0 || strcmp(t[0],
+	    "pending-fetches") == 0) {
+		if (n != 3)
+			scn_bail("expect %s HOST N", t[0]);
+		want = scn_count_expect(t[2], &op);
+		name = strcmp(t[1], "*") == 0 ? NULL : t[1];
+		got = t[0][0] == 'f' ? fake_https_count(name) :
+		    fake_https_pending(name);
+		if (!scn_cmp(got, op, want))
+			scn_fail("%s from %s: expected %s%lld, seen %lld",
+			    t[0], t[1], scn_op_names[op], want, got);
+	} else if (strcmp(t[0], "queries") == 0 ||
+	    strcmp(t[0], "pending") == 0) {
+		if (n != 4)
+			scn_bail("expect %s NAME TYPE N", t[0]);
+		if (strcmp(t[2], "*") != 0 &&
+		    (rrtype = fake_dns_rrtype(t[2])) == -1)
+			scn_bail("not a type: %s", t[2]);
+		want = scn_count_expect(t[3], &op);
+		name = strcmp(t[1], "*") == 0 ? NULL : t[1];
+		got = t[0][0] == 'q' ? fake_dns_count(name, rrtype) :
+		    fake_dns_pending(name, rrtype);
+		if (!scn_cmp(got, op, want))
+			scn_fail("%s %s %s: expected %s%lld, seen %lld",
+			    t[0], t[1], t[2], scn_op_names[op], want, got);
+	} else if (strcmp(t[0], "stat") == 0) {
+		if (n != 3)
+			scn_bail("expect stat NAME N");
+		if ((id = scn_stat_id(t[1])) == -1)
+			scn_bail("no counter \"%s\"", t[1]);
+		want = scn_count_expect(t[2], &op);
+		got = (long long)stats_slot[id];
+		if (!scn_cmp(got, op, want))
+			scn_fail("stat %s: expected %s%lld, seen %lld", t[1],
+			    scn_op_names[op], want, got);
+	} else
+		scn_bail("expect: unknown \"%s\"", t[0]);
+}
+
+/* scn_line - one line of the script */
+static void
+scn_line(char *line)
+{
+	char	*t[SCN_MAX_TOKENS], *rest, copy[SCN_LINE_MAX];
+	int	 n;
+
+	snprintf(copy, sizeof(copy), "%s", line);
+	if ((n = scn_tokens(line, t, SCN_MAX_TOKENS)) == 0)
+		return;
+	if (strcmp(t[0], "scenario") == 0) {
+		if (n < 2)
+			scn_bail("scenario NAME");
+		rest = strstr(copy, "scenario") + 8;
+		rest += strspn(rest, " \t");
+		rest[strcspn(rest, "\r\n")] = '\0';
+		scn_begin(rest);
+		return;
+	}
+	if (!S.in)
+		scn_bail("\"%s\" before the first scenario line", t[0]);
+	if (strcmp(t[0], "config") == 0) {
+		rest = strstr(copy, "config") + 6;
+		rest += strspn(rest, " \t");
+		rest[strcspn(rest, "\r\n")] = '\0';
+		cmd_config(n, t, rest);
+	} else if (strcmp(t[0], "start") == 0)
+		scn_start();
+	else if (strcmp(t[0], "restart") == 0 || strcmp(t[0], "crash") == 0) {
+		scn_start();
+		scn_stop(t[0][0] == 'c');
+		scn_start();
+	} else if (strcmp(t[0], "workers") == 0)
+		cmd_workers(n, t);
+	else if (strcmp(t[0], "dns") == 0)
+		cmd_dns(n, t, 0);
+	else if (strcmp(t[0], "answer") == 0)
+		cmd_dns(n, t, 1);
+	else if (strcmp(t[0], "https") == 0)
+		cmd_https(n, t, 0);
+	else if (strcmp(t[0], "complete") == 0)
+		cmd_https(n, t, 1);
+	else if (strcmp(t[0], "send") == 0)
+		cmd_send(n, t);
+	else if (strcmp(t[0], "run") == 0) {
+		scn_start();
+		scn_idle(NULL);
+	} else if (strcmp(t[0], "pass") == 0) {
+		if (n != 2)
+			scn_bail("pass DURATION");
+		scn_start();
+		fake_time_passes(scn_duration(t[1]), scn_idle, NULL);
+	} else if (strcmp(t[0], "verbose") == 0 && n == 2)
+		log_set_verbose((int)scn_num(t[1]));
+	else if (strcmp(t[0], "mark") == 0)
+		S.logmark = S.nlog;
+	else if (strcmp(t[0], "expect") == 0)
+		cmd_expect(n, t);
+	else
+		scn_bail("unknown command \"%s\"", t[0]);
+}
+
+/* scn_file - run one script */
+static void
+scn_file(const char *path)
+{
+	char	 line[SCN_LINE_MAX];
+	FILE	*fp;
+
+	S.file = path;
+	S.line = 0;
+	if ((fp = fopen(path, "r")) == NULL)
+		scn_bail("%s: %s", path, strerror(errno));
+	while (fgets(line, sizeof(line), fp) != NULL) {
+		S.line++;
+		if (strchr(line, '\n') == NULL && !feof(fp))
+			scn_bail("line longer than %d bytes", SCN_LINE_MAX - 2);
+		scn_line(line);
+	}
+	fclose(fp);
+	scn_end();
+}
+
+int
+main(int argc, char **argv)
+{
+	int	 i;
+
+	if (argc < 2) {
+		fprintf(stderr, "usage: scenario FILE.scn ...\n");
+		return (2);
+	}
+	log_init("scenario", 1, LOG_MAIL);
+	log_set_hook(scn_log_hook, NULL);
+	for (i = 1; i < argc; i++)
+		scn_file(argv[i]);
+	printf("1..%d\n", S.ntests);
+	log_set_hook(NULL, NULL);
+	return (S.nfailed > 0 ? 1 : 0);
+}
