@@ -6,7 +6,8 @@
  * cache_txn_begin/commit/abort), cache_iterate, cache_stats; the writer's
  * cache_open_recover (a damaged environment moved aside) and cache_put_room
  * / cache_evict (room in a full map), both described near the end.  The
- * record codec and its value format: cache_record.c.
+ * record codec and its value format: cache_record.c; the parser of
+ * /proc/self/maps lines (cache_unmap_pages): procmaps.c.
  *
  * Environment.  One directory holding data.mdb and lock.mdb (MDB_NOSUBDIR
  * off), only LMDB's unnamed main database; key = normalized domain, value =
@@ -45,6 +46,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/types.h>
 
 #include <errno.h>
 #include <stdarg.h>
@@ -58,6 +60,7 @@
 #include "lib/clock.h"
 #include "lib/cache.h"
 #include "lib/log.h"
+#include "lib/procmaps.h"
 #include "lib/xmalloc.h"
 
 #define CACHE_FILE_MODE		0600
@@ -508,60 +511,15 @@ cache_write(struct cache *c, enum cache_op op, MDB_val *k, MDB_val *v,
 	return (absent ? CACHE_MISS : CACHE_OK);
 }
 
-/* cache_maps_num - a number in base at *pp, ending at one of stop (or
- * NUL if stop is ""); advances *pp past it and the stop character */
-static int
-cache_maps_num(const char **pp, int base, const char *stop,
-    unsigned long *out)
-{
-	char	*end;
-
-	errno = 0;
-	*out = strtoul(*pp, &end, base);
-	if (end == *pp || errno != 0 || strchr(stop, *end) == NULL)
-		return (-1);
-	*pp = *end != '\0' ? end + 1 : end;
-	return (0);
-}
-
-/* cache_maps_line - start, end, perms, device and inode of one line of
- * /proc/self/maps ("start-end perms offset maj:min inode path") */
-static int
-cache_maps_line(const char *line, unsigned long *start, unsigned long *end,
-    char perms[5], unsigned int *maj, unsigned int *min,
-    unsigned long *inode)
-{
-	const char	*p = line;
-	unsigned long	 off, a, b;
-
-	if (cache_maps_num(&p, 16, "-", start) == -1 ||
-	    cache_maps_num(&p, 16, " ", end) == -1 ||
-	    strlen(p) < 5 || p[4] != ' ')
-		return (-1);
-	memcpy(perms, p, 4);
-	perms[4] = '\0';
-	p += 5;
-	if (cache_maps_num(&p, 16, " ", &off) == -1 ||
-	    cache_maps_num(&p, 16, ":", &a) == -1 ||
-	    cache_maps_num(&p, 16, " ", &b) == -1 ||
-	    cache_maps_num(&p, 10, " \n", inode) == -1 ||
-	    a > 0xfff || b > 0xfffff)
-		return (-1);
-	*maj = (unsigned int)a;
-	*min = (unsigned int)b;
-	return (0);
-}
-
 int
 cache_unmap_pages(struct cache *c)
 {
+	struct procmaps_entry e;
 	struct stat	 st;
 	FILE		*fp;
 	char		*line = NULL;
 	size_t		 cap = 0;
-	unsigned long	 start, end, inode;
-	unsigned int	 maj, min;
-	char		 perms[5];
+	ssize_t		 len;
 	int		 fd, n = 0;
 
 	/* LMDB does not tell where it mapped the file (me_mapaddr is only
@@ -572,15 +530,15 @@ cache_unmap_pages(struct cache *c)
 		return (CACHE_ERROR);
 	if ((fp = fopen("/proc/self/maps", "re")) == NULL)
 		return (CACHE_ERROR);
-	while (getline(&line, &cap, fp) != -1) {
-		if (cache_maps_line(line, &start, &end, perms, &maj, &min,
-		    &inode) == -1 || inode != (unsigned long)st.st_ino ||
-		    makedev(maj, min) != st.st_dev || end <= start ||
-		    perms[1] == 'w')
+	while ((len = getline(&line, &cap, fp)) != -1) {
+		if (procmaps_parse(line, (size_t)len, &e) == -1 ||
+		    e.inode != (unsigned long)st.st_ino ||
+		    makedev(e.major, e.minor) != st.st_dev ||
+		    e.end <= e.start || e.perms[1] == 'w')
 			continue;
 		/* a shared, read-only file mapping: the pages stay in the
 		 * page cache and fault back in, unchanged, when read again */
-		if (madvise((void *)(uintptr_t)start, end - start,
+		if (madvise((void *)(uintptr_t)e.start, e.end - e.start,
 		    MADV_DONTNEED) == 0)
 			n++;
 	}
