@@ -166,7 +166,7 @@ int	cache_iterate_from(struct cache *c, const char *after, size_t afterlen,
 		const struct cache_record *rec, void *arg), void *arg);
 
 /*
- * Eviction classes, evicted in this order (cache.c has the details):
+ * Eviction classes, evicted in this order (cache_evict.c has the details):
  * no-policy entries first, a flood of random names cannot push out
  * unexpired enforce policies (evicted only when nothing else is left).
  */

@@ -15,9 +15,9 @@
 #
 # The world is shared and may have been started from another tree, so this
 # test never changes it: it plants records in its own cache (mdb_load, the
-# record format of cache.c) for catalogue domains whose live state is the
-# downgrade to resist, and lets the daemon's resolver meet the real DNS and
-# HTTPS servers.
+# record format of cache_record.c) for catalogue domains whose live state is
+# the downgrade to resist, and lets the daemon's resolver meet the real DNS
+# and HTTPS servers.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/e2e/lib.sh"
 need postmap mdb_load python3
 world_up || { echo "Bail out! world did not start"; exit 1; }

@@ -458,8 +458,8 @@ if command -v mdb_load >/dev/null 2>&1; then
 	for d in $SLOW; do
 		python3 - "$d.pstest" <<'PYEOF' | mdb_load -f /dev/stdin "$RC"
 import struct, sys, time
-# an STS enforce record (cache.c's encoding), fetched 100 s ago, expiring
-# in an hour, refresh due a second ago
+# an STS enforce record (cache_record.c's encoding), fetched 100 s ago,
+# expiring in an hour, refresh due a second ago
 d = sys.argv[1]
 now = int(time.time())
 mx = ["mx1." + d]

@@ -10,8 +10,8 @@
  *
  * By hand:
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -I. -Ipostsmtpsts \
- *	tests/fuzz/fuzz_cache_record.c postsmtpsts/lib/cache.c postsmtpsts/lib/log.c \
- *	postsmtpsts/lib/xmalloc.c -llmdb -o fuzz_cache_record
+ *	tests/fuzz/fuzz_cache_record.c postsmtpsts/lib/cache_record.c \
+ *	postsmtpsts/lib/log.c postsmtpsts/lib/xmalloc.c -o fuzz_cache_record
  *   ./fuzz_cache_record -max_total_time=60 tests/fuzz/corpus/cache_record
  * (-I. for the configured autoconf.h.)
  */

@@ -115,18 +115,7 @@ static const struct decode_case decode_cases[] = {
 	    NETSTRING_ERR_FORMAT, NULL, 0, 0 },
 };
 
-/* copy_exact - heap copy of exactly len bytes (ASan bounds) */
-static char *
-copy_exact(const char *p, size_t len)
-{
-	char	*c;
-
-	c = malloc(len > 0 ? len : 1);
-	assert_non_null(c);
-	if (len > 0)
-		memcpy(c, p, len);
-	return (c);
-}
+#include "copy_exact.inc"
 
 /* run_decode_case - one decode_cases row */
 static void
