@@ -54,12 +54,13 @@
 #include <event2/event.h>
 
 #include "daemon/child.h"
-#include "daemon/ipc.h"
+#include "lib/ipc.h"
 #include "daemon/resolver.h"
 #include "daemon/stats.h"
 #include "lib/cache.h"
 #include "lib/cache_record.h"
 #include "lib/clock.h"
+#include "conf/config_load.h"
 #include "lib/config.h"
 #include "lib/dns.h"
 #include "lib/https.h"
