@@ -34,9 +34,11 @@ while ss -Htln "sport = :$PORT" 2>/dev/null | grep -q .; do
 	PORT=$(( PORT + 1 ))
 done
 
+_e2e_t0=$(date +%s)
 _cleanup() {
 	# the script's wall time, for tests/run-all's slowest-scripts list
-	echo "# e2e-seconds: $SECONDS"
+	# (some scripts run under sh, which has no $SECONDS)
+	echo "# e2e-seconds: $(($(date +%s) - _e2e_t0))"
 	if [ -n "$DAEMON_PID" ] && kill -0 "$DAEMON_PID" 2>/dev/null; then
 		kill -TERM "$DAEMON_PID" 2>/dev/null
 		sleep 0.5
