@@ -193,10 +193,17 @@ facts_dane_merge(const struct cache_record *old, const struct dane_result *res,
 {
 	int	 ttl = res->ttl;
 
-	if (res->state == DANE_FAILURE && old != NULL &&
-	    old->kind == CACHE_KIND_DANE && old->dane != DANE_FAILURE &&
-	    now < old->expires_at) {
-		/* keep what DNSSEC told us last, retry soon */
+	/*
+	 * A failure, or an MX lookup that failed without a DNSSEC verdict
+	 * (SERVFAIL, timeout: dane.c calls that "no DANE" so that MTA-STS
+	 * decides a domain it never saw), is no new fact about an unexpired
+	 * record: taken as one, DNS blocked at the refresh would turn
+	 * dane-only into Postfix's default until the failure TTL ran out.
+	 * Keep what DNSSEC told us last, retry soon.
+	 */
+	if ((res->state == DANE_FAILURE || res->mx_fail != DANE_FAIL_NONE) &&
+	    old != NULL && old->kind == CACHE_KIND_DANE &&
+	    old->dane != DANE_FAILURE && now < old->expires_at) {
 		cache_record_copy(out, old);
 		out->last_error = 1;
 		out->last_error_at = now;

@@ -112,8 +112,10 @@ int64_t	facts_next_refresh(const char *domain, int64_t fetched_at,
  * that; one without (none, failure) simply expires and is looked up again
  * when next asked.  No trust on first use is needed: DNSSEC itself tells
  * an attacker's "no TLSA" (bogus) from a real one.  But a failed lookup
- * (timeout, SERVFAIL) does not replace an unexpired DANE record: old (NULL
- * if none or expired) is kept, and retried after FACTS_DANE_RETRY seconds.
+ * (timeout, SERVFAIL; of the MX RRset too, which dane.c reports as state
+ * none with mx_fail set) does not replace an unexpired DANE record: old
+ * (NULL if none or expired) is kept, and retried after FACTS_DANE_RETRY
+ * seconds.
  * Fills *out and returns 1 if it must be written, 0 if old stays as is.
  */
 #define FACTS_DANE_RETRY	60

@@ -269,6 +269,18 @@ merge_lifetimes(void **state)
 	res.state = DANE_NONE;
 	assert_int_equal(facts_dane_merge(&old, &res, NOW + 10, &out), 1);
 	assert_int_equal(out.dane, DANE_NONE);
+	/* ... but an MX lookup that failed without a DNSSEC verdict (dane.c
+	 * says "none" then) is no answer: the unexpired record stays */
+	res.mx_fail = DANE_FAIL_SERVFAIL;
+	assert_int_equal(facts_dane_merge(&old, &res, NOW + 10, &out), 1);
+	assert_int_equal(out.dane, DANE_ALL);
+	assert_int_equal(out.next_refresh, NOW + 10 + FACTS_DANE_RETRY);
+	res.mx_fail = DANE_FAIL_TIMEOUT;
+	assert_int_equal(facts_dane_merge(&old, &res, NOW + 10, &out), 1);
+	assert_int_equal(out.dane, DANE_ALL);
+	/* with nothing cached it is "no DANE", MTA-STS decides */
+	assert_int_equal(facts_dane_merge(NULL, &res, NOW + 10, &out), 1);
+	assert_int_equal(out.dane, DANE_NONE);
 }
 
 /* answer - facts_answer's reply "STATUS data" for sts and dane records */
