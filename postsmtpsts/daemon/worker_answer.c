@@ -1,11 +1,13 @@
 /*
  * worker_answer.c - the worker's answer to one socketmap request
  *
- * Interface (worker_int.h): worker_answer() answers a well-formed request
- * "name key" of a connection; worker_answer_facts() turns a domain's
- * records (MTA-STS and DANE facts, from the cache or the resolver) into
- * the reply for a map; worker_answer_unknown() is the reply when nothing
- * is known.
+ * Interface (worker_int.h): worker_answer() decides a well-formed request
+ * "name key": a reply now, or ask the resolver, and whether a TXT
+ * re-check is due; the connection (worker_conn.c) acts on the verdict.
+ * worker_answer_facts() turns a domain's records (MTA-STS and DANE facts,
+ * from the cache or the resolver) into the reply for a map;
+ * worker_answer_unknown() is the reply when nothing is known.  This file
+ * calls into neither worker_conn.c nor worker_rclient.c: both call it.
  *
  * Order of precedence: the map must exist (PERM otherwise: Postfix asked a
  * table we do not serve, a configuration error); a key that is not a plain
@@ -13,14 +15,14 @@
  * operator's pinned policy wins over anything discovered; then a fresh
  * cache entry, the hot path (LMDB reads: no lock, no allocation; the DANE
  * facts of RFC 7672 are a second entry, read only for a map with
- * dane = yes); then the resolver (worker_rclient.c), whose deadline
- * answer (RFC 8461 §5: fail open by default) is also the answer when the
- * resolver knows nothing.
+ * dane = yes); then the resolver (WORKER_ANSWER_ASK: worker_rclient.c),
+ * whose deadline answer (RFC 8461 §5: fail open by default) is also the
+ * answer when the resolver knows nothing.
  *
  * A cache answer from an STS record whose TXT id check is due
  * (facts_txt_due: the TXT TTL has passed) is sent at once, and then the
- * resolver is asked to re-check the id in the background
- * (worker_rclient_txtcheck).
+ * resolver is asked to re-check the id in the background (the verdict's
+ * txtcheck: worker_rclient_txtcheck).
  *
  * TLSRPT (RFC 8460): a tlsrpt map's answer carries the policy's
  * attributes for Postfix's reports unless they would pass Postfix's
@@ -100,17 +102,19 @@ worker_answer_unknown(struct worker *w, struct buf *data)
 }
 
 /*
- * worker_cache_answer - answer from a fresh cache entry; 0 if answered
+ * worker_cache_answer - the reply from a fresh cache entry of v->domain
+ * for v->map, into v; 0 if answered
  *
  * The hot path: one LMDB read (no lock, no allocation) and decide().  The
  * environment is opened read-only on first use; until the resolver has
  * created it, we retry at most once a second.
  */
 static int
-worker_cache_answer(struct conn *c, const struct config_map *map,
-    const char *domain, size_t len)
+worker_cache_answer(struct worker *w, struct worker_answer_verdict *v)
 {
-	struct worker	*w = c->w;
+	const struct config_map *map = v->map;
+	const char	*domain = v->domain;
+	size_t		 len = v->domain_len;
 	struct buf	 data;
 	enum sockmap_status st;
 	char		 err[256], key[CACHE_KEY_MAX + 1];
@@ -166,53 +170,57 @@ worker_cache_answer(struct conn *c, const struct config_map *map,
 	stats_lookup(STATS_SRC_CACHE, st, w->t0);
 	log_debug(1, "domain=%s map=%s source=cache answer=%s", domain,
 	    map->name, sockmap_status_name(st));
-	worker_conn_reply(c, st, data.data, data.len);
-	if (due)
-		worker_rclient_txtcheck(w, domain, len, now);
+	v->st = st;
+	v->data = data.data;
+	v->len = data.len;
+	v->txtcheck = due;
+	v->now = now;
 	return (0);
 }
 
 /*
- * worker_pin_answer - answer from the operator's pinned policy for the
- * domain (config "domain" blocks); 0 if answered, -1 if none is pinned
+ * worker_pin_answer - the reply from the operator's pinned policy for
+ * v->domain (config "domain" blocks), into v; 0 if answered, -1 if none
+ * is pinned
  */
 static int
-worker_pin_answer(struct conn *c, const struct config_map *map,
-    const char *domain)
+worker_pin_answer(struct worker *w, struct worker_answer_verdict *v)
 {
-	struct worker	*w = c->w;
 	struct buf	 data;
 	enum sockmap_status st;
 
 	/* pins.c: the same decide_input as postsmtpsts-query's */
 	buf_init_fixed(&data, w->data, sizeof(w->data));
-	if (!pins_answer(w->cf, map, domain, &data, &st))
+	if (!pins_answer(w->cf, v->map, v->domain, &data, &st))
 		return (-1);
 	log_debug(1, "domain=%s map=%s source=static answer=\"%.*s\"",
-	    domain, map->name, (int)data.len, data.data);
+	    v->domain, v->map->name, (int)data.len, data.data);
 	stats_lookup(STATS_SRC_PINNED, st, w->t0);
-	worker_conn_reply(c, st, data.data, data.len);
+	v->st = st;
+	v->data = data.data;
+	v->len = data.len;
 	return (0);
 }
 
-void
-worker_answer(struct conn *c, const char *name, size_t name_len,
-    const char *key, size_t key_len)
+enum worker_answer_kind
+worker_answer(struct worker *w, const char *name, size_t name_len,
+    const char *key, size_t key_len, struct worker_answer_verdict *v)
 {
-	struct worker	*w = c->w;
-	const struct config_map *map;
-	char		 domain[DOMAIN_BUFSZ], esc[LOG_ESCAPE_MAX * 4 + 8];
+	char		 esc[LOG_ESCAPE_MAX * 4 + 8];
 	enum domain_status ds;
 
+	memset(v, 0, sizeof(*v));
 	w->t0 = stats_clock();
-	if ((map = config_find_map(w->cf, name, name_len)) == NULL) {
+	if ((v->map = config_find_map(w->cf, name, name_len)) == NULL) {
 		log_warnx("request for unknown map \"%s\"",
 		    log_escape(esc, sizeof(esc), name, name_len));
 		stats_lookup(STATS_SRC_INVALID, SOCKMAP_PERM, w->t0);
-		worker_conn_reply(c, SOCKMAP_PERM, "unknown map name", 16);
-		return;
+		v->st = SOCKMAP_PERM;
+		v->data = "unknown map name";
+		v->len = 16;
+		return (WORKER_ANSWER_REPLY);
 	}
-	ds = domain_normalize(key, key_len, domain);
+	ds = domain_normalize(key, key_len, v->domain);
 	if (ds != DOMAIN_OK) {
 		if (ds == DOMAIN_INVALID)
 			log_info("key=\"%s\" invalid domain name: NOTFOUND",
@@ -221,12 +229,11 @@ worker_answer(struct conn *c, const char *name, size_t name_len,
 			log_debug(1, "key=\"%s\" not a plain domain: NOTFOUND",
 			    log_escape(esc, sizeof(esc), key, key_len));
 		stats_lookup(STATS_SRC_INVALID, SOCKMAP_NOTFOUND, w->t0);
-		worker_conn_reply(c, SOCKMAP_NOTFOUND, NULL, 0);
-		return;
+		v->st = SOCKMAP_NOTFOUND;
+		return (WORKER_ANSWER_REPLY);
 	}
-	if (worker_pin_answer(c, map, domain) == 0)
-		return;
-	if (worker_cache_answer(c, map, domain, strlen(domain)) == 0)
-		return;
-	worker_rclient_ask(c, map, domain, strlen(domain));
+	v->domain_len = strlen(v->domain);
+	if (worker_pin_answer(w, v) == 0 || worker_cache_answer(w, v) == 0)
+		return (WORKER_ANSWER_REPLY);
+	return (WORKER_ANSWER_ASK);
 }

@@ -3,11 +3,16 @@
  * request slots
  *
  * Interface (worker_int.h): worker_conn_accept_cb() takes a connection,
- * worker_conn_reply() answers its request in order, worker_conn_slot_new()
- * and worker_conn_slot_complete() park a request that waits (for the
- * resolver: worker_rclient.c) and finish it; worker_conn_free(),
+ * worker_conn_reply() answers its request in order,
+ * worker_conn_slot_complete() finishes a request that waited (for the
+ * resolver: worker_rclient.c); worker_conn_free(),
  * worker_conn_close_after_write() end a connection.  Each complete
- * request goes to worker_answer() (worker_answer.c).
+ * request goes to worker_answer() (worker_answer.c), and this file acts
+ * on its verdict: the reply, then a TXT re-check if one is due
+ * (worker_rclient_txtcheck); or a new slot in the reply FIFO that waits
+ * for the resolver (worker_rclient_ask).  The resolver client gives the
+ * slot back answered: why the two files call each other is in
+ * worker_int.h.
  *
  * Wire format (Postfix socketmap_table(5)): the client sends netstrings
  * "<len>:<name> <key>," and reads one netstring reply per request, in order.
@@ -62,6 +67,7 @@
 
 static void	conn_kick(struct conn *);
 static int	conn_process(struct conn *);
+static struct slot *slot_new(struct conn *);
 
 /* worker_trim_soon - trim once nothing more was freed for a moment */
 static void
@@ -214,8 +220,10 @@ conn_flush(struct conn *c)
 	}
 }
 
-struct slot *
-worker_conn_slot_new(struct conn *c)
+/* slot_new - a slot at the tail of the connection's reply FIFO, not done;
+ * the caller fills in what it waits for */
+static struct slot *
+slot_new(struct conn *c)
 {
 	struct slot	*sl;
 
@@ -257,8 +265,34 @@ worker_conn_reply(struct conn *c, enum sockmap_status st, const char *data,
 			log_warnx("evbuffer_add failed: reply dropped");
 		return;
 	}
-	sl = worker_conn_slot_new(c);
+	sl = slot_new(c);
 	worker_conn_slot_complete(sl, st, data, len);
+}
+
+/*
+ * conn_answer - answer a well-formed request as worker_answer() decides:
+ * now (and then a TXT re-check in the background, if due), or once the
+ * resolver replies or the deadline passes (a slot that waits)
+ */
+static void
+conn_answer(struct conn *c, const char *name, size_t name_len,
+    const char *key, size_t key_len)
+{
+	struct worker	*w = c->w;
+	struct worker_answer_verdict v;
+	struct slot	*sl;
+
+	if (worker_answer(w, name, name_len, key, key_len, &v) ==
+	    WORKER_ANSWER_ASK) {
+		sl = slot_new(c);
+		sl->map = v.map;
+		sl->t0 = w->t0;
+		worker_rclient_ask(sl, v.domain, v.domain_len);
+		return;
+	}
+	worker_conn_reply(c, v.st, v.data, v.len);
+	if (v.txtcheck)
+		worker_rclient_txtcheck(w, v.domain, v.domain_len, v.now);
 }
 
 /*
@@ -315,7 +349,7 @@ conn_process(struct conn *c)
 			log_warnx("malformed request: %s", why);
 			worker_conn_reply(c, SOCKMAP_PERM, why, strlen(why));
 		} else
-			worker_answer(c, name, name_len, key, key_len);
+			conn_answer(c, name, name_len, key, key_len);
 		evbuffer_drain(in, used);
 	}
 	return (0);

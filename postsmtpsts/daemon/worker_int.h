@@ -9,6 +9,18 @@
  *   worker_rclient.c  the resolver client and the in-flight table
  * They share struct worker (one per process) and the structs below; each
  * function here is defined in the file its prefix names.
+ *
+ * Calls run downwards, but for one loop: worker.c calls worker_conn.c and
+ * worker_rclient.c; both of those call worker_answer.c, which calls
+ * neither (it returns a verdict that worker_conn.c acts on).  worker_conn.c
+ * and worker_rclient.c call each other, because a waiting request's slot
+ * belongs to both: the connection owns it (its place in the reply FIFO)
+ * and hands it to the resolver client to wait in (worker_rclient_ask); the
+ * resolver client holds it in its in-flight table and gives it back
+ * answered (worker_conn_slot_complete, at the resolver's reply or the
+ * deadline); a connection that closes takes its slots out of the table
+ * (worker_rclient_detach).  Either direction through a function pointer
+ * would keep the same loop, only out of sight.
  */
 #ifndef WORKER_INT_H
 #define WORKER_INT_H
@@ -24,6 +36,7 @@
 #include <event2/listener.h>
 
 #include "lib/cache_record.h"
+#include "lib/domain.h"
 #include "lib/domtab.h"
 #include "lib/ipc.h"
 #include "lib/netstring.h"
@@ -166,10 +179,6 @@ void	worker_conn_close_after_write(struct conn *c);
 void	worker_conn_reply(struct conn *c, enum sockmap_status st,
 	    const char *data, size_t len);
 
-/* worker_conn_slot_new - a slot at the tail of the connection's reply
- * FIFO, not done; the caller fills in what it waits for */
-struct slot *worker_conn_slot_new(struct conn *c);
-
 /*
  * worker_conn_slot_complete - a waiting request has its answer: the slot
  * stops waiting (worker_rclient_detach), keeps its formatted reply and,
@@ -180,12 +189,37 @@ void	worker_conn_slot_complete(struct slot *sl, enum sockmap_status st,
 
 /* worker_answer.c */
 
+/* What worker_answer() decided for one request. */
+enum worker_answer_kind {
+	WORKER_ANSWER_REPLY,	/* reply now: st, data[0..len) */
+	WORKER_ANSWER_ASK,	/* ask the resolver about domain for map */
+};
+
+struct worker_answer_verdict {
+	enum sockmap_status st;		/* REPLY: the status */
+	const char	*data;		/* REPLY: the payload (in w->data, or
+					   a constant), NULL when len is 0 */
+	size_t		 len;
+	int		 txtcheck;	/* REPLY from a cache record whose TXT
+					   id check is due: after replying,
+					   ask for a re-check of domain */
+	time_t		 now;		/* txtcheck: the time of the read */
+	const struct config_map *map;	/* the map, NULL if unknown */
+	char		 domain[DOMAIN_BUFSZ];	/* normalized, when the key
+						   is a plain domain */
+	size_t		 domain_len;
+};
+
 /*
- * worker_answer - answer one well-formed request "name key" of c, now
- * (worker_conn_reply) or once the resolver replies (worker_rclient_ask)
+ * worker_answer - decide one well-formed request "name key" into *v: a
+ * reply now (an unknown map, a key that is no plain domain, a pin, a fresh
+ * cache entry) or ask the resolver; counts and logs the answers it gives.
+ * Sets w->t0 (the request's start, for the latency of an answer later).
+ * Calls nothing in worker_conn.c or worker_rclient.c.
  */
-void	worker_answer(struct conn *c, const char *name, size_t name_len,
-	    const char *key, size_t key_len);
+enum worker_answer_kind worker_answer(struct worker *w, const char *name,
+	    size_t name_len, const char *key, size_t key_len,
+	    struct worker_answer_verdict *v);
 
 /*
  * worker_answer_facts - the reply to a lookup of domain for map from its
@@ -211,12 +245,11 @@ void	worker_rclient_start(struct worker *w);
 void	worker_rclient_stop(struct worker *w);
 
 /*
- * worker_rclient_ask - park the request in a new slot of c, waiting for
- * the resolver's facts about domain[0..len) or its deadline
- * (request_timeout), and ask the resolver unless this worker already did
+ * worker_rclient_ask - slot sl (new, with its map and t0) waits for the
+ * resolver's facts about domain[0..len) or its deadline
+ * (request_timeout); ask the resolver unless this worker already did
  */
-void	worker_rclient_ask(struct conn *c, const struct config_map *map,
-	    const char *domain, size_t len);
+void	worker_rclient_ask(struct slot *sl, const char *domain, size_t len);
 
 /*
  * worker_rclient_txtcheck - the answer left from a record whose TXT id

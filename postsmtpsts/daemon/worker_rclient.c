@@ -3,11 +3,14 @@
  * in-flight table
  *
  * Interface (worker_int.h): worker_rclient_start() and _stop() around the
- * worker's loop; worker_rclient_ask() parks a request until the resolver
- * answers or its deadline passes; worker_rclient_txtcheck() asks for a TXT
- * id re-check in the background; worker_rclient_detach() takes a slot
- * out of the table.  The messages are lib/ipc's; the reply to a waiting
- * request is worker_answer_facts() of the records the resolver sends.
+ * worker's loop; worker_rclient_ask() parks a connection's request slot
+ * until the resolver answers or its deadline passes, then gives it back
+ * answered (worker_conn_slot_complete); worker_rclient_txtcheck() asks
+ * for a TXT id re-check in the background; worker_rclient_detach() takes
+ * a slot out of the table.  The messages are lib/ipc's; the reply to a
+ * waiting request is worker_answer_facts() of the records the resolver
+ * sends.  This file and worker_conn.c call each other over the slots:
+ * worker_int.h says why.
  *
  * Lookups the worker cannot answer at once (no pin, no fresh cache entry)
  * go to the resolver process over a SOCK_SEQPACKET socket.  Requests for
@@ -155,16 +158,11 @@ worker_rclient_txtcheck(struct worker *w, const char *domain, size_t len,
 }
 
 void
-worker_rclient_ask(struct conn *c, const struct config_map *map,
-    const char *domain, size_t len)
+worker_rclient_ask(struct slot *sl, const char *domain, size_t len)
 {
-	struct worker	*w = c->w;
+	struct worker	*w = sl->conn->w;
 	struct inflight	*inf;
-	struct slot	*sl;
 
-	sl = worker_conn_slot_new(c);
-	sl->map = map;
-	sl->t0 = w->t0;
 	if ((inf = inflight_find(w, domain, len)) == NULL) {
 		inf = xcalloc(1, sizeof(*inf));
 		TAILQ_INIT(&inf->waiters);

@@ -61,7 +61,20 @@
  * Completion: curl reports finished transfers through curl_multi_info_read
  * while we are inside curl_multi_socket_action.  They are first moved to a
  * "done" list and only then reported one by one, so a callback may start or
- * cancel any transfer without disturbing curl's message queue.
+ * cancel any transfer without disturbing curl's message queue. *
+ * Why one file of ~950 lines (of which ~75 are this comment): it is one
+ * adapter, libcurl's multi interface on our event loop, and every function
+ * in it is either a callback curl calls in the middle of a transfer (the
+ * socket and timer glue, prereq, header, write, opensocket) or a step of
+ * one transfer's life (setup, finish, report), all on struct https and
+ * struct https_fetch.  The RFC 8461 section 3.3 checks are those
+ * callbacks: they cannot move without the fetch's state.  The event glue
+ * (~100 lines) alone could stand apart, but it drives the transfers
+ * (curl_multi_socket_action, then the done list) while curl, inside the
+ * transfers' calls, arms its timer and sockets, so the two files would
+ * call each other.  What is apart already
+ * is apart for a reason: the names in https_names.c (the link-time fake),
+ * the certificate check in trust.c.
  */
 #include "autoconf.h"
 

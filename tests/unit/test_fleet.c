@@ -3,7 +3,8 @@
  *
  * The test starts its own redis-server (port 0: unix socket only, in a
  * temporary directory, no persistence, DEBUG allowed locally) and drives
- * lib/fleet.c on a libevent loop.  A second, blocking hiredis connection
+ * the fleet client (lib/fleet.c, fleet_conn.c, fleet_update.c) on a
+ * libevent loop.  A second, blocking hiredis connection
  * plays "another host": it writes between our read and our
  * compare-and-set to force conflicts.  No mock: redis-server is a test
  * dependency (contrib/install-deps.sh --test); if it is missing the test
