@@ -17,20 +17,6 @@ struct config;
 struct event_base;
 struct resolver;
 
-/* Discoveries at once: max_resolutions; proactive refreshes among them:
- * cache.refresh_concurrency (config.h). */
-#define RESOLVER_QUEUE_PER_SLOT	16	/* discoveries waiting for a slot,
-					   per max_resolutions; beyond, a
-					   request gets TEMP */
-#define RESOLVER_MAX_CONNS	1024	/* worker connections */
-#define RESOLVER_MAX_OUTQ	4096	/* replies queued per worker when
-					   its socket is full ... */
-#define RESOLVER_MAX_OUTQ_BYTES	(4 * 1024 * 1024)	/* ... and bytes */
-#define RESOLVER_REFRESH_SLICE	2000	/* cache entries walked per tick */
-#define RESOLVER_REFRESH_PAUSE_MS 10	/* between slices of one pass */
-#define RESOLVER_REFRESH_BUSY_MS 1000	/* retry when refresh slots are full */
-#define RESOLVER_EXPIRED_GRACE	86400	/* delete entries expired longer */
-
 /*
  * resolver_check - what the resolver reads at its start from cf, read once
  * and dropped: the libunbound configuration (unbound.conf file, options,

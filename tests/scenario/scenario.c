@@ -8,7 +8,7 @@
  * replies, the queries and fetches made, the cache records committed, the
  * counters and the log lines.
  *
- * What runs is the daemon's own resolver (daemon/resolver.c, through
+ * What runs is the daemon's own resolver (daemon/resolver*.c, through
  * resolver_new/resolver_free), in this process, on an event base of its
  * own: the real IPC codec over real SEQPACKET sockets (a listener in a
  * temporary directory; each worker is one connection, as a front
