@@ -104,9 +104,17 @@ is "$(pq testing.pstest)" "$(sec mx1.testing.pstest)" \
     "TOFU: mode testing under the same id -> kept"
 ok "$(grep 'domain=http-404.pstest refresh=proactive' "$DAEMON_LOG" |
     grep -q 'kept_cached=yes'; echo $?)" "the resolver logs kept_cached=yes"
-is "$(fetches http-404.pstest)" 1 "the refresh did fetch (HTTPS log)"
-is "$(fetches enforce-wild.pstest)" 1 \
-    "proactive refresh of an unexpired entry seen in the HTTPS access log"
+# counted in this daemon's own fetch log: world-lookup.sh, which may run
+# beside this script, looks up every catalogue case too, so the shared
+# HTTPS access log may hold its fetches of these names as well
+own_fetches() { grep -c "https: host=mta-sts.$1 " "$DAEMON_LOG"; }
+is "$(own_fetches http-404.pstest)" 1 "the refresh did fetch (one fetch)"
+ok "$([ "$(fetches http-404.pstest)" -ge 1 ]; echo $?)" \
+    "... seen in the HTTPS access log"
+is "$(own_fetches enforce-wild.pstest)" 1 \
+    "proactive refresh of an unexpired entry: one fetch"
+ok "$([ "$(fetches enforce-wild.pstest)" -ge 1 ]; echo $?)" \
+    "... seen in the HTTPS access log"
 grep -q 'domain=enforce-wild.pstest refresh=id-change old_id=old1 discovery=policy .*id=enforcewild1 ' \
     "$DAEMON_LOG"
 ok $? "the decision log names the id change: old_id=old1 id=enforcewild1"
@@ -276,7 +284,9 @@ is "$(fetches ctype-charset.pstest)$(fetches txt-split.pstest)" 00 \
 is "$(pq enforce-wild.pstest)" \
     "$(sec mx1.enforce-wild.pstest:.mail.enforce-wild.pstest)" \
     "a new enforce domain after the flood is discovered"
-"$TOOL" -d "$S" show enforce-wild.pstest >/dev/null 2>&1
+# written after the answer (write-behind, at most 20 ms late)
+WAIT_STEP=0.02 wait_until 2 "$TOOL" -d "$S" show enforce-wild.pstest \
+    >/dev/null 2>&1
 ok $? "... and learned (in the full cache)"
 "$TOOL" -d "$S" stats >"$T/sstats" 2>/dev/null
 # the contract (postsmtpsts.conf(5) max_size): at most 1/64, at least

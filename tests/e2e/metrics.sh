@@ -48,6 +48,10 @@ is "$(get 0 'postsmtpsts_lookups_total{source="invalid",answer="notfound"}')" \
 # Known cases (tests/world/cases.tsv), one at a time; none whose policy
 # fetches cache.sh counts in the shared world's HTTPS log.
 pq id-32.pstest >/dev/null		# discovered: policy, OK
+# written after the answer (write-behind, at most 20 ms late): the next
+# lookup is a cache hit once the record is in the map
+WAIT_STEP=0.02 wait_until 2 "$TOOL" -c "$CONF" show id-32.pstest \
+    >/dev/null 2>&1
 pq id-32.pstest >/dev/null		# the worker's cache: OK
 pq pinned.example >/dev/null		# pinned: OK
 pq no-txt.pstest >/dev/null		# discovered: no policy, NOTFOUND
