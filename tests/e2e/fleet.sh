@@ -561,10 +561,16 @@ done
 grep -q 'connected to .* again' "$DAEMON_LOG" &&
     grep -q 'connected to .* again' "$B/daemon.log"
 ok $? "both reconnected"
+# "resync done" is logged when the walk has offered every record; the
+# last writes may still be on their way (RFLEET_RESYNC_INFLIGHT at once)
+bulk_back() {
+	[ "$(rc --scan --pattern "${PREFIX}b*.bulk.pstest" | wc -l)" -eq "$N" ]
+}
+wait_until 10 bulk_back
 n=$(rc --scan --pattern "${PREFIX}b*.bulk.pstest" | wc -l)
 is "$n" "$N" "the $N bulk records are back in Redis"
 for d in enforce.pstest multi-mx.pstest; do
-	rc EXISTS "$PREFIX$d" | grep -q '^1$'
+	wait_until 10 "rc EXISTS '$PREFIX$d' | grep -q '^1\$'"
 	ok $? "$d, learned while Redis was down, is in Redis"
 done
 
