@@ -287,6 +287,9 @@ check_run_hosts(struct check *ck, struct check_probe_tls *tls,
 		else if (ck->policy != NULL &&
 		    ck->policy->mode == STS_MODE_ENFORCE)
 			h->require = CHECK_VERDICT_REQ_ENFORCE;
+		else if (h->d.state == DANE_TLS)
+			/* RFC 7672 §2.2: TLSA records, none usable */
+			h->require = CHECK_VERDICT_REQ_TLS;
 		else if (ck->policy != NULL &&
 		    ck->policy->mode == STS_MODE_TESTING)
 			h->require = CHECK_VERDICT_REQ_TESTING;
