@@ -216,10 +216,11 @@ check_host_keep(struct check_host *h, const struct dane_host *d)
 	}
 	if (d->state == DANE_FAILURE)
 		h->dane = CHECK_VERDICT_DANE_LOOKUP_FAILED;
-	if (d->state == DANE_ALL)
+	if (d->state == DANE_ALL || d->state == DANE_TLS)
 		snprintf(h->dane_note, sizeof(h->dane_note), "%zu usable of "
-		    "%zu TLSA record%s", h->nusable, d->ntlsa,
-		    d->ntlsa == 1 ? "" : "s");
+		    "%zu TLSA record%s%s", h->nusable, d->ntlsa,
+		    d->ntlsa == 1 ? "" : "s", d->state == DANE_TLS ?
+		    ": TLS required, not authenticated (RFC 7672 2.2)" : "");
 	else
 		snprintf(h->dane_note, sizeof(h->dane_note), "%s", d->why);
 }
