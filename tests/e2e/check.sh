@@ -117,7 +117,7 @@ else
 fi
 checker_tls=$(python3 -c 'import json,sys; o=json.load(open(sys.argv[1])); print(o["dane_state"], o["hosts"][0]["requirement"])' "$T/dane-pkix-ee.json" 2>&1)
 is "$daemon_answer_tls / $checker_tls" "encrypt / tls-required tls" \
-    "dane-pkix-ee: the daemon answers encrypt, the checker's DANE state is tls-required
+    "dane-pkix-ee: the daemon answers encrypt, the checker's DANE state is tls-required"
 checker_state=$(python3 -c 'import json,sys; o=json.load(open(sys.argv[1])); print(o["dane_state"], o["hosts"][0]["tlsa_name"])' "$T/dane-cname.json" 2>&1)
 is "$daemon_answer / $checker_state" "dane-only / all _25._tcp.real.dane-cname.pstest" \
     "dane-cname: the daemon answers dane-only, the checker's DANE state is all"
