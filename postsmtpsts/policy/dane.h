@@ -101,7 +101,7 @@
  * (facts_decide_dane's default), its answer before the change.
  */
 enum dane_state {
-	DANE_NONE = 0,		/* no DANE: insecure, or no TLSA records */
+	DANE_NONE = 0,		/* no DANE: insecure, no TLSA records */
 	DANE_ALL = 1,		/* domain: every MX host has usable TLSA;
 				   host: usable TLSA records */
 	DANE_SOME = 2,		/* domain only: some MX hosts have them */

@@ -16,10 +16,10 @@
  *	DNSSEC lookup bogus or failed, ignore		go on to 3.
  *     (RFC 7672 §2.1.1: a failed or bogus lookup must not be taken for
  *     "no TLSA records"; deferring is the safe default.)
- *	TLSA on every MX, none usable, STS enforce	go on to 3. ("secure")
+ *	TLSA on every MX, none usable, STS enforce	go on to 3.
  *	TLSA on every MX, none usable, otherwise	OK "encrypt"
- *	none usable, TLSA on some MX, STS enforce	go on to 3. ("secure")
- *	none usable, TLSA on some MX, dane_some = ignore go on to 3.
+ *	none usable, TLSA on some MX, STS enforce	go on to 3.
+ *	none usable, TLSA on some MX, dane_some=ignore	go on to 3.
  *	none usable, TLSA on some MX, otherwise		OK "dane"
  *     (RFC 7672 §2.2: a secure TLSA RRset without a usable record means
  *     TLS, unauthenticated.  Postfix's "dane" level turns such a host into

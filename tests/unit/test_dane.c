@@ -186,7 +186,8 @@ aggregate_table(void **state)
 		  SEC, "OK encrypt" },
 		{ "TLSA none usable, one host without", { T, N, END },
 		  DANE_TLS_SOME, SEC, "OK dane" },
-		{ "TLSA none usable, one host failed: not encrypt", { T, F, END },
+		{ "TLSA none usable, one host failed: not encrypt",
+		  { T, F, END },
 		  DANE_TLS_SOME, SEC, "OK dane" },
 		{ "TLSA none usable, without, failed", { N, F, T, END },
 		  DANE_TLS_SOME, SEC, "OK dane" },
@@ -449,7 +450,8 @@ tls_states_in_the_cache_record(void **state)
 {
 	static const uint8_t states[] = { DANE_NONE, DANE_ALL, DANE_SOME,
 	    DANE_FAILURE, DANE_TLS, DANE_TLS_SOME, 6, 255 };
-	unsigned char	 enc[CACHE_RECORD_MAX_LEN], enc2[CACHE_RECORD_MAX_LEN];
+	unsigned char	 enc[CACHE_RECORD_MAX_LEN];
+	unsigned char	 enc2[CACHE_RECORD_MAX_LEN];
 	struct cache_record rec, got;
 	size_t		 i, len, len2;
 
