@@ -261,10 +261,14 @@ job_dane_done(const struct dane_result *res, void *arg)
 	size_t		 i, ndane = 0;
 
 	j->dn = NULL;
-	/* by the domain's state: all -> dane-only, some -> dane */
+	/* by the domain's state: all -> dane-only, some -> dane,
+	 * tls-required -> encrypt */
 	stats_dane(res->state == DANE_ALL ? STATS_DANE_ONLY :
 	    res->state == DANE_SOME ? STATS_DANE_DANE :
-	    res->state == DANE_FAILURE ? STATS_DANE_FAILURE : STATS_DANE_NONE);
+	    res->state == DANE_FAILURE ? STATS_DANE_FAILURE :
+	    res->state == DANE_TLS ? STATS_DANE_ENCRYPT :
+	    res->state == DANE_TLS_SOME ? STATS_DANE_TLS_SOME :
+	    STATS_DANE_NONE);
 	stats_dane_failures(res);
 	for (i = 0; i < res->nhosts; i++)
 		if (res->hosts[i].state == DANE_ALL)

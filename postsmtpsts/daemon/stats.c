@@ -97,7 +97,7 @@ static const char *const stats_dns_names[STATS_DNS_COUNT] = {
 	"timeout", "servfail", "bogus", "resolver-error"
 };
 static const char *const stats_dane_names[STATS_DANE_COUNT] = {
-	"dane-only", "dane", "none", "failure"
+	"dane-only", "dane", "none", "failure", "encrypt", "tls-some"
 };
 static const char *const stats_evict_names[CACHE_EVICT_CLASSES] = {
 	"negative", "expired", "other", "enforce"

@@ -69,6 +69,10 @@ enum stats_dane {
 	STATS_DANE_DANE,	/* "dane" answered */
 	STATS_DANE_NONE,	/* no usable TLSA: not a DANE domain */
 	STATS_DANE_FAILURE,	/* lookup failed (bogus, SERVFAIL, ...) */
+	STATS_DANE_ENCRYPT,	/* "encrypt": TLSA on every MX host, none
+				   usable (RFC 7672 §2.2) */
+	STATS_DANE_TLS_SOME,	/* none usable, TLSA on some MX hosts
+				   ("dane" by default) */
 	STATS_DANE_COUNT,
 };
 

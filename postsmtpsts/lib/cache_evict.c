@@ -13,8 +13,10 @@
  *             DANE_NONE "no DANE") and values that do not decode: what a
  *             flood of lookups for random non-existent names creates;
  *   expired   any other entry past expires_at;
- *   other     unexpired testing-mode policies, cached DANE failures;
- *   keep      unexpired enforce policies and usable DANE: evicted only when
+ *   other     unexpired testing-mode policies, cached DANE failures (and
+ *             a DANE state this build does not know);
+ *   keep      unexpired enforce policies, usable DANE and TLSA records
+ *             that require TLS (states 1, 2, 4, 5): evicted only when
  *             a walk of the whole cache found nothing else (logged).
  * Negative and expired entries go as a run of neighbouring keys from a
  * rotating cursor: LMDB frees a page only when it empties (or merges below
@@ -57,6 +59,8 @@
 #define CACHE_EVICT_GROW_PAGES	4	/* map growth when eviction is stuck */
 #define CACHE_EVICT_GROW_MAX	16	/* pages; or 1/64 of the map */
 #define CACHE_DANE_STATE_NONE	0	/* DANE_NONE in policy/dane.h */
+#define CACHE_DANE_STATE_FAILURE 3	/* DANE_FAILURE */
+#define CACHE_DANE_STATE_MAX	5	/* DANE_STATE_MAX */
 
 struct cache_victim {
 	int	 cls;
@@ -83,9 +87,11 @@ cache_evict_class(const MDB_val *v, struct cache_record *rec, int64_t now)
 	if ((rec->kind == CACHE_KIND_STS &&
 	    rec->sts_mode == CACHE_STS_ENFORCE) ||
 	    rec->kind == CACHE_KIND_DANE)
-		/* DANE: not none and not a failure (checked below) */
+		/* DANE: not none (above), not a failure, a known state */
 		return (rec->kind == CACHE_KIND_DANE &&
-		    rec->dane > 2 ? CACHE_EVICT_OTHER : CACHE_EVICT_KEEP);
+		    (rec->dane == CACHE_DANE_STATE_FAILURE ||
+		    rec->dane > CACHE_DANE_STATE_MAX) ? CACHE_EVICT_OTHER :
+		    CACHE_EVICT_KEEP);
 	return (CACHE_EVICT_OTHER);
 }
 

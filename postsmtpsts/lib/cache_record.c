@@ -14,7 +14,7 @@
  *     2   1  kind: 1 none, 2 sts, 3 dane
  *     3   1  sts_mode: 0 none, 1 testing, 2 enforce
  *     4   1  dnssec: 0 unknown, 1 insecure, 2 secure, 3 bogus
- *     5   1  dane (opaque)
+ *     5   1  dane (opaque here: enum dane_state, 0..5; see below)
  *     6   1  last_error (opaque)
  *     7   4  max_age
  *    11   8  fetched_at      (signed 64-bit unix times)
@@ -40,6 +40,16 @@
  * makes the id check due on first use.  Writes are always version 2.  The
  * encoding of version 2 is canonical, so the fuzzer checks decode -> encode
  * gives back the same bytes for it.
+ *
+ * The dane byte is carried, not checked: its values are policy/dane.h's
+ * (none 0, all 1, some 2, failure 3; tls-required 4 and tls-some 5 since
+ * issue 29, with no format version change).  A new value needs none: a
+ * daemon that predates it decodes the record as before and reads the
+ * value as "no DANE" (facts_decide_dane's default), its answer before the
+ * value existed, and its eviction ranks it with the failures.  A version
+ * bump instead would make every record of the newer daemon a miss to the
+ * older one (a package downgrade, a fleet of mixed versions), enforce
+ * policies included: a downgrade of its own (RFC 8461 §10.2).
  */
 #include "autoconf.h"
 

@@ -80,7 +80,8 @@ struct cache_record {
 	uint8_t	 dnssec;	/* DNSSEC status of the _mta-sts TXT (or MX
 				   for DANE) */
 	uint8_t	 dane;		/* kind DANE: enum dane_state (opaque to
-				   the cache) */
+				   the cache; any value decodes, see
+				   cache_record.c) */
 	uint8_t	 last_error;	/* failure kind of the last refresh attempt,
 				   0 = none (opaque to the cache) */
 	uint32_t max_age;	/* seconds, STS */

@@ -68,6 +68,10 @@
 #include "lib/log.h"
 #include "lib/xmalloc.h"
 
+/* lib/cache_evict.c ranks DANE records by these numbers (CACHE_DANE_*) */
+_Static_assert(DANE_FAILURE == 3 && DANE_STATE_MAX == 5,
+    "update CACHE_DANE_STATE_* in lib/cache_evict.c");
+
 /* "_65535._tcp." + a name */
 #define DANE_QNAME_SZ	(DOMAIN_BUFSZ + 16)
 
@@ -198,7 +202,7 @@ dane_mx_parse(const unsigned char *p, size_t len, uint16_t *pref, char *name)
 enum dane_state
 dane_aggregate(const enum dane_state *hosts, size_t n)
 {
-	size_t	 i, ndane = 0, nfailed = 0;
+	size_t	 i, ndane = 0, ntls = 0, nfailed = 0;
 
 	/* RFC 7672 §2.2: a host whose records cannot be obtained is
 	 * unusable, not the domain; Postfix skips it itself */
@@ -207,12 +211,18 @@ dane_aggregate(const enum dane_state *hosts, size_t n)
 			nfailed++;
 		else if (hosts[i] == DANE_ALL)
 			ndane++;
+		else if (hosts[i] == DANE_TLS)
+			ntls++;
 	}
 	if (n > 0 && nfailed == n)
 		return (DANE_FAILURE);	/* nothing is known */
-	if (ndane == 0)
+	if (ndane > 0)
+		return (ndane == n - nfailed ? DANE_ALL : DANE_SOME);
+	if (ntls == 0)
 		return (DANE_NONE);
-	return (ndane == n - nfailed ? DANE_ALL : DANE_SOME);
+	/* §2.2: TLS on every host only if every host is known to want it;
+	 * a failed host may be one whose usable records were hidden */
+	return (ntls == n ? DANE_TLS : DANE_TLS_SOME);
 }
 
 const char *
@@ -227,6 +237,10 @@ dane_state_name(enum dane_state st)
 		return ("some");
 	case DANE_FAILURE:
 		return ("failure");
+	case DANE_TLS:
+		return ("tls-required");
+	case DANE_TLS_SOME:
+		return ("tls-some");
 	}
 	return ("unknown");
 }
@@ -764,7 +778,7 @@ dane_host_tlsa_cb(const struct dns_result *res, void *arg)
 	for (i = 0; i < res->rdata_count; i++) {
 		if (dane_tlsa_parse(res->rdata[i], res->rdata_len[i], &t) ==
 		    -1)
-			continue;
+			continue;	/* published all the same (below) */
 		if (t.usable)
 			usable++;
 		if (h->ntlsa == DANE_MAX_TLSA)
@@ -778,9 +792,16 @@ dane_host_tlsa_cb(const struct dns_result *res, void *arg)
 		}
 		h->tlsa[h->ntlsa++] = t;
 	}
+	/*
+	 * §2.2: a secure TLSA RRset with no usable record (PKIX-TA/PKIX-EE,
+	 * unknown selector or matching type, a digest of the wrong length,
+	 * a record too short to parse) still says the server does TLS: TLS
+	 * is mandatory, authentication is not (§3.1.3).
+	 */
 	if (usable == 0)
-		dane_host_done(hq, DANE_NONE, "TLSA records, none usable "
-		    "(RFC 7672 3.1.3)");
+		dane_host_done(hq, DANE_TLS, "TLSA records, none usable "
+		    "(RFC 7672 3.1.3): TLS required, not authenticated "
+		    "(RFC 7672 2.2)");
 	else
 		dane_host_done(hq, DANE_ALL, "usable TLSA records");
 }

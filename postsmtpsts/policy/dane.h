@@ -31,7 +31,11 @@
  *	    CNAME-expanded name when the address chain is secure, then, if
  *	    that has no TLSA records, the MX host name itself (§2.2.2)
  *	    secure, some usable        -> host: DANE
- *	    secure, none usable/absent -> host: no DANE
+ *	    secure, records but none   -> host: TLS required (RFC 7672
+ *	    usable                        §2.2: mandatory, unauthenticated
+ *	                                  TLS; Postfix's dane level makes
+ *	                                  that host "encrypt")
+ *	    secure, absent             -> host: no DANE
  *	    insecure                   -> host: no DANE
  *	    bogus, SERVFAIL, timeout   -> host: failure (§2.2: the TLSA state
  *	                                  cannot be determined)
@@ -42,11 +46,25 @@
  * PKIX-TA(0) and PKIX-EE(1) are unusable for SMTP (§3.1.3), and so is
  * anything unknown.
  *
+ * A TLSA RRset counts as published when the secure answer holds any
+ * record at all, also one too short to parse (RFC 7672 §2.2: "unusable",
+ * not "absent").
+ *
  * The domain's state (dane_aggregate) is computed over the hosts that
  * resolved; a host whose lookups failed is unusable (RFC 7672 §2.2) and
- * left to Postfix, which skips it itself: every resolved host DANE ->
- * DANE_ALL; some -> DANE_SOME; none -> DANE_NONE; every host failed (nothing
- * is known) -> DANE_FAILURE, as is a bogus MX RRset.
+ * left to Postfix, which skips it itself.  With U hosts DANE, T hosts
+ * "TLS required", N hosts no DANE and F failed, of n:
+ *	F == n > 0			-> DANE_FAILURE (nothing is known)
+ *	U > 0, U == n - F		-> DANE_ALL
+ *	U > 0, otherwise		-> DANE_SOME
+ *	U == 0, T > 0, N == 0, F == 0	-> DANE_TLS (every host: TLS)
+ *	U == 0, T > 0, otherwise	-> DANE_TLS_SOME
+ *	U == 0, T == 0			-> DANE_NONE
+ * DANE_TLS ignores no host: "encrypt" for the whole domain would also
+ * send to a host whose TLSA lookup failed (which may be one with usable
+ * records an attacker hid), so a failed host makes it DANE_TLS_SOME, left
+ * to Postfix's own per-host lookups ("dane").  A bogus MX RRset is
+ * DANE_FAILURE.
  * ttl is the smallest TTL of the RRsets the state was derived from.
  *
  * postsmtpsts-check uses the same walk (dane_start_opts): its SMTP port for
@@ -76,14 +94,25 @@
 #define DANE_ADDR_MAX		46	/* INET6_ADDRSTRLEN */
 #define DANE_DEFAULT_PORT	25	/* TLSA _25._tcp (RFC 7672 §2.2.3) */
 
-/* The state of a domain or of one host; numbering is on disk (cache). */
+/*
+ * The state of a domain or of one host; numbering is on disk (the cache
+ * record's dane byte, also in the fleet): never renumber.  4 and 5 came
+ * later (issue 29); a daemon that predates them reads them as DANE_NONE
+ * (facts_decide_dane's default), its answer before the change.
+ */
 enum dane_state {
-	DANE_NONE = 0,		/* no DANE: insecure, no usable TLSA */
+	DANE_NONE = 0,		/* no DANE: insecure, no TLSA records */
 	DANE_ALL = 1,		/* domain: every MX host has usable TLSA;
 				   host: usable TLSA records */
 	DANE_SOME = 2,		/* domain only: some MX hosts have them */
 	DANE_FAILURE = 3,	/* bogus, or lookup failed where it counts */
+	DANE_TLS = 4,		/* host: secure TLSA records, none usable
+				   (TLS required, RFC 7672 §2.2); domain:
+				   every MX host so, none failed */
+	DANE_TLS_SOME = 5,	/* domain only: none usable, some hosts
+				   TLS required, others not or failed */
 };
+#define DANE_STATE_MAX	DANE_TLS_SOME
 
 /* How a lookup failed (dane_fail_name), for logs, tools and metrics. */
 enum dane_fail {
@@ -215,7 +244,8 @@ const char	*dane_fail_name(enum dane_fail f);
 /* dane_aggregate - the domain's state from its hosts' states */
 enum dane_state	 dane_aggregate(const enum dane_state *hosts, size_t n);
 
-/* dane_state_name - "none", "all", "some", "failure" */
+/* dane_state_name - "none", "all", "some", "failure", "tls-required",
+ * "tls-some"; "unknown" for another value */
 const char	*dane_state_name(enum dane_state st);
 
 /* dane_usage_name - RFC 7218 "PKIX-TA" .. "DANE-EE", or "usage<n>" in buf */

@@ -2,7 +2,8 @@
  * decide.c - from the facts about a domain to one socketmap reply
  *
  * decide() applies the precedence documented in decide.h: static pin,
- * then DANE (RFC 7672; RFC 8461 §2 prefers it to MTA-STS), then MTA-STS
+ * then DANE (RFC 7672; RFC 8461 §2 prefers it to MTA-STS; TLSA records
+ * none of which is usable require TLS, RFC 7672 §2.2), then MTA-STS
  * (RFC 8461 §5: enforce -> "secure", testing -> "may" or NOTFOUND), else
  * NOTFOUND (RFC 8461 §3.3: no usable policy means deliver as without
  * MTA-STS).  With the tlsrpt option, STS answers carry the TLSRPT
@@ -201,6 +202,14 @@ decide_sts(const struct decide_input *in, const struct decide_options *opt,
 	return (decide_sts_base(pol, out));
 }
 
+/* decide_sts_enforce - will step 3 answer "secure"? */
+static int
+decide_sts_enforce(const struct decide_input *in)
+{
+	return (in->sts == DECIDE_STS_POLICY && in->policy != NULL &&
+	    in->policy->mode == STS_MODE_ENFORCE);
+}
+
 int
 decide(const struct decide_input *in, const struct decide_options *opt,
     struct buf *out, struct decide_result *res)
@@ -248,6 +257,21 @@ decide(const struct decide_input *in, const struct decide_options *opt,
 			    "temp");
 			return (buf_appendf(out, "DNSSEC lookup of MX or TLSA "
 			    "records failed or was bogus for %s", in->domain));
+		}
+		break;
+	case DECIDE_DANE_TLS:
+	case DECIDE_DANE_TLS_SOME:
+		/* RFC 7672 §2.2: TLS, unauthenticated; "secure" is more */
+		if (decide_sts_enforce(in))
+			break;
+		if (in->dane == DECIDE_DANE_TLS) {
+			decide_set(res, SOCKMAP_OK, DECIDE_SOURCE_DANE,
+			    "encrypt");
+			return (buf_append_str(out, "encrypt"));
+		}
+		if (opt->dane_some != DECIDE_DANE_SOME_IGNORE) {
+			decide_set(res, SOCKMAP_OK, DECIDE_SOURCE_DANE, "dane");
+			return (buf_append_str(out, "dane"));
 		}
 		break;
 	case DECIDE_DANE_NONE:

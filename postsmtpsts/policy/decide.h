@@ -16,6 +16,23 @@
  *	DNSSEC lookup bogus or failed, ignore		go on to 3.
  *     (RFC 7672 §2.1.1: a failed or bogus lookup must not be taken for
  *     "no TLSA records"; deferring is the safe default.)
+ *	TLSA on every MX, none usable, STS enforce	go on to 3.
+ *	TLSA on every MX, none usable, otherwise	OK "encrypt"
+ *	none usable, TLSA on some MX, STS enforce	go on to 3.
+ *	none usable, TLSA on some MX, dane_some=ignore	go on to 3.
+ *	none usable, TLSA on some MX, otherwise		OK "dane"
+ *     (RFC 7672 §2.2: a secure TLSA RRset without a usable record means
+ *     TLS, unauthenticated.  Postfix's "dane" level turns such a host into
+ *     "encrypt", but only where Postfix itself validates DNSSEC: without
+ *     smtp_dns_support_level = dnssec it drops "dane" to "may" with a
+ *     warning (smtp_tls_policy.c, dane_init).  "encrypt" needs nothing of
+ *     Postfix's resolver, so it is the answer when every host wants TLS.
+ *     When only some do, one level cannot be right for all hosts, so
+ *     Postfix's own per-host walk decides ("dane"; never "dane-only",
+ *     which would refuse every host: none has a usable record).  An
+ *     enforce policy's "secure" asks more than either (authenticated TLS
+ *     on every host) and no DANE validation can fail where no record is
+ *     usable, so RFC 8461 §2's preference for DANE does not apply.)
  *  3. MTA-STS (RFC 8461 §5):
  *	mode enforce	OK "secure match=P1:P2... servername=hostname"
  *			with each "*.name" pattern written ".name"
@@ -95,6 +112,10 @@ enum decide_dane {
 	DECIDE_DANE_ALL,	/* every MX secure with usable TLSA records */
 	DECIDE_DANE_SOME,	/* some MX hosts have usable TLSA records */
 	DECIDE_DANE_FAILURE,	/* bogus answer or SERVFAIL on MX/TLSA */
+	DECIDE_DANE_TLS,	/* every MX secure with TLSA records, none
+				   usable: TLS required (RFC 7672 §2.2) */
+	DECIDE_DANE_TLS_SOME,	/* none usable; some MX hosts have TLSA
+				   records, others none or failed */
 };
 
 /* Option dane_some: answer when only some MX hosts have DANE. */
@@ -167,8 +188,8 @@ struct decide_result {
 	enum sockmap_status	 status;
 	enum decide_source	 source;
 	const char		*answer;	/* static: "dane-only", "dane",
-						 * "secure", "may", "notfound",
-						 * "temp", "pin" */
+						 * "encrypt", "secure", "may",
+						 * "notfound", "temp", "pin" */
 	int			 tlsrpt;	/* attributes were appended */
 	int			 tlsrpt_dropped; /* omitted: out too small */
 	const char		*sts_failure;	/* RFC 8460 result type when

@@ -220,7 +220,8 @@ facts_dane_merge(const struct cache_record *old, const struct dane_result *res,
 	    CACHE_DNSSEC_INSECURE;
 	out->fetched_at = now;
 	out->expires_at = now + ttl;
-	if (res->state == DANE_ALL || res->state == DANE_SOME)
+	if (res->state == DANE_ALL || res->state == DANE_SOME ||
+	    res->state == DANE_TLS || res->state == DANE_TLS_SOME)
 		out->next_refresh = now + (int64_t)ttl * 3 / 4;
 	else
 		out->next_refresh = out->expires_at;
@@ -257,7 +258,14 @@ facts_decide_dane(int state)
 		return (DECIDE_DANE_SOME);
 	case DANE_FAILURE:
 		return (DECIDE_DANE_FAILURE);
+	case DANE_TLS:
+		return (DECIDE_DANE_TLS);
+	case DANE_TLS_SOME:
+		return (DECIDE_DANE_TLS_SOME);
 	default:
+		/* DANE_NONE, and a value a newer daemon wrote (the record
+		 * is shared through the cache and the fleet): the answer
+		 * this daemon gave before that value existed */
 		return (DECIDE_DANE_NONE);
 	}
 }

@@ -108,8 +108,9 @@ int64_t	facts_next_refresh(const char *domain, int64_t fetched_at,
  *
  * DANE facts live as long as the DNS says: expires_at is now + res->ttl
  * (the smallest TTL of the RRsets used, clamped by dane.c).  A domain with
- * DANE (state all or some) is refreshed proactively at three quarters of
- * that; one without (none, failure) simply expires and is looked up again
+ * DANE or TLSA records (state all, some, tls-required, tls-some) is
+ * refreshed proactively at three quarters of that; one without (none,
+ * failure) simply expires and is looked up again
  * when next asked.  No trust on first use is needed: DNSSEC itself tells
  * an attacker's "no TLSA" (bogus) from a real one.  But a failed lookup
  * (timeout, SERVFAIL; of the MX RRset too, which dane.c reports as state
@@ -128,7 +129,8 @@ void	facts_decide_options(const struct config_map *map,
 	    struct decide_options *opt);
 
 /* facts_decide_dane - decide()'s DANE input for a DANE state (enum
- * dane_state, as dane.c reports it and the cache keeps it) */
+ * dane_state, as dane.c reports it and the cache keeps it); a value this
+ * build does not know (a newer daemon's) is DECIDE_DANE_NONE */
 enum decide_dane facts_decide_dane(int state);
 
 /*

@@ -217,7 +217,9 @@ warm_count(struct warm *w, const struct ipc_reply *rep)
 	if (rep->dane_len > 0 && cache_record_decode(rep->dane,
 	    rep->dane_len, &rec) == CACHE_DECODE_OK &&
 	    rec.kind == CACHE_KIND_DANE &&
-	    (rec.dane == DANE_ALL || rec.dane == DANE_SOME)) {
+	    (rec.dane == DANE_ALL || rec.dane == DANE_SOME ||
+	    rec.dane == DANE_TLS || rec.dane == DANE_TLS_SOME)) {
+		/* TLSA records, usable or not: a policy (RFC 7672 §2.2) */
 		w->dane++;
 		dane = 1;
 	}

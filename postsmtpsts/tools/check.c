@@ -216,10 +216,11 @@ check_host_keep(struct check_host *h, const struct dane_host *d)
 	}
 	if (d->state == DANE_FAILURE)
 		h->dane = CHECK_VERDICT_DANE_LOOKUP_FAILED;
-	if (d->state == DANE_ALL)
+	if (d->state == DANE_ALL || d->state == DANE_TLS)
 		snprintf(h->dane_note, sizeof(h->dane_note), "%zu usable of "
-		    "%zu TLSA record%s", h->nusable, d->ntlsa,
-		    d->ntlsa == 1 ? "" : "s");
+		    "%zu TLSA record%s%s", h->nusable, d->ntlsa,
+		    d->ntlsa == 1 ? "" : "s", d->state == DANE_TLS ?
+		    ": TLS required, not authenticated (RFC 7672 2.2)" : "");
 	else
 		snprintf(h->dane_note, sizeof(h->dane_note), "%s", d->why);
 }
@@ -287,6 +288,9 @@ check_run_hosts(struct check *ck, struct check_probe_tls *tls,
 		else if (ck->policy != NULL &&
 		    ck->policy->mode == STS_MODE_ENFORCE)
 			h->require = CHECK_VERDICT_REQ_ENFORCE;
+		else if (h->d.state == DANE_TLS)
+			/* RFC 7672 §2.2: TLSA records, none usable */
+			h->require = CHECK_VERDICT_REQ_TLS;
 		else if (ck->policy != NULL &&
 		    ck->policy->mode == STS_MODE_TESTING)
 			h->require = CHECK_VERDICT_REQ_TESTING;

@@ -35,6 +35,7 @@ check_verdict_miss(enum check_verdict_require r)
 	switch (r) {
 	case CHECK_VERDICT_REQ_DANE:
 	case CHECK_VERDICT_REQ_ENFORCE:
+	case CHECK_VERDICT_REQ_TLS:
 		return (CHECK_VERDICT_FAILURE);
 	case CHECK_VERDICT_REQ_TESTING:
 	case CHECK_VERDICT_REQ_NONE:
@@ -89,7 +90,9 @@ check_verdict_host(const struct check_verdict_host *h, char *reason,
 	}
 	if (!h->have_cert) {
 		check_verdict_note(reason, reasonsz, "no server certificate");
-		return (check_verdict_max(lvl, check_verdict_miss(h->require)));
+		/* RFC 7672 §3.1.3: TLS without authentication is enough */
+		return (h->require == CHECK_VERDICT_REQ_TLS ? lvl :
+		    check_verdict_max(lvl, check_verdict_miss(h->require)));
 	}
 
 	if (h->require == CHECK_VERDICT_REQ_DANE) {
@@ -108,7 +111,14 @@ check_verdict_host(const struct check_verdict_host *h, char *reason,
 		pkix_applies = 1;
 
 	if (pkix_applies && (!h->pkix_ok || !h->name_ok)) {
-		if (h->require == CHECK_VERDICT_REQ_NONE) {
+		if (h->require == CHECK_VERDICT_REQ_TLS) {
+			check_verdict_note(reason, reasonsz, !h->pkix_ok ?
+			    "note: certificate does not PKIX-validate "
+			    "(TLS required, not authenticated: RFC 7672 "
+			    "section 2.2)" : "note: certificate does not "
+			    "name the host (TLS required, not "
+			    "authenticated: RFC 7672 section 2.2)");
+		} else if (h->require == CHECK_VERDICT_REQ_NONE) {
 			check_verdict_note(reason, reasonsz, !h->pkix_ok ?
 			    "note: certificate does not PKIX-validate "
 			    "(opportunistic TLS: senders do not check)" :
@@ -194,6 +204,8 @@ check_verdict_require_name(enum check_verdict_require r)
 		return ("sts-enforce");
 	case CHECK_VERDICT_REQ_DANE:
 		return ("dane");
+	case CHECK_VERDICT_REQ_TLS:
+		return ("tls");
 	}
 	return ("unknown");
 }

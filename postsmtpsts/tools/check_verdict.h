@@ -10,6 +10,13 @@
  *		matches one TLSA record are required (a DANE-TA(2) match
  *		also needs the MX host name in the certificate, §3.2.2);
  *		failure otherwise.  PKIX is not consulted.
+ *	TLS	no usable TLSA record, but a DNSSEC-secure TLSA RRset (only
+ *		PKIX-TA/PKIX-EE, unknown parameters, malformed digests) and
+ *		no enforce policy: RFC 7672 §2.2 requires TLS, not
+ *		authentication (§3.1.3), so STARTTLS and a handshake are
+ *		required (failure otherwise) and certificate problems are only
+ *		noted.  An enforce policy asks more and takes its place, as
+ *		decide() answers "secure" there.
  *	ENFORCE	STS policy mode enforce: the host must match a policy mx
  *		pattern (RFC 8461 §4.1), offer STARTTLS, and present a
  *		certificate that PKIX-validates and names the host (§4.2);
@@ -51,6 +58,7 @@ enum check_verdict_require {
 	CHECK_VERDICT_REQ_TESTING,
 	CHECK_VERDICT_REQ_ENFORCE,
 	CHECK_VERDICT_REQ_DANE,
+	CHECK_VERDICT_REQ_TLS,		/* TLSA records, none usable */
 };
 
 /* DANE state of one host. */
@@ -104,7 +112,7 @@ enum check_verdict_level check_verdict_domain(
 const char	*check_verdict_name(enum check_verdict_level l);
 
 /* check_verdict_require_name - "none", "sts-testing", "sts-enforce",
- * "dane" */
+ * "dane", "tls" */
 const char	*check_verdict_require_name(enum check_verdict_require r);
 
 /* check_verdict_dane_name - "not-applicable", "lookup-failed", "match",

@@ -227,8 +227,10 @@ query_print_dane(const struct query *qy)
 			    dane_fail_name(h->fail), h->why);
 		else
 			printf("    DANE: %s (%s)\n", h->state == DANE_ALL ?
-			    "yes" : h->state == DANE_FAILURE ?
-			    "unknown, lookup failed" : "no", h->why);
+			    "yes" : h->state == DANE_TLS ?
+			    "no, but TLS required" : h->state ==
+			    DANE_FAILURE ? "unknown, lookup failed" : "no",
+			    h->why);
 	}
 	printf("DANE: %s, ttl %d (%s)\n", dane_state_name(d->state), d->ttl,
 	    query_esc(esc, d->detail, strlen(d->detail)));
@@ -560,9 +562,12 @@ query_done(const struct discover_result *r, void *arg)
 		qy->exit_code = QUERY_EXIT_ERROR;
 		break;
 	}
-	/* DANE applies: a policy; a failed DANE lookup: an error */
+	/* DANE applies (TLSA records, usable or not: RFC 7672 §2.2): a
+	 * policy; a failed DANE lookup: an error */
 	if (qy->dane_on && (qy->dres.state == DANE_ALL ||
-	    qy->dres.state == DANE_SOME) && qy->exit_code == QUERY_EXIT_NONE)
+	    qy->dres.state == DANE_SOME || qy->dres.state == DANE_TLS ||
+	    qy->dres.state == DANE_TLS_SOME) &&
+	    qy->exit_code == QUERY_EXIT_NONE)
 		qy->exit_code = QUERY_EXIT_POLICY;
 	if (qy->dane_on && qy->dres.state == DANE_FAILURE)
 		qy->exit_code = QUERY_EXIT_ERROR;

@@ -15,6 +15,9 @@
 #   dane-mismatch      DANE-EE(3) TLSA matching nothing           failure, 2
 #   no-txt             no MTA-STS, MX "good"                      ok, 0
 #   dane-cname         MX host a CNAME, TLSA at the target        ok, 0
+#   dane-pkix-ee       only a PKIX-EE(1) TLSA: TLS required        ok, 0
+#   dane-malformed     a malformed DANE-EE digest: TLS required   ok, 0
+#   dane-pkix-nostarttls  PKIX-EE TLSA, MX without STARTTLS     failure, 2
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -91,14 +94,30 @@ has "$T/dane-cname.out" "^  TLSA _25\._tcp\.real\.dane-cname\.pstest: DNSSEC sec
     "dane-cname: TLSA found at the CNAME target real.dane-cname.pstest"
 has "$T/dane-cname.out" "^  requirement: dane" "dane-cname: requirement dane"
 has "$T/dane-cname.out" "^  DANE: match" "dane-cname: the certificate matches the TLSA at the target"
+# RFC 7672 §2.2: TLSA records none of which is usable still require TLS
+# (requirement tls): STARTTLS and a handshake, the certificate unchecked
+verdict dane-pkix-ee dane-pkix-ee.pstest 0 ok ""
+has "$T/dane-pkix-ee.out" "^  requirement: tls" "dane-pkix-ee: requirement tls"
+has "$T/dane-pkix-ee.out" "^  TLSA _25\._tcp\.mx1\.dane-pkix-ee\.pstest: DNSSEC secure, 0 usable" \
+    "dane-pkix-ee: the TLSA record found, none usable"
+verdict dane-malformed dane-malformed.pstest 0 ok ""
+has "$T/dane-malformed.out" "^  requirement: tls" "dane-malformed: requirement tls"
+verdict dane-pkix-nostarttls dane-pkix-nostarttls.pstest 2 failure "STARTTLS not offered"
+has "$T/dane-pkix-nostarttls.out" "^  requirement: tls" "dane-pkix-nostarttls: requirement tls"
 _rc=$(run_check "$T/dane-cname.json" --json dane-cname.pstest)
+_rc=$(run_check "$T/dane-pkix-ee.json" --json dane-pkix-ee.pstest)
 mapfile -t lines < <(world_daemon_lines)
 if daemon_start "${lines[@]}"; then
 	daemon_answer=$(pq dane-cname.pstest 2>&1)
+	daemon_answer_tls=$(pq dane-pkix-ee.pstest 2>&1)
 	daemon_stop
 else
 	daemon_answer="daemon did not start"
+	daemon_answer_tls=$daemon_answer
 fi
+checker_tls=$(python3 -c 'import json,sys; o=json.load(open(sys.argv[1])); print(o["dane_state"], o["hosts"][0]["requirement"])' "$T/dane-pkix-ee.json" 2>&1)
+is "$daemon_answer_tls / $checker_tls" "encrypt / tls-required tls" \
+    "dane-pkix-ee: the daemon answers encrypt, the checker's DANE state is tls-required"
 checker_state=$(python3 -c 'import json,sys; o=json.load(open(sys.argv[1])); print(o["dane_state"], o["hosts"][0]["tlsa_name"])' "$T/dane-cname.json" 2>&1)
 is "$daemon_answer / $checker_state" "dane-only / all _25._tcp.real.dane-cname.pstest" \
     "dane-cname: the daemon answers dane-only, the checker's DANE state is all"

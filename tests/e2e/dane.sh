@@ -8,7 +8,11 @@
 #    living by the DNS TTL (the world's 60 s) and due for a proactive
 #    refresh at 3/4 of it (the refresh itself, in virtual time:
 #    tests/scenario/dane.scn);
-#  - the resolver logs one line per DANE lookup.
+#  - the resolver logs one line per DANE lookup;
+#  - TLSA records none of which is usable (RFC 7672 2.2): encrypt when every
+#    MX host has them, dane when only some do or another host failed
+#    (never dane-only: nothing would be left), secure with an enforce
+#    policy; cached as tls-required / tls-some, counted in the metrics.
 # Deliveries through the daemon's DANE answers are in deliver.sh.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/e2e/lib.sh"
 need postmap
@@ -52,6 +56,7 @@ first_pid=$!
 sts="OK secure match=mx1.dane-sts.pstest servername=hostname"
 sts3="OK secure match=mx1.dane-sts-bogus-mx3.pstest servername=hostname"
 stsf="OK secure match=mx1.dane-sts-tlsa-fail.pstest servername=hostname"
+stsp="OK secure match=mx1.dane-pkix-sts.pstest servername=hostname"
 # domain            postfix (defaults)   only            ignore        nodane
 while IFS='|' read -r d def only ign nod; do
 	# first lookups may meet the deadline while DANE is looked up: ask
@@ -68,7 +73,12 @@ dane-some.pstest|OK dane|OK dane-only|NOTFOUND|NOTFOUND
 dane-bogus.pstest|TEMP|TEMP|NOTFOUND|NOTFOUND
 dane-servfail.pstest|TEMP|TEMP|NOTFOUND|NOTFOUND
 dane-insecure.pstest|NOTFOUND|NOTFOUND|NOTFOUND|NOTFOUND
-dane-pkix.pstest|NOTFOUND|NOTFOUND|NOTFOUND|NOTFOUND
+dane-pkix.pstest|OK encrypt|OK encrypt|OK encrypt|NOTFOUND
+dane-pkix-ee.pstest|OK encrypt|OK encrypt|OK encrypt|NOTFOUND
+dane-malformed.pstest|OK encrypt|OK encrypt|OK encrypt|NOTFOUND
+dane-tls-some.pstest|OK dane|OK dane|NOTFOUND|NOTFOUND
+dane-tls-fail.pstest|OK dane|OK dane|NOTFOUND|NOTFOUND
+dane-pkix-sts.pstest|$stsp|$stsp|$stsp|$stsp
 dane-sts.pstest|OK dane-only|OK dane-only|OK dane-only|$sts
 dane-bogus-addr.pstest|OK dane-only|OK dane-only|OK dane-only|NOTFOUND
 dane-sts-bogus-mx3.pstest|$sts3|$sts3|$sts3|$sts3
@@ -131,6 +141,17 @@ ok $? "dane-ok: cached as kind dane, state all, MX DNSSEC secure"
 ok $? "dane-some: cached state some"
 "$TOOL" -d "$C" show dane:dane-bogus.pstest | grep -q '^dane: failure$'
 ok $? "dane-bogus: cached state failure"
+"$TOOL" -d "$C" show dane:dane-pkix-ee.pstest | grep -q '^dane: tls-required$'
+ok $? "dane-pkix-ee: cached state tls-required"
+"$TOOL" -d "$C" show dane:dane-tls-some.pstest | grep -q '^dane: tls-some$'
+ok $? "dane-tls-some: cached state tls-some"
+"$TOOL" -d "$C" show dane:dane-tls-fail.pstest | grep -q '^dane: tls-some$'
+ok $? "dane-tls-fail: cached state tls-some (a failed host: not tls-required)"
+grep -q 'domain=dane-malformed.pstest dane_host=mx1.dane-malformed.pstest state=tls-required .*why="TLSA records, none usable' "$DAEMON_LOG"
+ok $? "dane-malformed: the host with a malformed digest logged as tls-required"
+n_enc=$(sed -n 's/^postsmtpsts_dane_lookups_total{outcome="encrypt"} //p' "$T/metrics.txt")
+ok "$([ "${n_enc:-0}" -ge 3 ]; echo $?)" \
+    "metrics: DANE lookups with outcome encrypt (${n_enc:-})"
 "$TOOL" -d "$C" show dane-sts.pstest | grep -q '^kind: sts$'
 ok $? "dane-sts: its MTA-STS policy is cached too (a separate entry)"
 # lifetime = the world's TTL (60 s, dane.c's lower clamp)

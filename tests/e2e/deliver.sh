@@ -17,11 +17,18 @@
 # TEMP): the daemon answers dane-only/dane, and the sender
 # (smtp_dns_support_level = dnssec, the world's validating resolver) does
 # the TLSA checks itself: a matching TLSA -> sent, Verified; a TLSA that
-# matches nothing -> deferred, whatever MTA-STS says.
+# matches nothing -> deferred, whatever MTA-STS says.  TLSA records none of
+# which is usable (RFC 7672 2.2, issue 29: dane-pkix, dane-pkix-ee,
+# dane-malformed) -> encrypt: sent over TLS, Trusted (not authenticated);
+# dane-pkix-nostarttls, the same at an MX without STARTTLS -> deferred,
+# never sent in the clear; dane-tls-some and dane-tls-fail (only one host
+# has such records, or the other's lookup fails) -> dane, Postfix's own
+# per-host walk: encrypt for that host, Trusted; dane-pkix-sts -> secure.
 #
 # Control: the same badcert message through a sender without a policy map is
 # delivered (opportunistic TLS), so the deferral above is the daemon's doing
-# and the test can tell the difference.
+# and the test can tell the difference; so is dane-pkix-nostarttls's (in the
+# clear: the daemon's encrypt is what holds it back).
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/e2e/lib.sh"
 need postmap postfix swaks flock
 world_up || { echo "Bail out! world did not start"; exit 1; }
@@ -141,8 +148,8 @@ for c in $cases; do
 		sender_queue | grep -q "^${qid[$c]}[* !]"
 		ok $? "$c: still in the sender's queue"
 		sender_log_qid "${qid[$c]}" |
-		    grep -q -E 'certificate verification failed|not verified|Server certificate not|TLSA'
-		ok $? "$c: deferred for the certificate"
+		    grep -q -E 'certificate verification failed|not verified|Server certificate not|TLSA|TLS is required'
+		ok $? "$c: deferred for the certificate or the missing TLS"
 		;;
 	esac
 done
@@ -155,6 +162,15 @@ sender_log_qid "${qid[dane-mismatch]}" | grep -q 'no matching DANE TLSA records'
 ok $? "dane-mismatch: deferred because no DANE TLSA record matched"
 sender_log_qid "${qid[dane-sts-testing]}" | grep -q 'no matching DANE TLSA records'
 ok $? "dane-sts-testing: DANE failure defers even with an STS testing policy"
+# RFC 7672 2.2: TLSA records, none usable: TLS required, so an MX without
+# STARTTLS gets nothing, and the others get TLS without authentication
+sender_log_qid "${qid[dane-pkix-nostarttls]}" |
+    grep -q 'TLS is required, but was not offered by host'
+ok $? "dane-pkix-nostarttls: deferred because TLS is required (encrypt)"
+for c in dane-pkix dane-pkix-ee dane-malformed; do
+	sender_log_qid "${qid[$c]}" | grep -q 'Trusted TLS connection established'
+	ok $? "$c: the sender logged 'Trusted TLS connection established' (encrypt)"
+done
 sleep 1	# let a (wrong) late delivery show up before counting
 is "$(world_mx_count "${server[deliver-badcert]}" deliver-badcert.pstest)" \
     "${before[deliver-badcert]}" "deliver-badcert: nothing delivered to the MX"
@@ -175,6 +191,12 @@ q=$(sender_send "user@$d" 2>&1) || q=
 is "$(sender_wait "$q" 30)" sent "control: $d delivered without the policy map"
 n=$(wait_count "${server[deliver-badcert]}" "$d" $((b + 1)))
 is "$n" $((b + 1)) "control: MX ${server[deliver-badcert]} received it"
+d=dane-pkix-nostarttls.pstest
+b=$(world_mx_count "${server[dane-pkix-nostarttls]}" "$d")
+q=$(sender_send "user@$d" 2>&1) || q=
+is "$(sender_wait "$q" 30)" sent "control: $d delivered (in the clear) without the policy map"
+n=$(wait_count "${server[dane-pkix-nostarttls]}" "$d" $((b + 1)))
+is "$n" $((b + 1)) "control: MX ${server[dane-pkix-nostarttls]} received it"
 
 ( sender_stop )
 ok $? "sender stopped"

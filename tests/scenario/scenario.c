@@ -1136,7 +1136,7 @@ static int
 scn_stat_id(const char *name)
 {
 	static const char *const dane[] = { "dane-only", "dane", "none",
-	    "failure" };
+	    "failure", "encrypt", "tls-some" };
 	static const char *const dnserr[] = { "timeout", "servfail", "bogus",
 	    "resolver" };
 	static const struct {

@@ -104,6 +104,21 @@ static const struct host_case host_cases[] = {
 	    NO_PKIX | NO_MXMATCH, 0, 0, 0, NULL, CHECK_VERDICT_OK, "note:" },
 	{ "none: expiring soon still warns", CHECK_VERDICT_REQ_NONE, 0, 0, 1,
 	    0, NULL, CHECK_VERDICT_WARNING, "expires in 1 day " },
+	/* TLSA records, none usable (RFC 7672 §2.2): TLS, unauthenticated */
+	{ "tls: all good is ok", CHECK_VERDICT_REQ_TLS, NO_MXMATCH, 0, 0, 0,
+	    NULL, CHECK_VERDICT_OK, "" },
+	{ "tls: no STARTTLS fails", CHECK_VERDICT_REQ_TLS, NO_STARTTLS, 0,
+	    0, 0, NULL, CHECK_VERDICT_FAILURE, "STARTTLS not offered" },
+	{ "tls: handshake failure fails", CHECK_VERDICT_REQ_TLS, NO_TLS, 0,
+	    0, 0, "TLS handshake: boom", CHECK_VERDICT_FAILURE, "boom" },
+	{ "tls: untrusted certificate is only a note", CHECK_VERDICT_REQ_TLS,
+	    NO_PKIX, 0, 0, 0, NULL, CHECK_VERDICT_OK, "not authenticated" },
+	{ "tls: wrong name is only a note", CHECK_VERDICT_REQ_TLS, NO_NAME,
+	    0, 0, 0, NULL, CHECK_VERDICT_OK, "not authenticated" },
+	{ "tls: no certificate is only a note", CHECK_VERDICT_REQ_TLS,
+	    NO_CERT, 0, 0, 0, NULL, CHECK_VERDICT_OK, "no server certificate" },
+	{ "tls: expiring soon warns", CHECK_VERDICT_REQ_TLS, 0, 0, 2, 0,
+	    NULL, CHECK_VERDICT_WARNING, "expires in 2 days" },
 	{ "any: no address fails", CHECK_VERDICT_REQ_NONE, NO_ADDR, 0, 0, 0,
 	    NULL, CHECK_VERDICT_FAILURE, "no address" },
 	{ "any: connect failure fails with its reason",
@@ -208,6 +223,8 @@ test_names(void **state)
 	    "failure");
 	assert_string_equal(check_verdict_require_name(
 	    CHECK_VERDICT_REQ_ENFORCE), "sts-enforce");
+	assert_string_equal(check_verdict_require_name(CHECK_VERDICT_REQ_TLS),
+	    "tls");
 	assert_string_equal(check_verdict_dane_name(
 	    CHECK_VERDICT_DANE_MISMATCH), "mismatch");
 }

@@ -50,6 +50,11 @@ tlsa_usability_table(void **state)
 		{ 3, 1, 1, 31, 0, "SHA2-256 digest one byte short" },
 		{ 3, 1, 1, 33, 0, "SHA2-256 digest one byte long" },
 		{ 3, 1, 2, 32, 0, "SHA2-512 with a 32-byte digest" },
+		{ 2, 1, 1, 20, 0, "DANE-TA, a SHA-1-sized digest" },
+		{ 3, 1, 2, 63, 0, "SHA2-512 digest one byte short" },
+		{ 3, 255, 1, 32, 0, "selector 255" },
+		{ 255, 1, 1, 32, 0, "usage 255 (PrivCert)" },
+		{ 3, 1, 255, 32, 0, "matching type 255 (PrivMatch)" },
 	};
 	unsigned char	 rd[3 + 128];
 	struct dane_tlsa tl;
@@ -143,7 +148,9 @@ aggregate_table(void **state)
 #define A	DANE_ALL
 #define N	DANE_NONE
 #define F	DANE_FAILURE
+#define T	DANE_TLS
 #define END	-1
+#define SEC	"OK secure match=mx.example.com servername=hostname"
 	static const struct {
 		const char	*name;
 		int		 hosts[5];	/* END-terminated */
@@ -172,11 +179,31 @@ aggregate_table(void **state)
 		{ "no hosts", { END }, DANE_NONE,
 		  "OK secure match=mx.example.com servername=hostname",
 		  "NOTFOUND" },
+		/* RFC 7672 §2.2: TLSA records, none usable: TLS required */
+		{ "every host TLSA, none usable", { T, T, END }, DANE_TLS,
+		  SEC, "OK encrypt" },
+		{ "the only host TLSA, none usable", { T, END }, DANE_TLS,
+		  SEC, "OK encrypt" },
+		{ "TLSA none usable, one host without", { T, N, END },
+		  DANE_TLS_SOME, SEC, "OK dane" },
+		{ "TLSA none usable, one host failed: not encrypt",
+		  { T, F, END },
+		  DANE_TLS_SOME, SEC, "OK dane" },
+		{ "TLSA none usable, without, failed", { N, F, T, END },
+		  DANE_TLS_SOME, SEC, "OK dane" },
+		{ "one DANE, one TLSA none usable", { T, A, END }, DANE_SOME,
+		  "OK dane", "OK dane" },
+		{ "DANE, TLSA none usable, failed", { A, T, F, END },
+		  DANE_SOME, "OK dane", "OK dane" },
+		{ "DANE, DANE, TLSA none usable, none", { A, A, T, N, END },
+		  DANE_SOME, "OK dane", "OK dane" },
 	};
 #undef A
 #undef N
 #undef F
+#undef T
 #undef END
+#undef SEC
 	enum dane_state	 hosts[5];
 	struct dane_result res;
 	struct cache_record sts, rec;
@@ -222,6 +249,9 @@ aggregate_table(void **state)
 			    t[i].plain_answer);
 	}
 	assert_string_equal(dane_state_name(DANE_SOME), "some");
+	assert_string_equal(dane_state_name(DANE_TLS), "tls-required");
+	assert_string_equal(dane_state_name(DANE_TLS_SOME), "tls-some");
+	assert_string_equal(dane_state_name((enum dane_state)6), "unknown");
 }
 
 /* --- cached DANE facts ------------------------------------------------ */
@@ -281,6 +311,29 @@ merge_lifetimes(void **state)
 	/* with nothing cached it is "no DANE", MTA-STS decides */
 	assert_int_equal(facts_dane_merge(NULL, &res, NOW + 10, &out), 1);
 	assert_int_equal(out.dane, DANE_NONE);
+
+	/* TLS required (RFC 7672 §2.2): refreshed ahead like DANE, and
+	 * kept over a failure like DANE */
+	memset(&res, 0, sizeof(res));
+	res.ttl = 3600;
+	res.mx_security = DNS_SECURE;
+	res.state = DANE_TLS;
+	assert_int_equal(facts_dane_merge(NULL, &res, NOW, &old), 1);
+	assert_int_equal(old.dane, DANE_TLS);
+	assert_int_equal(old.next_refresh, NOW + 2700);
+	res.state = DANE_TLS_SOME;
+	assert_int_equal(facts_dane_merge(NULL, &res, NOW, &out), 1);
+	assert_int_equal(out.next_refresh, NOW + 2700);
+	res.state = DANE_FAILURE;
+	res.ttl = 60;
+	assert_int_equal(facts_dane_merge(&old, &res, NOW + 100, &out), 1);
+	assert_int_equal(out.dane, DANE_TLS);
+	assert_int_equal(out.next_refresh, NOW + 100 + FACTS_DANE_RETRY);
+	/* the records became usable: the new state replaces it */
+	res.state = DANE_ALL;
+	res.ttl = 3600;
+	assert_int_equal(facts_dane_merge(&old, &res, NOW + 100, &out), 1);
+	assert_int_equal(out.dane, DANE_ALL);
 }
 
 /* answer - facts_answer's reply "STATUS data" for sts and dane records */
@@ -351,13 +404,85 @@ answers_with_map_options(void **state)
 	assert_string_equal(answer(&sts, DANE_FAILURE, &map),
 	    "OK secure match=mx.example.com servername=hostname");
 	assert_string_equal(answer(NULL, DANE_FAILURE, &map), "NOTFOUND");
+	/* TLSA records, none usable (RFC 7672 §2.2): encrypt, or "dane"
+	 * where only some hosts have them; an enforce policy's "secure"
+	 * asks more; dane_some = ignore leaves only the partial case to
+	 * MTA-STS */
+	map.dane_lookup_failure = CONFIG_DANE_FAILURE_TEMP;
+	map.dane_some = CONFIG_DANE_SOME_DANE;
+	assert_string_equal(answer(NULL, DANE_TLS, &map), "OK encrypt");
+	assert_string_equal(answer(&sts, DANE_TLS, &map),
+	    "OK secure match=mx.example.com servername=hostname");
+	assert_string_equal(answer(NULL, DANE_TLS_SOME, &map), "OK dane");
+	assert_string_equal(answer(&sts, DANE_TLS_SOME, &map),
+	    "OK secure match=mx.example.com servername=hostname");
+	map.dane_some = CONFIG_DANE_SOME_DANE_ONLY;
+	assert_string_equal(answer(NULL, DANE_TLS, &map), "OK encrypt");
+	assert_string_equal(answer(NULL, DANE_TLS_SOME, &map), "OK dane");
+	map.dane_some = CONFIG_DANE_SOME_IGNORE;
+	assert_string_equal(answer(NULL, DANE_TLS, &map), "OK encrypt");
+	assert_string_equal(answer(NULL, DANE_TLS_SOME, &map), "NOTFOUND");
+	assert_string_equal(answer(&sts, DANE_TLS_SOME, &map),
+	    "OK secure match=mx.example.com servername=hostname");
+	map.dane_some = CONFIG_DANE_SOME_DANE;
+	/* a state a newer daemon wrote: this daemon's answer for none */
+	assert_string_equal(answer(NULL, 6, &map), "NOTFOUND");
+	assert_string_equal(answer(NULL, 255, &map), "NOTFOUND");
+	assert_string_equal(answer(&sts, 6, &map),
+	    "OK secure match=mx.example.com servername=hostname");
 	/* dane = no: the DANE facts are not looked at */
 	map.dane = 0;
-	map.dane_lookup_failure = CONFIG_DANE_FAILURE_TEMP;
 	assert_string_equal(answer(&sts, DANE_ALL, &map),
 	    "OK secure match=mx.example.com servername=hostname");
 	assert_string_equal(answer(&sts, DANE_FAILURE, &map),
 	    "OK secure match=mx.example.com servername=hostname");
+	assert_string_equal(answer(NULL, DANE_TLS, &map), "NOTFOUND");
+	assert_string_equal(answer(NULL, DANE_TLS_SOME, &map), "NOTFOUND");
+}
+
+/*
+ * The new states in the cache record (issue 29): the dane byte is opaque
+ * to the codec, so 4 and 5 round-trip in the same format version, and
+ * any value decodes (what an older daemon does with them: its default).
+ */
+static void
+tls_states_in_the_cache_record(void **state)
+{
+	static const uint8_t states[] = { DANE_NONE, DANE_ALL, DANE_SOME,
+	    DANE_FAILURE, DANE_TLS, DANE_TLS_SOME, 6, 255 };
+	unsigned char	 enc[CACHE_RECORD_MAX_LEN];
+	unsigned char	 enc2[CACHE_RECORD_MAX_LEN];
+	struct cache_record rec, got;
+	size_t		 i, len, len2;
+
+	(void)state;
+	cache_record_init(&rec);
+	cache_record_init(&got);
+	for (i = 0; i < sizeof(states); i++) {
+		cache_record_reset(&rec);
+		rec.kind = CACHE_KIND_DANE;
+		rec.dnssec = CACHE_DNSSEC_SECURE;
+		rec.dane = states[i];
+		rec.fetched_at = NOW;
+		rec.expires_at = NOW + 3600;
+		rec.next_refresh = NOW + 2700;
+		assert_int_equal(cache_record_encode(&rec, enc, sizeof(enc),
+		    &len), 0);
+		assert_int_equal(enc[1], CACHE_RECORD_VERSION);
+		assert_int_equal(cache_record_decode(enc, len, &got),
+		    CACHE_DECODE_OK);
+		assert_int_equal(got.dane, states[i]);
+		assert_int_equal(cache_record_encode(&got, enc2, sizeof(enc2),
+		    &len2), 0);
+		assert_int_equal(len2, len);
+		assert_memory_equal(enc, enc2, len);
+	}
+	assert_int_equal(facts_decide_dane(DANE_TLS), DECIDE_DANE_TLS);
+	assert_int_equal(facts_decide_dane(DANE_TLS_SOME),
+	    DECIDE_DANE_TLS_SOME);
+	assert_int_equal(facts_decide_dane(6), DECIDE_DANE_NONE);
+	cache_record_release(&rec);
+	cache_record_release(&got);
 }
 
 /* --- configuration ---------------------------------------------------- */
@@ -506,6 +631,7 @@ main(void)
 		cmocka_unit_test(aggregate_table),
 		cmocka_unit_test(merge_lifetimes),
 		cmocka_unit_test(answers_with_map_options),
+		cmocka_unit_test(tls_states_in_the_cache_record),
 		cmocka_unit_test(config_map_options),
 	};
 

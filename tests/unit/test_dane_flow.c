@@ -663,6 +663,79 @@ tlsa_first_bogus_fails_a_secure_host(void **state)
 	assert_int_equal(rep.host_fail_rrtype, DNS_TYPE_TLSA);
 }
 
+/*
+ * RFC 7672 §2.2: a secure TLSA RRset with no usable record still means
+ * TLS (unauthenticated): the host is DANE_TLS, so is a one-host domain.
+ * Every way a record can be unusable (§3.1.3), and a record too short to
+ * parse, which is published all the same; beside a usable one, DANE.
+ */
+static void
+unusable_tlsa_requires_tls(void **state)
+{
+	static const struct {
+		const char	*name;
+		unsigned char	 rd[2][70];
+		size_t		 len[2];	/* 0: no second record */
+		enum dns_security sec;
+		enum dane_state	 want;
+	} t[] = {
+		{ "PKIX-EE(1) only", { { 1, 1, 1, 0xab } }, { 35, 0 },
+		  DNS_SECURE, DANE_TLS },
+		{ "PKIX-TA(0) only", { { 0, 0, 1, 0xab } }, { 35, 0 },
+		  DNS_SECURE, DANE_TLS },
+		{ "SHA2-256 digest one byte short", { { 3, 1, 1, 0xab } },
+		  { 34, 0 }, DNS_SECURE, DANE_TLS },
+		{ "SHA2-512 digest of 32 bytes", { { 3, 1, 2, 0xab } },
+		  { 35, 0 }, DNS_SECURE, DANE_TLS },
+		{ "unknown selector", { { 3, 2, 1, 0xab } }, { 35, 0 },
+		  DNS_SECURE, DANE_TLS },
+		{ "unknown matching type", { { 2, 1, 3, 0xab } }, { 35, 0 },
+		  DNS_SECURE, DANE_TLS },
+		{ "no association data (too short to parse)", { { 3, 1, 1 } },
+		  { 3, 0 }, DNS_SECURE, DANE_TLS },
+		{ "PKIX-EE and a malformed DANE-EE", { { 1, 1, 1, 0xab },
+		  { 3, 1, 1, 0xab } }, { 35, 20 }, DNS_SECURE, DANE_TLS },
+		{ "PKIX-EE beside a usable DANE-EE", { { 1, 1, 1, 0xab },
+		  { 3, 1, 1, 0xab } }, { 35, 35 }, DNS_SECURE, DANE_ALL },
+		{ "PKIX-EE, insecure: no DANE", { { 1, 1, 1, 0xab } },
+		  { 35, 0 }, DNS_INSECURE, DANE_NONE },
+	};
+	struct fake_dns_answer a;
+	size_t		 i, k;
+
+	(void)state;
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		reset(NULL);
+		start_one_mx_first();
+		fake_dns_answer_init(&a, DNS_OK, DNS_RCODE_NOERROR, t[i].sec);
+		for (k = 0; k < 2 && t[i].len[k] > 0; k++)
+			assert_int_equal(fake_dns_add_rdata(&a, t[i].rd[k],
+			    t[i].len[k]), 0);
+		assert_int_equal(fake_dns_reply(TLSA_NAME, DNS_TYPE_TLSA, &a),
+		    0);
+		assert_int_equal(rep.calls, 0);	/* addresses first */
+		addresses(DNS_SECURE, DNS_SECURE, NULL);
+		if (rep.calls != 1 || rep.host_state != t[i].want ||
+		    rep.state != t[i].want)
+			fail_msg("%s: %d calls, host %s, domain %s, want %s",
+			    t[i].name, rep.calls,
+			    dane_state_name(rep.host_state),
+			    dane_state_name(rep.state),
+			    dane_state_name(t[i].want));
+		if (t[i].want == DANE_TLS && strstr(rep.why, "TLS required") ==
+		    NULL)
+			fail_msg("%s: why \"%s\"", t[i].name, rep.why);
+	}
+	/* insecure addresses: the TLSA records do not count (§2.2.2) */
+	reset(NULL);
+	start_one_mx_first();
+	answer(TLSA_NAME, DNS_TYPE_TLSA, DNS_OK, DNS_RCODE_NOERROR,
+	    DNS_SECURE, t[0].rd[0], t[0].len[0], NULL);
+	addresses(DNS_INSECURE, DNS_INSECURE, NULL);
+	assert_int_equal(rep.calls, 1);
+	assert_int_equal(rep.state, DANE_NONE);
+}
+
 #define T(f)	cmocka_unit_test_setup_teardown(f, reset, teardown)
 
 int
@@ -689,6 +762,7 @@ main(void)
 		T(tlsa_first_no_proof_asks_addresses),
 		T(tlsa_first_records_need_secure_addresses),
 		T(tlsa_first_bogus_fails_a_secure_host),
+		T(unusable_tlsa_requires_tls),
 	};
 
 	return (cmocka_run_group_tests_name("dane_flow", tests, NULL, NULL));

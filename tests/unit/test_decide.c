@@ -132,6 +132,64 @@ static const struct decide_case cases[] = {
 	    DECIDE_DANE_FAILURE, DECIDE_STS_NONE, NULL, 0, O_IGNORE,
 	    0, SOCKMAP_NOTFOUND, "", DECIDE_SOURCE_NONE, 0, NULL },
 
+	/* 2b. TLSA records, none usable (RFC 7672 §2.2): TLS required. */
+#define TLS_ROW(name, dane, sts, pol, err, opt, status, data, src, rpt) \
+	{ name, "example.com", NULL, dane, sts, pol, err, opt, 0, status, \
+	    data, src, rpt, NULL }
+	TLS_ROW("TLSA on every MX, none usable, no STS: encrypt",
+	    DECIDE_DANE_TLS, DECIDE_STS_NONE, NULL, 0, O_DEFAULT,
+	    SOCKMAP_OK, "encrypt", DECIDE_SOURCE_DANE, 0),
+	TLS_ROW("TLSA on every MX, none usable, STS enforce: secure",
+	    DECIDE_DANE_TLS, DECIDE_STS_POLICY, P_ENFORCE, 0, O_DEFAULT,
+	    SOCKMAP_OK, SECURE, DECIDE_SOURCE_STS, 0),
+	TLS_ROW("TLSA on every MX, none usable, STS enforce with TLSRPT",
+	    DECIDE_DANE_TLS, DECIDE_STS_POLICY, P_ENFORCE, 0, O_RPT,
+	    SOCKMAP_OK, SECURE_RPT, DECIDE_SOURCE_STS, 1),
+	TLS_ROW("TLSA on every MX, none usable, STS testing: encrypt",
+	    DECIDE_DANE_TLS, DECIDE_STS_POLICY, P_TESTING, 0, O_DEFAULT,
+	    SOCKMAP_OK, "encrypt", DECIDE_SOURCE_DANE, 0),
+	TLS_ROW("TLSA on every MX, none usable, STS testing, may: encrypt",
+	    DECIDE_DANE_TLS, DECIDE_STS_POLICY, P_TESTING, 0, O_RPT,
+	    SOCKMAP_OK, "encrypt", DECIDE_SOURCE_DANE, 0),
+	TLS_ROW("TLSA on every MX, none usable, STS mode none: encrypt",
+	    DECIDE_DANE_TLS, DECIDE_STS_POLICY, P_NONE, 0, O_DEFAULT,
+	    SOCKMAP_OK, "encrypt", DECIDE_SOURCE_DANE, 0),
+	TLS_ROW("TLSA on every MX, none usable, STS failed: encrypt",
+	    DECIDE_DANE_TLS, DECIDE_STS_FAILED, NULL, DECIDE_STS_ERR_FETCH,
+	    O_DEFAULT, SOCKMAP_OK, "encrypt", DECIDE_SOURCE_DANE, 0),
+	TLS_ROW("TLSA on every MX, none usable, dane_some=ignore: encrypt",
+	    DECIDE_DANE_TLS, DECIDE_STS_NONE, NULL, 0, O_IGNORE,
+	    SOCKMAP_OK, "encrypt", DECIDE_SOURCE_DANE, 0),
+	TLS_ROW("TLSA on every MX, none usable, dane_some=dane-only: "
+	    "encrypt", DECIDE_DANE_TLS, DECIDE_STS_NONE, NULL, 0,
+	    O_SOME_ONLY, SOCKMAP_OK, "encrypt", DECIDE_SOURCE_DANE, 0),
+	TLS_ROW("TLSA on some MX, none usable, no STS: dane",
+	    DECIDE_DANE_TLS_SOME, DECIDE_STS_NONE, NULL, 0, O_DEFAULT,
+	    SOCKMAP_OK, "dane", DECIDE_SOURCE_DANE, 0),
+	TLS_ROW("TLSA on some MX, none usable, dane_some=dane-only: dane, "
+	    "never dane-only", DECIDE_DANE_TLS_SOME, DECIDE_STS_NONE, NULL,
+	    0, O_SOME_ONLY, SOCKMAP_OK, "dane", DECIDE_SOURCE_DANE, 0),
+	TLS_ROW("TLSA on some MX, none usable, STS enforce: secure",
+	    DECIDE_DANE_TLS_SOME, DECIDE_STS_POLICY, P_ENFORCE, 0, O_DEFAULT,
+	    SOCKMAP_OK, SECURE, DECIDE_SOURCE_STS, 0),
+	TLS_ROW("TLSA on some MX, none usable, STS testing: dane",
+	    DECIDE_DANE_TLS_SOME, DECIDE_STS_POLICY, P_TESTING, 0, O_RPT,
+	    SOCKMAP_OK, "dane", DECIDE_SOURCE_DANE, 0),
+	TLS_ROW("TLSA on some MX, none usable, STS failed: dane",
+	    DECIDE_DANE_TLS_SOME, DECIDE_STS_FAILED, NULL,
+	    DECIDE_STS_ERR_WEBPKI, O_DEFAULT, SOCKMAP_OK, "dane",
+	    DECIDE_SOURCE_DANE, 0),
+	TLS_ROW("TLSA on some MX, none usable, dane_some=ignore, no STS",
+	    DECIDE_DANE_TLS_SOME, DECIDE_STS_NONE, NULL, 0, O_IGNORE,
+	    SOCKMAP_NOTFOUND, "", DECIDE_SOURCE_NONE, 0),
+	TLS_ROW("TLSA on some MX, none usable, dane_some=ignore, STS "
+	    "testing", DECIDE_DANE_TLS_SOME, DECIDE_STS_POLICY, P_TESTING,
+	    0, O_IGNORE, SOCKMAP_NOTFOUND, "", DECIDE_SOURCE_STS, 0),
+	TLS_ROW("TLSA on some MX, none usable, dane_some=ignore, STS "
+	    "enforce", DECIDE_DANE_TLS_SOME, DECIDE_STS_POLICY, P_ENFORCE,
+	    0, O_IGNORE, SOCKMAP_OK, SECURE, DECIDE_SOURCE_STS, 0),
+#undef TLS_ROW
+
 	/* 3. MTA-STS. */
 	{ "STS enforce: secure with Postfix patterns", "example.com", NULL,
 	    DECIDE_DANE_NONE, DECIDE_STS_POLICY, P_ENFORCE, 0, O_DEFAULT,
