@@ -56,14 +56,24 @@ config_sections_maps(struct config_ctx *ctx, cfg_t *cfg, struct config *cf)
 	unsigned int i, n = cfg_size(cfg, "map");
 	cfg_t	*sec;
 
-	cf->maps = xcalloc(n > 0 ? n : 1, sizeof(*cf->maps));
+	/*
+	 * Without any map section, the two maps of the shipped file: the
+	 * plain one for Postfix before 3.10 (which refuses the TLSRPT
+	 * attributes) and the one with them for 3.10 and later (which needs
+	 * them to enforce MTA-STS mx patterns exactly).
+	 */
+	cf->maps = xcalloc(n > 0 ? n : 2, sizeof(*cf->maps));
 	if (n == 0) {
-		cf->maps[0].name = xstrdup(CONFIG_DEFAULT_MAP);
-		cf->maps[0].testing_answer = CONFIG_ANSWER_NOTFOUND;
-		cf->maps[0].dane = 1;
-		cf->maps[0].dane_some = CONFIG_DANE_SOME_DANE;
-		cf->maps[0].dane_lookup_failure = CONFIG_DANE_FAILURE_TEMP;
-		cf->nmaps = 1;
+		for (i = 0; i < 2; i++) {
+			m = &cf->maps[cf->nmaps++];
+			m->name = xstrdup(i == 0 ? CONFIG_DEFAULT_MAP :
+			    CONFIG_DEFAULT_MAP_TLSRPT);
+			m->testing_answer = CONFIG_ANSWER_NOTFOUND;
+			m->tlsrpt = i == 1;
+			m->dane = 1;
+			m->dane_some = CONFIG_DANE_SOME_DANE;
+			m->dane_lookup_failure = CONFIG_DANE_FAILURE_TEMP;
+		}
 		cf->dane = 1;
 		return;
 	}

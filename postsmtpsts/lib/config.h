@@ -26,7 +26,8 @@
 #define CONFIG_DEFAULT_CACHE_PATH	LOCALSTATEDIR "/lib/postsmtpsts/cache"
 #define CONFIG_DEFAULT_TRUST_ANCHOR	"/usr/share/dns/root.key"
 #define CONFIG_DEFAULT_LISTEN		"inet:127.0.0.1:8461"
-#define CONFIG_DEFAULT_MAP		"postfix"
+#define CONFIG_DEFAULT_MAP		"postfix"	/* Postfix < 3.10 */
+#define CONFIG_DEFAULT_MAP_TLSRPT	"postfix310"	/* >= 3.10: tlsrpt */
 
 /*
  * Limits config_load() enforces (inclusive).  Times in seconds.

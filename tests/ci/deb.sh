@@ -138,6 +138,10 @@ st=$?
 [ "$st" -eq 0 ] || tail -n 20 "$W/install.out"
 check "apt-get install ./postsmtpsts_*.deb" "$st"
 [ "$st" -eq 0 ] || finish
+# postinst names the map for the installed Postfix (postfix310 from 3.10 on)
+want=$(sh contrib/postfix/policy-maps-line.sh | grep '^smtp_tls_policy_maps = ')
+grep -qF "postsmtpsts:   $want" "$W/install.out"
+check "postinst printed '$want'" $?
 
 dpkg -L postsmtpsts >"$W/files"
 missing=
@@ -152,14 +156,16 @@ for f in /usr/sbin/postsmtpsts /usr/sbin/postsmtpsts-cache \
     /usr/share/man/man8/postsmtpsts-cache.8.gz \
     /usr/share/man/man1/postsmtpsts-query.1.gz \
     /usr/share/man/man1/postsmtpsts-check.1.gz \
-    /usr/share/doc/postsmtpsts/copyright; do
+    /usr/share/doc/postsmtpsts/copyright \
+    /usr/share/doc/postsmtpsts/README.Debian \
+    /usr/share/postsmtpsts/policy-maps-line; do
 	grep -qx "$f" "$W/files" && [ -e "$f" ] || missing="$missing $f"
 done
 [ -z "$missing" ] || echo "  missing:$missing"
 check "dpkg -L: daemon, tools, conffile, units, snippets, manuals" \
 	"$([ -z "$missing" ]; echo $?)"
 stray=$(grep -vE -e '^/(\.|etc|lib|lib/systemd|usr|usr/lib|usr/share)$' \
-    -e '^/(etc/postsmtpsts|lib/systemd/system|usr/(s?bin|lib/(sysusers|tmpfiles)\.d|share/(doc|man|lintian)))(/|$)' \
+    -e '^/(etc/postsmtpsts|lib/systemd/system|usr/(s?bin|lib/(sysusers|tmpfiles)\.d|share/(doc|man|lintian|postsmtpsts)))(/|$)' \
     "$W/files")
 [ -z "$stray" ] || echo "  unexpected: $stray"
 check "dpkg -L: nothing outside the Debian layout (no /usr/local, no /var)" \

@@ -115,10 +115,20 @@ empty_file_gives_defaults(void **state)
 	assert_string_equal(cf->listen[0].spec, "inet:127.0.0.1:8461");
 	assert_string_equal(cf->listen[0].host, "127.0.0.1");
 	assert_string_equal(cf->listen[0].port, "8461");
-	assert_int_equal(cf->nmaps, 1);
+	/* the plain map (Postfix < 3.10) and the TLSRPT one (>= 3.10) */
+	assert_int_equal(cf->nmaps, 2);
 	assert_string_equal(cf->maps[0].name, "postfix");
 	assert_int_equal(cf->maps[0].testing_answer, CONFIG_ANSWER_NOTFOUND);
 	assert_int_equal(cf->maps[0].tlsrpt, 0);
+	assert_int_equal(cf->maps[0].dane, 1);
+	assert_string_equal(cf->maps[1].name, CONFIG_DEFAULT_MAP_TLSRPT);
+	assert_int_equal(cf->maps[1].testing_answer, CONFIG_ANSWER_NOTFOUND);
+	assert_int_equal(cf->maps[1].tlsrpt, 1);
+	assert_int_equal(cf->maps[1].dane, 1);
+	assert_int_equal(cf->maps[1].dane_some, CONFIG_DANE_SOME_DANE);
+	assert_int_equal(cf->maps[1].dane_lookup_failure,
+	    CONFIG_DANE_FAILURE_TEMP);
+	assert_non_null(config_find_map(cf, "postfix310", 10));
 	assert_int_equal(cf->ndomains, 0);
 	assert_null(config_find_domain(cf, "example.com"));
 
@@ -347,9 +357,18 @@ example_file_loads(void **state)
 	/* the example keeps every default */
 	assert_int_equal(cf->nlisten, 1);
 	assert_string_equal(cf->listen[0].spec, CONFIG_DEFAULT_LISTEN);
-	assert_int_equal(cf->nmaps, 1);
+	/* the same two maps as without any map section */
+	assert_int_equal(cf->nmaps, 2);
 	assert_string_equal(cf->maps[0].name, "postfix");
 	assert_int_equal(cf->maps[0].testing_answer, CONFIG_ANSWER_NOTFOUND);
+	assert_int_equal(cf->maps[0].tlsrpt, 0);
+	assert_string_equal(cf->maps[1].name, CONFIG_DEFAULT_MAP_TLSRPT);
+	assert_int_equal(cf->maps[1].testing_answer, CONFIG_ANSWER_NOTFOUND);
+	assert_int_equal(cf->maps[1].tlsrpt, 1);
+	assert_int_equal(cf->maps[1].dane, cf->maps[0].dane);
+	assert_int_equal(cf->maps[1].dane_some, cf->maps[0].dane_some);
+	assert_int_equal(cf->maps[1].dane_lookup_failure,
+	    cf->maps[0].dane_lookup_failure);
 	assert_string_equal(cf->user, "_postsmtpsts");
 	assert_int_equal(cf->request_timeout_ms, 5000);
 	assert_int_equal(cf->deadline_answer, CONFIG_ANSWER_NOTFOUND);

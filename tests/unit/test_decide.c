@@ -24,6 +24,8 @@
 #define P_NONE	"version: STSv1\nmode: none\nmax_age: 86400\n"
 #define P_BRACE	"version: STSv1\nmode: enforce\nmx: mail.example.com\n" \
 	"ext: {x}\nmax_age: 60\n"
+#define P_WILD	"version: STSv1\nmode: enforce\nmx: *.example.net\n" \
+	"max_age: 604800\n"
 
 #define SECURE	"secure match=mail.example.com:.example.net " \
 	"servername=hostname"
@@ -40,6 +42,13 @@
 	"{ policy_string = mode: testing } " \
 	"{ policy_string = mx: *.example.com } " \
 	"{ policy_string = max_age: 86400 }"
+#define WILD_RPT "secure match=.example.net servername=hostname " \
+	"policy_type=sts policy_domain=example.com " \
+	"mx_host_pattern=*.example.net " \
+	"{ policy_string = version: STSv1 } " \
+	"{ policy_string = mode: enforce } " \
+	"{ policy_string = mx: *.example.net } " \
+	"{ policy_string = max_age: 604800 }"
 #define DANE_TEMP "DNSSEC lookup of MX or TLSA records failed or was " \
 	"bogus for example.com"
 
@@ -63,6 +72,8 @@ static const struct decide_pin pin_notfound = { SOCKMAP_NOTFOUND, NULL, 0 };
 static const struct decide_pin pin_temp = { SOCKMAP_TEMP, "maintenance",
 	11 };
 static const struct decide_pin pin_empty_ok = { SOCKMAP_OK, "", 0 };
+static const struct decide_pin pin_secure = { SOCKMAP_OK,
+	"secure match=mx.example.com", 27 };
 
 struct decide_case {
 	const char		*name;
@@ -92,6 +103,10 @@ static const struct decide_case cases[] = {
 	{ "pin TEMP passes its reason", "example.com", &pin_temp,
 	    DECIDE_DANE_NONE, DECIDE_STS_NONE, NULL, 0, O_DEFAULT,
 	    0, SOCKMAP_TEMP, "maintenance", DECIDE_SOURCE_PIN, 0, NULL },
+	{ "pin on a TLSRPT map: verbatim, no attributes", "example.com",
+	    &pin_secure, DECIDE_DANE_NONE, DECIDE_STS_POLICY, P_ENFORCE, 0,
+	    O_RPT, 0, SOCKMAP_OK, "secure match=mx.example.com",
+	    DECIDE_SOURCE_PIN, 0, NULL },
 	{ "pin OK without data is refused", "example.com", &pin_empty_ok,
 	    DECIDE_DANE_NONE, DECIDE_STS_NONE, NULL, 0, O_DEFAULT,
 	    -1, SOCKMAP_OK, "", DECIDE_SOURCE_PIN, 0, NULL },
@@ -109,6 +124,13 @@ static const struct decide_case cases[] = {
 	{ "DANE on some MX, dane_some=dane", "example.com", NULL,
 	    DECIDE_DANE_SOME, DECIDE_STS_POLICY, P_ENFORCE, 0, O_DEFAULT,
 	    0, SOCKMAP_OK, "dane", DECIDE_SOURCE_DANE, 0, NULL },
+	{ "DANE on some MX, TLSRPT map: dane, no attributes", "example.com",
+	    NULL, DECIDE_DANE_SOME, DECIDE_STS_POLICY, P_ENFORCE, 0, O_RPT,
+	    0, SOCKMAP_OK, "dane", DECIDE_SOURCE_DANE, 0, NULL },
+	{ "DANE lookup failure, TLSRPT map: TEMP, no attributes",
+	    "example.com", NULL, DECIDE_DANE_FAILURE, DECIDE_STS_POLICY,
+	    P_ENFORCE, 0, O_RPT, 0, SOCKMAP_TEMP, DANE_TEMP,
+	    DECIDE_SOURCE_DANE, 0, NULL },
 	{ "DANE on some MX, dane_some=dane-only", "example.com", NULL,
 	    DECIDE_DANE_SOME, DECIDE_STS_NONE, NULL, 0, O_SOME_ONLY,
 	    0, SOCKMAP_OK, "dane-only", DECIDE_SOURCE_DANE, 0, NULL },
@@ -197,6 +219,13 @@ static const struct decide_case cases[] = {
 	{ "STS enforce with TLSRPT attributes", "example.com", NULL,
 	    DECIDE_DANE_NONE, DECIDE_STS_POLICY, P_ENFORCE, 0, O_RPT,
 	    0, SOCKMAP_OK, SECURE_RPT, DECIDE_SOURCE_STS, 1, NULL },
+	{ "STS enforce, wildcard-only policy", "example.com", NULL,
+	    DECIDE_DANE_NONE, DECIDE_STS_POLICY, P_WILD, 0, O_DEFAULT,
+	    0, SOCKMAP_OK, "secure match=.example.net servername=hostname",
+	    DECIDE_SOURCE_STS, 0, NULL },
+	{ "STS enforce, wildcard-only policy with TLSRPT", "example.com",
+	    NULL, DECIDE_DANE_NONE, DECIDE_STS_POLICY, P_WILD, 0, O_RPT,
+	    0, SOCKMAP_OK, WILD_RPT, DECIDE_SOURCE_STS, 1, NULL },
 	{ "STS enforce, TLSRPT skips a line with braces", "example.com",
 	    NULL, DECIDE_DANE_NONE, DECIDE_STS_POLICY, P_BRACE, 0, O_RPT,
 	    0, SOCKMAP_OK, "secure match=mail.example.com servername=hostname"
@@ -215,7 +244,8 @@ static const struct decide_case cases[] = {
 	{ "STS testing, testing_answer=may", "example.com", NULL,
 	    DECIDE_DANE_NONE, DECIDE_STS_POLICY, P_TESTING, 0, O_MAY,
 	    0, SOCKMAP_OK, "may", DECIDE_SOURCE_STS, 0, NULL },
-	{ "STS testing, may with TLSRPT, CRLF lines stripped", "example.com",
+	{ "STS testing, wildcard-only, may with TLSRPT, CRLF lines stripped",
+	    "example.com",
 	    NULL, DECIDE_DANE_NONE, DECIDE_STS_POLICY, P_TESTING, 0, O_RPT,
 	    0, SOCKMAP_OK, MAY_RPT, DECIDE_SOURCE_STS, 1, NULL },
 	{ "STS mode none: NOTFOUND", "example.com", NULL,
@@ -261,6 +291,42 @@ static const struct decide_case cases[] = {
 	    SOCKMAP_OK, "", DECIDE_SOURCE_NONE, 0, NULL },
 };
 
+/*
+ * assert_tlsrpt_whole - the invariant of a tlsrpt map's answers: an answer
+ * that says policy_type=sts also carries at least one mx_host_pattern and
+ * one policy_string (Postfix 3.10.0 to 3.10.4 dereference both lists
+ * unchecked and crash without them), and no TLSRPT attribute comes without
+ * policy_type (Postfix refuses it as a "built-in policy"); policy_type=sts
+ * only after "secure" or "may"
+ */
+static void
+assert_tlsrpt_whole(const struct buf *out)
+{
+	static const char *const attrs[] = { "policy_domain=",
+	    "mx_host_pattern=", "{ policy_string = ", "policy_failure=",
+	    "policy_ttl=" };
+	int	 type;
+	size_t	 i;
+
+	type = memmem(out->data, out->len, " policy_type=", 13) != NULL;
+	if (!type) {
+		for (i = 0; i < sizeof(attrs) / sizeof(attrs[0]); i++)
+			if (memmem(out->data, out->len, attrs[i],
+			    strlen(attrs[i])) != NULL)
+				fail_msg("%s without policy_type", attrs[i]);
+		return;
+	}
+	assert_non_null(memmem(out->data, out->len, " policy_type=sts ", 17));
+	assert_true((out->len > 7 && memcmp(out->data, "secure ", 7) == 0) ||
+	    (out->len > 4 && memcmp(out->data, "may ", 4) == 0));
+	assert_non_null(memmem(out->data, out->len, " policy_domain=", 15));
+	assert_non_null(memmem(out->data, out->len, " mx_host_pattern=", 17));
+	assert_non_null(memmem(out->data, out->len, " { policy_string = ",
+	    19));
+	/* no policy_failure: it would make Postfix fail the policy */
+	assert_null(memmem(out->data, out->len, "policy_failure", 14));
+}
+
 static void
 test_decide(void **state)
 {
@@ -296,6 +362,9 @@ test_decide(void **state)
 		assert_false(res.tlsrpt_dropped);
 		assert_non_null(buf_cstr(&out));
 		assert_string_equal(out.data, c->data);
+		assert_tlsrpt_whole(&out);
+		assert_int_equal(res.tlsrpt, memmem(out.data, out.len,
+		    "policy_type=", 12) != NULL);
 		assert_non_null(res.answer);
 		if (c->sts_failure == NULL)
 			assert_null(res.sts_failure);
@@ -394,6 +463,74 @@ forged_policy_with_bad_pattern_refused(void **state)
 }
 
 /*
+ * tlsrpt_never_half - a policy not from sts_policy_parse (a corrupt cache
+ * record, say) without usable policy lines or without mx patterns gets
+ * its answer without any TLSRPT attribute: policy_type=sts never comes
+ * without a policy_string and an mx_host_pattern
+ */
+static void
+tlsrpt_never_half(void **state)
+{
+	static const struct decide_options opt = O_RPT;
+	struct decide_input	 in;
+	struct decide_result	 res;
+	struct sts_policy	*pol;
+	struct buf		 out;
+
+	(void)state;
+	memset(&in, 0, sizeof(in));
+	in.domain = "example.com";
+	in.sts = DECIDE_STS_POLICY;
+	buf_init(&out, SOCKMAP_MAX_REPLY);
+
+	/* enforce, no policy lines at all */
+	pol = parse_or_fail(P_ENFORCE);
+	pol->textlen = 0;
+	pol->nlines = 0;
+	pol->text[0] = '\0';
+	in.policy = pol;
+	assert_int_equal(decide(&in, &opt, &out, &res), 0);
+	assert_int_equal(res.status, SOCKMAP_OK);
+	assert_false(res.tlsrpt);
+	assert_true(res.tlsrpt_dropped);
+	assert_non_null(buf_cstr(&out));
+	assert_string_equal(out.data, SECURE);
+	assert_tlsrpt_whole(&out);
+	free(pol);
+
+	/* enforce, every line with a brace (none can go in braces) */
+	pol = parse_or_fail(P_ENFORCE);
+	memset(pol->text, '{', pol->textlen);
+	in.policy = pol;
+	assert_int_equal(decide(&in, &opt, &out, &res), 0);
+	assert_false(res.tlsrpt);
+	assert_true(res.tlsrpt_dropped);
+	assert_non_null(buf_cstr(&out));
+	assert_string_equal(out.data, SECURE);
+	assert_tlsrpt_whole(&out);
+	free(pol);
+
+	/* testing, no mx patterns: "may" without attributes */
+	pol = parse_or_fail(P_TESTING);
+	pol->nmx = 0;
+	pol->mxlen = 0;
+	in.policy = pol;
+	assert_int_equal(decide(&in, &opt, &out, &res), 0);
+	assert_int_equal(res.status, SOCKMAP_OK);
+	assert_false(res.tlsrpt);
+	assert_true(res.tlsrpt_dropped);
+	assert_non_null(buf_cstr(&out));
+	assert_string_equal(out.data, "may");
+	assert_tlsrpt_whole(&out);
+
+	/* enforce, no mx patterns: refused (the caller answers TEMP) */
+	pol->mode = STS_MODE_ENFORCE;
+	assert_int_equal(decide(&in, &opt, &out, &res), -1);
+	free(pol);
+	buf_free(&out);
+}
+
+/*
  * big_policy - an enforce policy of nmx patterns "mxNNNN.big.example" (18
  * bytes: 2,700 of them make a policy of 62 KB, as in issue 13) and one
  * unknown line of pad 'y's, parsed (freed by the caller)
@@ -448,6 +585,7 @@ big_decide(const struct sts_policy *pol, int tlsrpt, struct buf *out,
 	buf_reset(out);
 	assert_int_equal(decide(&in, tlsrpt ? &rpt : &plain, out, res), 0);
 	assert_int_equal(res->status, SOCKMAP_OK);
+	assert_tlsrpt_whole(out);
 }
 
 /* big_match_complete - out is "secure match=" and all nmx patterns */
@@ -611,6 +749,7 @@ main(void)
 		cmocka_unit_test(tlsrpt_at_the_reply_limit),
 		cmocka_unit_test(refused_when_even_the_policy_does_not_fit),
 		cmocka_unit_test(forged_policy_with_bad_pattern_refused),
+		cmocka_unit_test(tlsrpt_never_half),
 		cmocka_unit_test(many_patterns_keep_policy_order),
 		cmocka_unit_test(names),
 	};
