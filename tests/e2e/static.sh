@@ -78,11 +78,7 @@ ok "$([ ! -e "$SOCK" ]; echo $?)" "unix socket removed at exit"
 # unpinned domain), one whose until is ahead answers the pin.  No waiting
 # for a lapse: the moment itself is test_pins' and test_worker_answer's,
 # on the fake clock.
-PROM="python3 $top_srcdir/tests/e2e/promtext.py"
-MPORT=$((PORT + 1))
-while ss -Htln "sport = :$MPORT" 2>/dev/null | grep -q .; do
-	MPORT=$((MPORT + 1))
-done
+MPORT=$(free_port $((PORT + 1)))
 URL="http://127.0.0.1:$MPORT/metrics"
 past='domain "past.example" { level = "encrypt" until = "2001-02-03" }'
 future='domain "future.example" { level = "may" until = "2099-12-31T23:59:59Z" }'
