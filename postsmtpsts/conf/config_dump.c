@@ -143,6 +143,9 @@ config_dump(const struct config *cf, FILE *fp)
 		if (cf->domains[i].servername != NULL)
 			config_dump_kv(fp, "\t", "servername",
 			    cf->domains[i].servername);
+		if (cf->domains[i].until != NULL)
+			config_dump_kv(fp, "\t", "until",
+			    cf->domains[i].until);
 		fputs("}\n", fp);
 	}
 

@@ -82,6 +82,7 @@ static cfg_opt_t config_domain_opts[] = {
 	CFG_STR_CB("level", "", CFGF_NONE, config_cb_str),
 	CFG_STR_CB("match", "", CFGF_NONE, config_cb_str),
 	CFG_STR_CB("servername", "", CFGF_NONE, config_cb_str),
+	CFG_STR_CB("until", "", CFGF_NONE, config_cb_str),
 	CFG_SEC(CONFIG_POS_OPT, config_pos_opts, CFGF_NONE),
 	CFG_END()
 };

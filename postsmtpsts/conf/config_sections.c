@@ -156,9 +156,10 @@ config_sections_domain(struct config_ctx *ctx, cfg_t *sec,
 		d->domain = xstrdup(title);
 	} else
 		d->domain = xstrdup(name);
+	d->line = config_error_sec_line(sec);
 	(void)pins_parse(title, config_value_str(sec, "level"),
 	    config_value_str(sec, "match"), config_value_str(sec, "servername"),
-	    d, config_pin_err, &pe);
+	    config_value_str(sec, "until"), d, config_pin_err, &pe);
 }
 
 /* Sort key of a domain: its name, then its place in the file. */

@@ -4,7 +4,10 @@
  * postsmtpsts [-f] [-t] [-v] [-c file] | -h | -V
  *   -f  foreground: stay attached and log to stderr
  *   -t  check the configuration and exit (0 valid, 1 errors shown as
- *       file:line: message); with -v also print the effective configuration
+ *       file:line: message); with -v also print the effective
+ *       configuration.  Timed exceptions (domain sections with until) are
+ *       listed on stderr: a warning for each that has lapsed (still exit
+ *       0: a lapsed pin is inert), a note for each in force, with its end
  *   -v  more verbose logging (repeatable)
  *   -c  configuration file (default CONFIG_DEFAULT_FILE)
  *   -h, --help     the synopsis on stdout, exit 0
@@ -19,12 +22,14 @@
 #include <syslog.h>
 #include <unistd.h>
 
+#include "lib/clock.h"
 #include "lib/config.h"
 #include "conf/config_dump.h"
 #include "conf/config_load.h"
 #include "lib/log.h"
 #include "daemon/master.h"
 #include "daemon/resolver.h"
+#include "policy/pins.h"
 
 static const struct option main_longopts[] = {
 	{ "config", required_argument, NULL, 'c' },
@@ -50,6 +55,33 @@ usage(int asked)
 	    "  -h, --help        this text\n"
 	    "  -V, --version     the version\n", CONFIG_DEFAULT_FILE);
 	exit(asked ? 0 : 2);
+}
+
+/* main_exceptions - -t: each timed exception of cf, lapsed (a warning:
+ * take the section out) or in force (a note with its end), file:line */
+static void
+main_exceptions(const struct config *cf)
+{
+	const struct config_domain *d;
+	char		 ut[PINS_UNTIL_TEXT_MAX], t[PINS_UNTIL_BUFSZ];
+	int64_t		 now = clock_wall();
+	size_t		 i;
+
+	for (i = 0; i < cf->ndomains; i++) {
+		d = &cf->domains[i];
+		if (d->until == NULL)
+			continue;
+		if (pins_state_at(d, now) == PINS_LAPSED)
+			fprintf(stderr, "%s:%d: warning: domain \"%s\": the "
+			    "exception lapsed at %s (until %s): the pin no "
+			    "longer applies, MTA-STS and DANE decide; remove "
+			    "the section\n", cf->file, d->line, d->domain,
+			    pins_until_format(d->end, t), d->until);
+		else
+			fprintf(stderr, "%s:%d: note: domain \"%s\": an "
+			    "exception, pinned until %s\n", cf->file, d->line,
+			    d->domain, pins_until_text(d, ut));
+	}
 }
 
 int
@@ -106,6 +138,7 @@ main(int argc, char *argv[])
 	if (check) {
 		if (verbose)
 			config_dump(cf, stdout);
+		main_exceptions(cf);
 		fprintf(stderr, "postsmtpsts: %s: configuration OK\n", file);
 		config_free(cf);
 		return (0);

@@ -14,7 +14,9 @@
  *    client that trickles its head is cut off), at most METRICS_MAX_CONNS
  *    are open, more are accepted and closed at once.
  * Counters are summed from the stats mapping inherited from the master;
- * this process opens no file.  It never touches the socketmap path.
+ * this process opens no file.  The timed exceptions' gauges come from its
+ * configuration (a reload starts a new metrics process with the new one)
+ * and the clock, at each scrape (pins_count).  It never touches the socketmap path.
  */
 #include "autoconf.h"
 
@@ -33,6 +35,7 @@
 #include <event2/event.h>
 
 #include "lib/buf.h"
+#include "lib/clock.h"
 #include "lib/config.h"
 #include "lib/log.h"
 #include "daemon/child.h"
@@ -40,6 +43,7 @@
 #include "daemon/sandbox.h"
 #include "daemon/stats.h"
 #include "lib/xmalloc.h"
+#include "policy/pins.h"
 
 struct mconn {
 	TAILQ_ENTRY(mconn) entry;
@@ -54,6 +58,7 @@ struct mconn {
 };
 
 struct metrics {
+	const struct config *cf;
 	struct event_base *base;
 	int		 fd;
 	struct event	*ev_accept;
@@ -187,13 +192,22 @@ mconn_respond(struct mconn *c, int code, int head)
 	struct stats_snapshot s;
 	struct buf	 body;
 	const char	*reason, *extra = "";
+	size_t		 in_force, lapsed;
+	int		 rv;
 
 	buf_init(&body, STATS_MAX_OUTPUT);
 	switch (code) {
 	case 200:
 		reason = "OK";
-		if (stats_snapshot_self(&s) == -1 ||
-		    stats_render(&s, &body) == -1) {
+		rv = stats_snapshot_self(&s);
+		if (rv == 0) {
+			pins_count(c->m->cf, clock_wall(), &in_force, &lapsed);
+			s.exceptions_known = 1;
+			s.exceptions_in_force = in_force;
+			s.exceptions_lapsed = lapsed;
+			rv = stats_render(&s, &body);
+		}
+		if (rv == -1) {
 			log_warnx("metrics: no counters to show");
 			buf_reset(&body);
 			buf_append_str(&body, "counters unavailable\n");
@@ -320,8 +334,8 @@ metrics_main(const struct config *cf, int fd)
 	struct metrics	*m;
 	struct mconn	*c;
 
-	(void)cf;
 	m = xcalloc(1, sizeof(*m));
+	m->cf = cf;
 	m->fd = fd;
 	TAILQ_INIT(&m->conns);
 	m->base = child_base_new("metrics");

@@ -602,5 +602,15 @@ stats_render(const struct stats_snapshot *s, struct buf *out)
 	    "of the daemon (Unix time).\n# TYPE postsmtpsts_start_time_seconds "
 	    "gauge\npostsmtpsts_start_time_seconds %lld\n",
 	    (long long)s->started);
+	if (s->exceptions_known)
+		buf_appendf(out, "# HELP postsmtpsts_pin_exceptions Timed "
+		    "exceptions (domain sections with until) of the running "
+		    "configuration, by state: in force, or lapsed (the pin no "
+		    "longer applies: remove the section).\n"
+		    "# TYPE postsmtpsts_pin_exceptions gauge\n"
+		    "postsmtpsts_pin_exceptions{state=\"in-force\"} %llu\n"
+		    "postsmtpsts_pin_exceptions{state=\"lapsed\"} %llu\n",
+		    (unsigned long long)s->exceptions_in_force,
+		    (unsigned long long)s->exceptions_lapsed);
 	return (out->error ? -1 : 0);
 }

@@ -152,11 +152,19 @@ enum stats_id {
 	    STATS_DANE_FAIL_CLASSES * STATS_RR_COUNT,
 };
 
-/* Every slot summed, and the header's facts. */
+/*
+ * Every slot summed, and the header's facts.  The exception gauges are no
+ * counters of the file: the metrics process sets them from its own
+ * configuration at each scrape (pins_count: the configuration a reload
+ * brought, the clock's time), a reader of the file alone leaves them out.
+ */
 struct stats_snapshot {
 	uint64_t	 v[STATS_NCOUNTERS];
 	int64_t		 started;	/* master start, Unix time */
 	int64_t		 master_pid;
+	int		 exceptions_known;	/* the two below are set */
+	uint64_t	 exceptions_in_force;	/* timed pins before their end */
+	uint64_t	 exceptions_lapsed;	/* timed pins past their end */
 };
 
 /* This process's counters: a private dummy until stats_attach(). */
@@ -299,8 +307,8 @@ size_t	stats_file_size(void);
 /*
  * stats_render - append s in the Prometheus text exposition format
  * (version 0.0.4) to out: every family with # HELP and # TYPE, every
- * label combination (zeros too), names postsmtpsts_*.  0, or -1 if out
- * overflowed.
+ * label combination (zeros too), names postsmtpsts_*; the exception
+ * gauges when s->exceptions_known.  0, or -1 if out overflowed.
  */
 int	stats_render(const struct stats_snapshot *s, struct buf *out);
 

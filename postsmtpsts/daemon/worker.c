@@ -179,6 +179,7 @@ worker_main(const struct config *cf, const int *fds, int nfds, int id)
 	event_base_free(w->base);
 	cache_record_release(&w->rec);
 	cache_record_release(&w->drec);
+	free(w->pin_lapsed);
 	free(w);
 	log_debug(1, "worker %d exiting", id);
 	return (0);

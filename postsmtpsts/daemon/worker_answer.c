@@ -12,7 +12,10 @@
  * Order of precedence: the map must exist (PERM otherwise: Postfix asked a
  * table we do not serve, a configuration error); a key that is not a plain
  * domain gets NOTFOUND (RFC 8461 §3.4: never a parent's policy); an
- * operator's pinned policy wins over anything discovered; then a fresh
+ * operator's pinned policy wins over anything discovered, unless it was a
+ * timed exception whose end has passed (pins_answer says PINS_LAPSED: the
+ * lookup goes on as if unpinned, and the lapse is logged once per domain
+ * section in this worker process, w->pin_lapsed); then a fresh
  * cache entry, the hot path (LMDB reads: no lock, no allocation; the DANE
  * facts of RFC 7672 are a second entry, read only for a map with
  * dane = yes); then the resolver (WORKER_ANSWER_ASK: worker_rclient.c),
@@ -43,6 +46,7 @@
 #include "lib/hash.h"
 #include "lib/log.h"
 #include "lib/sockmap.h"
+#include "lib/xmalloc.h"
 #include "daemon/stats.h"
 #include "daemon/worker_int.h"
 #include "policy/facts.h"
@@ -179,19 +183,46 @@ worker_cache_answer(struct worker *w, struct worker_answer_verdict *v)
 }
 
 /*
+ * worker_pin_lapsed - d's end has passed: say so once in this worker
+ * process (at its first lookup since), then only at debug level
+ */
+static void
+worker_pin_lapsed(struct worker *w, const struct config_domain *d)
+{
+	size_t		 i = (size_t)(d - w->cf->domains);
+
+	if (w->pin_lapsed == NULL)
+		w->pin_lapsed = xcalloc(w->cf->ndomains, 1);
+	if (w->pin_lapsed[i]) {
+		log_debug(1, "domain=%s pin=lapsed until=%s", d->domain,
+		    d->until);
+		return;
+	}
+	w->pin_lapsed[i] = 1;
+	log_warnx("domain=%s pin=lapsed until=%s: the exception of %s:%d is "
+	    "over, MTA-STS and DANE decide again: remove the domain section",
+	    d->domain, d->until, w->cf->file, d->line);
+}
+
+/*
  * worker_pin_answer - the reply from the operator's pinned policy for
  * v->domain (config "domain" blocks), into v; 0 if answered, -1 if none
- * is pinned
+ * is pinned or the pin has lapsed
  */
 static int
 worker_pin_answer(struct worker *w, struct worker_answer_verdict *v)
 {
+	const struct config_domain *d;
 	struct buf	 data;
 	enum sockmap_status st;
+	enum pins_state	 ps;
 
 	/* pins.c: the same decide_input as postsmtpsts-query's */
 	buf_init_fixed(&data, w->data, sizeof(w->data));
-	if (!pins_answer(w->cf, v->map, v->domain, &data, &st))
+	ps = pins_answer(w->cf, v->map, v->domain, &data, &st, &d);
+	if (ps == PINS_LAPSED)
+		worker_pin_lapsed(w, d);
+	if (ps != PINS_IN_FORCE)
 		return (-1);
 	log_debug(1, "domain=%s map=%s source=static answer=\"%.*s\"",
 	    v->domain, v->map->name, (int)data.len, data.data);

@@ -146,6 +146,8 @@ struct worker {
 		int64_t	 fetched_at;	/* of the record logged */
 	}		 dropped[WORKER_DROPPED_MEMO];	/* TLSRPT left out:
 							   logged for these */
+	unsigned char	*pin_lapsed;	/* per cf->domains[i]: its lapse is
+					   logged (allocated at the first) */
 	struct sts_policy pol;
 };
 

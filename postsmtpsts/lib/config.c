@@ -103,6 +103,7 @@ config_free(struct config *cf)
 		free(cf->domains[i].match);
 		free(cf->domains[i].servername);
 		free(cf->domains[i].answer);
+		free(cf->domains[i].until);
 	}
 	free(cf->domains);
 	free(cf->user);

@@ -12,6 +12,7 @@
 #define CONFIG_H_POSTSMTPSTS
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "installdirs.h"	/* SYSCONFDIR, LOCALSTATEDIR, RUNSTATEDIR (make) */
@@ -110,7 +111,11 @@ struct config_map {
 	enum config_dane_failure dane_lookup_failure;
 };
 
-/* An operator's pinned policy: answered without any network, first. */
+/*
+ * An operator's pinned policy: answered without any network, first.  With
+ * "until" it is a timed exception: from end on it no longer applies
+ * (policy/pins.c, pins_decide_input), as if the section were absent.
+ */
 struct config_domain {
 	char		*domain;	/* normalized (domain_normalize) */
 	char		*level;		/* Postfix level: none may encrypt ... */
@@ -118,6 +123,11 @@ struct config_domain {
 	char		*servername;	/* or NULL */
 	char		*answer;	/* the composed reply data, e.g.
 					   "secure match=a:b servername=..." */
+	char		*until;		/* as written ("2026-12-31" or
+					   "2026-12-31T12:00:00Z"), or NULL */
+	int64_t		 end;		/* Unix time the pin lapses at (the
+					   day after a date); 0: never */
+	int		 line;		/* of the section's '{' (messages) */
 };
 
 struct config_dns {

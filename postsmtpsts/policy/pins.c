@@ -14,17 +14,29 @@
  *			name
  * Host names go through domain_check() (lib/domain.c), as everywhere.
  * Limits: PINS_MAX_MATCH tokens, PINS_MAX_ANSWER bytes of reply.
+ *
+ * until (ours, not Postfix's: a timed exception) is a UTC date or instant
+ * (pins_until_parse): "2026-12-31" holds through that day,
+ * "2026-12-31T12:00:00Z" to that second.  Two fixed-width forms and no
+ * offsets: what an operator types at 3 a.m. to let mail through to a
+ * partner whose certificate expired or whose TLSA records went stale has
+ * one reading.  From the end on, pins_decide_input() treats the section as
+ * absent (one comparison with clock_wall(), the one clock tests fake).
  */
 #include "autoconf.h"
 
 #include <ctype.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include <time.h>
+
 #include "lib/buf.h"
+#include "lib/clock.h"
 #include "lib/config.h"
 #include "lib/domain.h"
 #include "lib/log.h"
@@ -204,9 +216,179 @@ pins_match(const char *title, enum pins_level level, const char *val,
 	return (ok ? 0 : -1);
 }
 
+/* pins_digits - s[0..n) as a decimal number, or -1 unless all digits */
+static int
+pins_digits(const char *s, size_t n)
+{
+	size_t	 i;
+	int	 v = 0;
+
+	for (i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return (-1);
+		v = v * 10 + (s[i] - '0');
+	}
+	return (v);
+}
+
+/* pins_days - days from 1970-01-01 to y-m-d (proleptic Gregorian; y >=
+ * 1970): the years' days with their leap days, then the months' */
+static int64_t
+pins_days(int y, int m, int d)
+{
+	static const int before[12] = {
+		0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334
+	};
+	int64_t	 py = y - 1;
+	int	 leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+
+	return ((int64_t)(y - 1970) * 365 + (py / 4 - 1969 / 4) -
+	    (py / 100 - 1969 / 100) + (py / 400 - 1969 / 400) +
+	    before[m - 1] + (m > 2 && leap) + d - 1);
+}
+
+int
+pins_until_parse(const char *s, int64_t *end, char *why, size_t whysz)
+{
+	static const int mdays[12] = {
+		31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31
+	};
+	int	 y, mo, d, h = 0, mi = 0, sec = 0, leap, dim;
+	size_t	 len = strlen(s);
+
+	if (len < 10 || s[4] != '-' || s[7] != '-' ||
+	    (y = pins_digits(s, 4)) == -1 || (mo = pins_digits(s + 5, 2)) ==
+	    -1 || (d = pins_digits(s + 8, 2)) == -1 || (len > 10 &&
+	    ((s[10] != 'T' && s[10] != 't') || len < 19 || s[13] != ':' ||
+	    s[16] != ':' || (h = pins_digits(s + 11, 2)) == -1 ||
+	    (mi = pins_digits(s + 14, 2)) == -1 ||
+	    (sec = pins_digits(s + 17, 2)) == -1))) {
+		snprintf(why, whysz, "is neither a date YYYY-MM-DD nor a time "
+		    "YYYY-MM-DDTHH:MM:SSZ (UTC)");
+		return (-1);
+	}
+	if (len > 10) {
+		if (len == 19) {
+			snprintf(why, whysz, "has no Z: write the time in UTC, "
+			    "ending in Z");
+			return (-1);
+		}
+		if (s[19] == '+' || s[19] == '-') {
+			snprintf(why, whysz, "has an offset from UTC: write "
+			    "the time in UTC, ending in Z");
+			return (-1);
+		}
+		if ((s[19] != 'Z' && s[19] != 'z') || len != 20) {
+			snprintf(why, whysz, "is neither a date YYYY-MM-DD "
+			    "nor a time YYYY-MM-DDTHH:MM:SSZ (UTC)");
+			return (-1);
+		}
+	}
+	if (y < PINS_UNTIL_MIN_YEAR || y > PINS_UNTIL_MAX_YEAR) {
+		snprintf(why, whysz, "is not in the years %d to %d",
+		    PINS_UNTIL_MIN_YEAR, PINS_UNTIL_MAX_YEAR);
+		return (-1);
+	}
+	if (mo < 1 || mo > 12) {
+		snprintf(why, whysz, "has no month %02d", mo);
+		return (-1);
+	}
+	leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+	dim = mdays[mo - 1] + (mo == 2 && leap);
+	if (d < 1 || d > dim) {
+		snprintf(why, whysz, "has no day %02d: month %02d of %d has %d "
+		    "days", d, mo, y, dim);
+		return (-1);
+	}
+	if (h > 23 || mi > 59 || sec > 59) {
+		snprintf(why, whysz, "has no time %02d:%02d:%02d (00:00:00 to "
+		    "23:59:59)", h, mi, sec);
+		return (-1);
+	}
+	*end = pins_days(y, mo, d) * 86400;
+	if (len == 10)
+		*end += 86400;		/* through that day */
+	else
+		*end += (int64_t)h * 3600 + mi * 60 + sec;
+	return (0);
+}
+
+const char *
+pins_until_format(int64_t t, char *out)
+{
+	struct tm	 tm;
+	time_t		 tt = (time_t)t;
+
+	if (gmtime_r(&tt, &tm) == NULL || strftime(out, PINS_UNTIL_BUFSZ,
+	    "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+		snprintf(out, PINS_UNTIL_BUFSZ, "%lld", (long long)t);
+	return (out);
+}
+
+const char *
+pins_until_text(const struct config_domain *d, char *out)
+{
+	char	 t[PINS_UNTIL_BUFSZ];
+
+	if (d->until == NULL)
+		out[0] = '\0';
+	else if (strlen(d->until) == 10)
+		snprintf(out, PINS_UNTIL_TEXT_MAX, "%s (ends %s)", d->until,
+		    pins_until_format(d->end, t));
+	else
+		snprintf(out, PINS_UNTIL_TEXT_MAX, "%s", d->until);
+	return (out);
+}
+
+enum pins_state
+pins_state_at(const struct config_domain *d, int64_t now)
+{
+	return (d->end != 0 && now >= d->end ? PINS_LAPSED : PINS_IN_FORCE);
+}
+
+void
+pins_count(const struct config *cf, int64_t now, size_t *in_force,
+    size_t *lapsed)
+{
+	size_t	 i;
+
+	*in_force = *lapsed = 0;
+	for (i = 0; cf != NULL && i < cf->ndomains; i++) {
+		if (cf->domains[i].end == 0)
+			continue;
+		if (pins_state_at(&cf->domains[i], now) == PINS_LAPSED)
+			(*lapsed)++;
+		else
+			(*in_force)++;
+	}
+}
+
+/* pins_until - check until (not "") into d->until (T and Z upper-cased)
+ * and d->end */
+static int
+pins_until(const char *esc, const char *us, struct config_domain *d,
+    pins_err_fn *err, void *arg)
+{
+	char	 why[128], uesc[PINS_ESC_MAX];
+	int64_t	 end;
+
+	if (pins_until_parse(us, &end, why, sizeof(why)) == -1) {
+		pins_errf(err, arg, "until", "domain \"%s\": until \"%s\" %s",
+		    esc, pins_esc(uesc, us), why);
+		return (-1);
+	}
+	d->until = xstrdup(us);
+	if (strlen(us) == 20) {
+		d->until[10] = 'T';
+		d->until[19] = 'Z';
+	}
+	d->end = end;
+	return (0);
+}
+
 int
 pins_parse(const char *title, const char *ls, const char *ms, const char *ss,
-    struct config_domain *d, pins_err_fn *err, void *arg)
+    const char *us, struct config_domain *d, pins_err_fn *err, void *arg)
 {
 	char	 esc[PINS_ESC_MAX], esc2[PINS_ESC_MAX], name[DOMAIN_BUFSZ];
 	enum pins_level level;
@@ -215,6 +397,8 @@ pins_parse(const char *title, const char *ls, const char *ms, const char *ss,
 	int	 ok = 1;
 
 	pins_esc(esc, title);
+	if (*us != '\0' && pins_until(esc, us, d, err, arg) == -1)
+		ok = 0;
 	if (*ls == '\0') {
 		pins_errf(err, arg, NULL, "domain \"%s\": level is missing",
 		    esc);
@@ -274,43 +458,54 @@ pins_parse(const char *title, const char *ls, const char *ms, const char *ss,
 	return (ok ? 0 : -1);
 }
 
-int
+enum pins_state
 pins_decide_input(const struct config *cf, const char *domain,
-    struct decide_pin *pin, struct decide_input *in)
+    const struct config_domain **dp, struct decide_pin *pin,
+    struct decide_input *in)
 {
 	const struct config_domain *d;
 
 	memset(in, 0, sizeof(*in));
 	in->domain = domain;
+	if (dp != NULL)
+		*dp = NULL;
 	if ((d = config_find_domain(cf, domain)) == NULL || d->answer == NULL)
-		return (0);
+		return (PINS_NONE);
+	if (dp != NULL)
+		*dp = d;
+	/* the hot path's one extra step: a timed exception ends here */
+	if (d->end != 0 && pins_state_at(d, clock_wall()) == PINS_LAPSED)
+		return (PINS_LAPSED);
 	memset(pin, 0, sizeof(*pin));
 	pin->status = SOCKMAP_OK;
 	pin->data = d->answer;
 	pin->len = strlen(d->answer);
 	in->pin = pin;
-	return (1);
+	return (PINS_IN_FORCE);
 }
 
-int
+enum pins_state
 pins_answer(const struct config *cf, const struct config_map *map,
-    const char *domain, struct buf *out, enum sockmap_status *status)
+    const char *domain, struct buf *out, enum sockmap_status *status,
+    const struct config_domain **dp)
 {
 	struct decide_input	 in;
 	struct decide_options	 opt;
 	struct decide_result	 res;
 	struct decide_pin	 pin;
+	enum pins_state		 ps;
 
-	if (!pins_decide_input(cf, domain, &pin, &in))
-		return (0);
+	if ((ps = pins_decide_input(cf, domain, dp, &pin, &in)) !=
+	    PINS_IN_FORCE)
+		return (ps);
 	facts_decide_options(map, &opt);
 	if (decide(&in, &opt, out, &res) == -1) {
 		buf_reset(out);
 		buf_append_str(out, "pinned policy answer could not be "
 		    "formed");
 		*status = SOCKMAP_TEMP;
-		return (1);
+		return (PINS_IN_FORCE);
 	}
 	*status = res.status;
-	return (1);
+	return (PINS_IN_FORCE);
 }

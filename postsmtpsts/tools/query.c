@@ -21,7 +21,9 @@
  * Settings come from -c FILE (config_load) or, without it, the daemon's
  * defaults; with -c, a pinned domain ("domain" section) gets the pin's
  * answer, as from the daemon (both start decide()'s input with
- * pins_decide_input).  The command-line options (tool.c: --trust-anchor,
+ * pins_decide_input), and a timed exception is shown with its end, or as
+ * lapsed once the end has passed (then discovery answers, as in the
+ * daemon).  The command-line options (tool.c: --trust-anchor,
  * --root-hints, --forwarder, --resolv-conf, --unbound-config,
  * --unbound-option, --ca-file, --proxy; here --testing, --tlsrpt) override
  * the file: operators use them to test a resolver or CA set-up before
@@ -56,6 +58,7 @@
 #include "lib/https.h"
 #include "lib/log.h"
 #include "lib/sockmap.h"
+#include "policy/pins.h"
 #include "policy/sts_policy.h"
 #include "lib/xmalloc.h"
 #include "tools/query_decide.h"
@@ -314,10 +317,29 @@ query_json_dane(struct buf *b, const struct query *qy)
 	buf_append_str(b, "]}");
 }
 
+/* query_print_pin - the pin line of the report: in force (with its
+ * end, for an exception) or lapsed */
+static void
+query_print_pin(const struct config *cf, enum pins_state ps,
+    const struct config_domain *d)
+{
+	char		 ut[PINS_UNTIL_TEXT_MAX], t[PINS_UNTIL_BUFSZ];
+
+	if (ps == PINS_IN_FORCE && d->until == NULL)
+		printf("pinned: the configuration's domain section decides\n");
+	else if (ps == PINS_IN_FORCE)
+		printf("pinned: the configuration's domain section decides, "
+		    "an exception until %s\n", pins_until_text(d, ut));
+	else if (ps == PINS_LAPSED)
+		printf("pin: lapsed at %s (until %s, %s:%d): discovery "
+		    "decides; remove the domain section\n",
+		    pins_until_format(d->end, t), d->until, cf->file, d->line);
+}
+
 /* query_print_text - the human-readable report */
 static void
 query_print_text(const struct query *qy, const struct discover_result *r,
-    int pinned, const char *answer)
+    enum pins_state ps, const struct config_domain *pd, const char *answer)
 {
 	char		 esc[QUERY_ESC_MAX], rc[16];
 	const char	*line, *nl, *mx;
@@ -391,15 +413,14 @@ query_print_text(const struct query *qy, const struct discover_result *r,
 		    discover_tlsrpt_result_type(r->failure));
 	printf("\n");
 	printf("detail: %s\n", query_esc(esc, r->detail, strlen(r->detail)));
-	if (pinned)
-		printf("pinned: the configuration's domain section decides\n");
+	query_print_pin(qy->cf, ps, pd);
 	printf("answer: %s\n", answer);
 }
 
 /* query_print_json - the same facts as one JSON object */
 static void
 query_print_json(const struct query *qy, const struct discover_result *r,
-    int pinned, const char *answer)
+    enum pins_state ps, const struct config_domain *pd, const char *answer)
 {
 	struct buf	 b;
 	char		 rc[16];
@@ -516,8 +537,8 @@ query_print_json(const struct query *qy, const struct discover_result *r,
 	buf_json_key(&b, "dnssec");
 	buf_json_cstr(&b, dns_security_name(r->tlsrpt_security));
 	buf_append_char(&b, '}');
-	buf_json_key(&b, "pinned");
-	buf_append_str(&b, pinned ? "true" : "false");
+	tool_json_bool(&b, "pinned", ps == PINS_IN_FORCE);
+	tool_json_pin(&b, ps, pd);
 	buf_json_key(&b, "answer");
 	buf_json_cstr(&b, answer);
 	buf_append_char(&b, '}');
@@ -533,6 +554,8 @@ query_done(const struct discover_result *r, void *arg)
 	struct decide_result res;
 	struct buf	 answer;
 	enum decide_dane dane = DECIDE_DANE_NONE;
+	enum pins_state	 ps;
+	const struct config_domain *pd;
 	int		 bad;
 
 	qy->dv = NULL;
@@ -541,13 +564,11 @@ query_done(const struct discover_result *r, void *arg)
 	buf_init(&answer, QUERY_ANSWER_MAX);
 	memset(&res, 0, sizeof(res));
 	bad = query_decide(qy->cf, qy->domain, dane, r, &qy->dopt, &answer,
-	    &res) == -1;
+	    &res, &ps, &pd) == -1;
 	if (qy->json)
-		query_print_json(qy, r, res.source == DECIDE_SOURCE_PIN,
-		    answer.data);
+		query_print_json(qy, r, ps, pd, answer.data);
 	else
-		query_print_text(qy, r, res.source == DECIDE_SOURCE_PIN,
-		    answer.data);
+		query_print_text(qy, r, ps, pd, answer.data);
 	buf_free(&answer);
 
 	switch (r->outcome) {

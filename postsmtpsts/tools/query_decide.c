@@ -54,13 +54,17 @@ int
 query_decide(const struct config *cf, const char *domain,
     enum decide_dane dane, const struct discover_result *r,
     const struct decide_options *opt, struct buf *out,
-    struct decide_result *res)
+    struct decide_result *res, enum pins_state *ps,
+    const struct config_domain **pd)
 {
 	struct decide_input	 in;
 	struct decide_pin	 pin;
 	struct buf		 data;
+	enum pins_state		 st;
 
-	(void)pins_decide_input(cf, domain, &pin, &in);
+	st = pins_decide_input(cf, domain, pd, &pin, &in);
+	if (ps != NULL)
+		*ps = st;
 	in.dane = dane;
 	query_decide_sts(r, &in);
 	buf_init(&data, QUERY_DECIDE_DATA_MAX);

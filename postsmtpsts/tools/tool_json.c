@@ -6,7 +6,9 @@
 #include <stdio.h>
 
 #include "lib/buf.h"
+#include "lib/config.h"
 #include "policy/discover.h"
+#include "policy/pins.h"
 #include "policy/sts_policy.h"
 #include "tools/tool.h"
 #include "tools/tool_json.h"
@@ -41,6 +43,28 @@ tool_json_outcome(struct buf *b, enum discover_outcome o,
 	buf_json_key(b, "failure");
 	buf_json_cstr(b, o == DISCOVER_FAILURE ? discover_failure_name(f) :
 	    NULL);
+}
+
+void
+tool_json_pin(struct buf *b, enum pins_state ps, const struct config_domain *d)
+{
+	char	 t[PINS_UNTIL_BUFSZ];
+
+	buf_json_key(b, "pin");
+	if (ps == PINS_NONE || d == NULL) {
+		buf_append_str(b, "null");
+		return;
+	}
+	buf_append_char(b, '{');
+	buf_json_key(b, "state");
+	buf_json_cstr(b, ps == PINS_LAPSED ? "lapsed" : "in-force");
+	buf_json_key(b, "answer");
+	buf_json_cstr(b, d->answer);
+	buf_json_key(b, "until");
+	buf_json_cstr(b, d->until);
+	buf_json_key(b, "ends");
+	buf_json_cstr(b, d->end != 0 ? pins_until_format(d->end, t) : NULL);
+	buf_append_char(b, '}');
 }
 
 void

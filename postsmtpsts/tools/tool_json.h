@@ -11,7 +11,9 @@
 #define TOOL_JSON_H
 
 #include "lib/buf.h"
+#include "lib/config.h"
 #include "policy/discover.h"
+#include "policy/pins.h"
 #include "policy/sts_policy.h"
 
 struct tool;
@@ -27,6 +29,14 @@ void	tool_json_bool(struct buf *b, const char *key, int v);
  * outcome is DISCOVER_FAILURE), as discover.c names them */
 void	tool_json_outcome(struct buf *b, enum discover_outcome o,
 	    enum discover_failure f);
+
+/*
+ * tool_json_pin - append "pin": null when ps is PINS_NONE, else the
+ * domain section d as {"state": "in-force"|"lapsed", "answer", "until"
+ * (as written, or null), "ends" (the instant it lapses, UTC, or null)}
+ */
+void	tool_json_pin(struct buf *b, enum pins_state ps,
+	    const struct config_domain *d);
 
 /* tool_json_mx - append the policy's mx patterns as an array, in policy
  * order, or null when p is NULL */

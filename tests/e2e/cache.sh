@@ -207,11 +207,7 @@ is "$("$TOOL" -d "$C" stats | grep '^undecodable:')" "undecodable: 0" \
     "stats agrees"
 
 # -- a damaged cache file: the resolver moves it aside and starts afresh
-PROM="python3 $top_srcdir/tests/e2e/promtext.py"
-MPORT=$((PORT + 1))
-while ss -Htln "sport = :$MPORT" 2>/dev/null | grep -q .; do
-	MPORT=$((MPORT + 1))
-done
+MPORT=$(free_port $((PORT + 1)))
 URL="http://127.0.0.1:$MPORT/metrics"
 # metric NAME - its value in a fresh scrape
 metric() {

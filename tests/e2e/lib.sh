@@ -16,6 +16,8 @@ set -u
 : "${top_builddir:=$top_srcdir}"
 DAEMON="$top_builddir/postsmtpsts/postsmtpsts"
 SMCLIENT="$top_srcdir/tests/e2e/smclient.py"
+# shellcheck disable=SC2034 # for the scripts: metrics text (fetch, get, ...)
+PROM="python3 $top_srcdir/tests/e2e/promtext.py"
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/postsmtpsts-e2e.XXXXXX")
 chmod 755 "$T"
@@ -199,6 +201,15 @@ pq() {
 	inet) _tbl="socketmap:inet:127.0.0.1:$PORT:$_map" ;;
 	esac
 	postmap -c "$PF_DIR" -q "$1" "$_tbl"
+}
+
+# free_port N - the first TCP port from N on that nothing listens on
+free_port() {
+	_fp=$1
+	while ss -Htln "sport = :$_fp" 2>/dev/null | grep -q .; do
+		_fp=$((_fp + 1))
+	done
+	echo "$_fp"
 }
 
 # sm - raw socketmap client (see smclient.py --help)

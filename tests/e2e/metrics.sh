@@ -9,12 +9,8 @@
 need postmap python3
 world_up || { echo "Bail out! world did not start"; exit 1; }
 
-PROM="python3 $top_srcdir/tests/e2e/promtext.py"
 TOOL="$top_builddir/postsmtpsts/postsmtpsts-cache"
-MPORT=$((PORT + 1))
-while ss -Htln "sport = :$MPORT" 2>/dev/null | grep -q .; do
-	MPORT=$((MPORT + 1))
-done
+MPORT=$(free_port $((PORT + 1)))
 URL="http://127.0.0.1:$MPORT/metrics"
 
 mapfile -t lines < <(world_daemon_lines)

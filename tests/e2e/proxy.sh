@@ -22,15 +22,6 @@ world_up || { echo "Bail out! world did not start"; exit 1; }
 
 IN_WORLD="$top_srcdir/tests/world/in-world"
 
-# free_port N - the first port from N on that nothing listens on
-free_port() {
-	local p=$1
-	while ss -Htln "sport = :$p" 2>/dev/null | grep -q .; do
-		p=$((p + 1))
-	done
-	echo "$p"
-}
-
 # proxy_start NAME CONNECT-PORT - tinyproxy on 127.0.0.1, allowing CONNECT
 # to CONNECT-PORT only; sets PROXY_PORT
 proxy_start() {

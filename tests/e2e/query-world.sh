@@ -8,6 +8,8 @@
 # DANE cases included: the tool looks DANE up too.  Then:
 #   - a pinned domain (-c with a "domain" section): the tool prints the
 #     pin's answer, as the daemon answers it (same decide_input: pins.c);
+#   - timed exceptions (until): one in force is shown with its end, a
+#     lapsed one as lapsed while discovery answers (text and --json);
 #   - --socketmap: the tool asks the running daemon, as Postfix would;
 #   - --timeout bounds the whole discovery: a resolver that never answers
 #     gives up after --timeout seconds.
@@ -111,6 +113,36 @@ is "$(pq enforce.pstest)" "dane-only" "pinned: the daemon answers the same"
 world_query enforce.pstest >"$T/nopin.out" 2>&1
 grep -q '^answer: OK secure match=' "$T/nopin.out"
 ok $? "pinned: without -c the same domain gets its MTA-STS answer"
+
+# --- timed exceptions: shown in force with their end, or lapsed -----------
+# The tool's -c only (no daemon): enforce.pstest's pin ended in 2001, so
+# its MTA-STS policy answers; no-txt.pstest's runs through 2099.
+{
+	echo 'domain "enforce.pstest" { level = "may" until = "2001-01-01" }'
+	echo 'domain "no-txt.pstest" { level = "encrypt" until = "2099-12-31" }'
+} >"$T/except.conf"
+world_query -c "$T/except.conf" enforce.pstest >"$T/lapsed.out" 2>&1
+grep -q '^answer: OK secure match=' "$T/lapsed.out"
+ok $? "exception lapsed: postsmtpsts-query answers by discovery"
+grep -Fqx "pin: lapsed at 2001-01-02T00:00:00Z (until 2001-01-01, $T/except.conf:1): discovery decides; remove the domain section" "$T/lapsed.out"
+ok $? "exception lapsed: the report says so, with its end and line"
+world_query -c "$T/except.conf" no-txt.pstest >"$T/inforce.out" 2>&1
+is "$?:$(sed -n 's/^answer: //p' "$T/inforce.out")" "0:OK encrypt" \
+    "exception in force: the pin's answer, exit 0"
+grep -Fqx "pinned: the configuration's domain section decides, an exception until 2099-12-31 (ends 2100-01-01T00:00:00Z)" "$T/inforce.out"
+ok $? "exception in force: the report shows its end"
+pyget='import json,sys; o=json.load(open(sys.argv[1])); p=o["pin"]; print(o["pinned"], p["state"], p["until"], p["ends"], o["answer"])'
+world_query --json -c "$T/except.conf" no-txt.pstest >"$T/inforce.json" 2>&1
+is "$(python3 -c "$pyget" "$T/inforce.json" 2>&1)" \
+    "True in-force 2099-12-31 2100-01-01T00:00:00Z OK encrypt" \
+    "exception in force: --json pin with state, until and end"
+world_query --json -c "$T/except.conf" enforce.pstest >"$T/lapsed.json" 2>&1
+is "$(python3 -c "$pyget" "$T/lapsed.json" 2>&1 | cut -d' ' -f1-5)" \
+    "False lapsed 2001-01-01 2001-01-02T00:00:00Z OK" \
+    "exception lapsed: --json pin lapsed, not pinned"
+world_query --json -c "$T/except.conf" id-32.pstest >"$T/nopin.json" 2>&1
+is "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["pin"])' "$T/nopin.json" 2>&1)" \
+    "None" "unpinned: --json pin is null"
 
 # --- --socketmap: ask the running daemon ---------------------------------
 out=$("$query" --socketmap "inet:127.0.0.1:$PORT" enforce.pstest)

@@ -1,7 +1,9 @@
 #!/bin/sh
 # static.sh - pinned policies and key handling through real Postfix
-# (postmap); every program's --help and --version; the README's "Is it
-# working?" commands, run verbatim against a daemon on 127.0.0.1:8461
+# (postmap); timed exceptions (a pin's until: lapsed and in force, -t,
+# the metrics gauge, SIGHUP); every program's --help and --version; the
+# README's "Is it working?" commands, run verbatim against a daemon on
+# 127.0.0.1:8461
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/e2e/lib.sh"
 need postmap python3
 
@@ -70,6 +72,60 @@ daemon_stop
 ok $? "SIGTERM: daemon exits 0"
 ok "$([ ! -e "$PID_FILE" ]; echo $?)" "pid file removed at exit"
 ok "$([ ! -e "$SOCK" ]; echo $?)" "unix socket removed at exit"
+
+# Timed exceptions: a pin whose until has passed answers as if the section
+# were absent (discovery: no network here, so NOTFOUND, as for any
+# unpinned domain), one whose until is ahead answers the pin.  No waiting
+# for a lapse: the moment itself is test_pins' and test_worker_answer's,
+# on the fake clock.
+MPORT=$(free_port $((PORT + 1)))
+URL="http://127.0.0.1:$MPORT/metrics"
+past='domain "past.example" { level = "encrypt" until = "2001-02-03" }'
+future='domain "future.example" { level = "may" until = "2099-12-31T23:59:59Z" }'
+daemon_start "metrics = \"inet:127.0.0.1:$MPORT\"" "$past" "$future" ||
+    { echo "Bail out! daemon did not start"; exit 1; }
+is "$(pq future.example)" "may" "exception in force: the pin answers"
+for i in 1 2 3 4; do
+	out=$(pq past.example 2>&1)
+	rc=$?
+	is "$rc:$out" "1:" "exception lapsed: answered as unpinned, NOTFOUND (lookup $i)"
+done
+n=$(grep -c 'domain=past.example pin=lapsed until=2001-02-03: ' "$DAEMON_LOG")
+ok "$([ "$n" -ge 1 ] && [ "$n" -le "${WORKERS:-2}" ]; echo $?)" \
+    "the lapse is logged once per worker process ($n lines for 4 lookups)"
+ok "$(! grep -q 'domain=future.example pin=lapsed' "$DAEMON_LOG"; echo $?)" \
+    "an exception in force is not logged as lapsed"
+
+# -t: a warning for the lapsed one, a note for the one in force, exit 0
+# (the file's lines: 9 of daemon_config, metrics, past, future)
+"$DAEMON" -t -c "$CONF" >"$T/except-t.out" 2>"$T/except-t.err"
+is "$?" 0 "-t: a lapsed exception is no error (exit 0)"
+grep -Fqx "$CONF:11: warning: domain \"past.example\": the exception lapsed at 2001-02-04T00:00:00Z (until 2001-02-03): the pin no longer applies, MTA-STS and DANE decide; remove the section" "$T/except-t.err"
+ok $? "-t warns about the lapsed exception, at its line"
+grep -Fqx "$CONF:12: note: domain \"future.example\": an exception, pinned until 2099-12-31T23:59:59Z" "$T/except-t.err"
+ok $? "-t notes the exception in force with its end"
+
+# the gauge, from the metrics process's configuration
+gauge() {
+	$PROM fetch "$URL" "$T/except.prom" >/dev/null &&
+	    echo "$($PROM get "$T/except.prom" 'postsmtpsts_pin_exceptions{state="in-force"}')" \
+	    "$($PROM get "$T/except.prom" 'postsmtpsts_pin_exceptions{state="lapsed"}')"
+}
+is "$(gauge)" "1 1" "metrics: one exception in force, one lapsed"
+
+# SIGHUP re-reads the ends: past.example's moved ahead is a pin again
+daemon_config "metrics = \"inet:127.0.0.1:$MPORT\"" \
+    'domain "past.example" { level = "encrypt" until = "2099-01-01" }' \
+    "$future"
+kill -HUP "$DAEMON_PID"
+# shellcheck disable=SC2016 # wait_until evaluates it
+wait_until 5 '[ "$(pq past.example 2>/dev/null)" = encrypt ]'
+is "$(pq past.example)" "encrypt" "SIGHUP: the exception moved ahead answers the pin again"
+# shellcheck disable=SC2016 # wait_until evaluates it
+wait_until 5 '[ "$(gauge)" = "2 0" ]'
+is "$(gauge)" "2 0" "SIGHUP: the gauge counts the new file"
+daemon_stop
+ok $? "SIGTERM: daemon exits 0"
 
 # The README's "Is it working?" commands, verbatim, against a daemon on the
 # quickstart's address 127.0.0.1:8461 (example.com pinned: no outside DNS

@@ -80,6 +80,12 @@ fuzz_config_check(const struct config *cf)
 			    cf->domains[i].domain) < 0);
 		FUZZ_CHECK(config_find_domain(cf, cf->domains[i].domain) ==
 		    &cf->domains[i]);
+		/* a timed exception: as written in one of the two forms, an
+		 * end after 2000; none: no end */
+		FUZZ_CHECK(cf->domains[i].until == NULL ?
+		    cf->domains[i].end == 0 : cf->domains[i].end >
+		    946684800 && (strlen(cf->domains[i].until) == 10 ||
+		    strlen(cf->domains[i].until) == 20));
 	}
 }
 

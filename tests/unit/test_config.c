@@ -201,8 +201,9 @@ static const char full_text[] =
 	"\tmatch = \"mx1.example.com:.Example.NET:nexthop\"\n"
 	"\tservername = \"hostname\"\n"
 	"}\n"
-	"domain \"b.example\" { level = \"DANE-only\" }\n"
-	"domain \"a.example\" { level = \"fingerprint\"\n"
+	"domain \"b.example\" { level = \"DANE-only\"\n"
+	"\tuntil = \"2030-06-15t12:00:00z\" }\n"
+	"domain \"a.example\" { level = \"fingerprint\"  until = 2030-06-15\n"
 	"\tmatch = \"ab:cd:ef:01:23:45:67:89:ab:cd:ef:01:23:45:67:89|"
 	"0123456789abcdef0123456789abcdef01234567\" }\n"
 	"dns {\n"
@@ -283,13 +284,20 @@ full_file_sets_every_field(void **state)
 	assert_string_equal(d->servername, "hostname");
 	assert_string_equal(d->answer, "secure match=mx1.example.com:"
 	    ".example.net:nexthop servername=hostname");
+	assert_null(d->until);
+	assert_int_equal(d->end, 0);
+	assert_int_equal(d->line, 23);	/* its "{" */
 	d = config_find_domain(cf, "b.example");
 	assert_non_null(d);
 	assert_string_equal(d->answer, "dane-only");
 	assert_null(d->match);
 	assert_null(d->servername);
+	assert_string_equal(d->until, "2030-06-15T12:00:00Z");
+	assert_int_equal(d->end, 1907755200);
 	d = config_find_domain(cf, "a.example");
 	assert_non_null(d);
+	assert_string_equal(d->until, "2030-06-15");
+	assert_int_equal(d->end, 1907798400);	/* through that day */
 	assert_string_equal(d->answer, "fingerprint match="
 	    "AB:CD:EF:01:23:45:67:89:AB:CD:EF:01:23:45:67:89|"
 	    "0123456789ABCDEF0123456789ABCDEF01234567");
@@ -782,6 +790,22 @@ static const struct error_case {
 	    "servername must be \"hostname\" or a host name" },
 	{ "servername address", "domain \"a.example\" { level = dane "
 	    "servername = 192.0.2.1 }\n", 1, "is numeric" },
+	{ "until day first", "domain \"a.example\" {\n\tlevel = may\n"
+	    "\tuntil = \"31.12.2026\"\n}\n", 3, "domain \"a.example\": "
+	    "until \"31.12.2026\" is neither a date YYYY-MM-DD nor a time "
+	    "YYYY-MM-DDTHH:MM:SSZ (UTC)" },
+	{ "until with an offset", "domain \"a.example\" { level = may\n"
+	    "\tuntil = \"2026-12-31T12:00:00+02:00\" }\n", 2,
+	    "has an offset from UTC: write the time in UTC, ending in Z" },
+	{ "until without Z", "domain \"a.example\" { level = may\n"
+	    "\tuntil = \"2026-12-31T12:00:00\" }\n", 2, "has no Z" },
+	{ "until no such day", "domain \"a.example\" { level = may\n"
+	    "\tuntil = 2026-02-29 }\n", 2,
+	    "until \"2026-02-29\" has no day 29: month 02 of 2026 has 28 days" },
+	{ "until a Unix time", "domain \"a.example\" { level = may "
+	    "until = 1798761600 }\n", 1, "is neither a date" },
+	{ "until before level missing", "domain \"a.example\" {\n"
+	    "\tuntil = \"next week\"\n}\n", 2, "is neither a date" },
 	/* dns */
 	{ "trust_anchor_file relative", "dns {\n\ttrust_anchor_file = "
 	    "root.key\n}\n", 2, "dns: trust_anchor_file \"root.key\" is not "

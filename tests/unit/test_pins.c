@@ -2,7 +2,9 @@
  * test_pins.c - pinned policies take one path into decide(): the worker's
  * pin branch (pins_answer) and postsmtpsts-query's decision (query_decide)
  * get the same inputs from one table and must give the same reply; the
- * precedence pin > DANE > MTA-STS holds for both.
+ * precedence pin > DANE > MTA-STS holds for both.  Timed exceptions
+ * (until): the grammar, and the lapse at its second on the fake clock,
+ * the same in both paths.
  */
 #include "autoconf.h"
 
@@ -16,6 +18,7 @@
 #include <cmocka.h>
 
 #include "lib/buf.h"
+#include "lib/clock.h"
 #include "lib/config.h"
 #include "conf/config_load.h"
 #include "lib/sockmap.h"
@@ -34,6 +37,9 @@ static const char pins_conf[] =
     "domain \"Sec.Test.\" { level = \"SECURE\" match = \"MX1.sec.test:.Sec.Net\""
     " servername = \"hostname\" }\n"
     "domain \"none.test\" { level = \"none\" }\n"
+    "domain \"instant.test\" { level = \"encrypt\"\n"
+    "\tuntil = \"2030-06-15t12:00:00z\" }\n"
+    "domain \"day.test\" { level = \"may\" until = \"2030-06-15\" }\n"
     "map \"postfix\" { }\n"
     "map \"only\" { dane_some = dane-only tlsrpt = yes }\n";
 
@@ -124,7 +130,8 @@ same_answer(void **state)
 	/* the worker: pins_answer, then (unpinned) the cache path would go
 	 * on; it must answer exactly the pinned rows */
 	buf_init(&wout, SOCKMAP_MAX_REPLY);
-	pinned = pins_answer(cf, map, c->domain, &wout, &st);
+	pinned = pins_answer(cf, map, c->domain, &wout, &st, NULL) ==
+	    PINS_IN_FORCE;
 	assert_int_equal(pinned, c->pinned);
 
 	/* the tool: query_decide with what discovery found */
@@ -143,7 +150,7 @@ same_answer(void **state)
 	}
 	buf_init(&tout, SOCKMAP_MAX_REPLY);
 	assert_int_equal(query_decide(cf, c->domain, c->dane, &r, &opt, &tout,
-	    &res), 0);
+	    &res, NULL, NULL), 0);
 	assert_string_equal(buf_cstr(&tout), c->want);
 	assert_int_equal(res.source == DECIDE_SOURCE_PIN, c->pinned);
 
@@ -203,7 +210,7 @@ bad_pins(void **state)
 		memset(&d, 0, sizeof(d));
 		n = 0;
 		rc = pins_parse("x.test", t[i].level, t[i].match,
-		    t[i].servername, &d, count_err, &n);
+		    t[i].servername, "", &d, count_err, &n);
 		if (n != t[i].nerr || rc != (n > 0 ? -1 : 0))
 			fail_msg("row %zu: %d errors (want %d), rc %d; last: "
 			    "%s", i, n, t[i].nerr, rc, last_err);
@@ -216,16 +223,212 @@ bad_pins(void **state)
 	}
 }
 
+/* until_grammar - pins_until_parse: the two forms, and why a value is
+ * none (the phrase follows the value in the file:line message) */
+static void
+until_grammar(void **state)
+{
+	static const struct {
+		const char	*name, *in;
+		int64_t		 end;		/* 0: an error ... */
+		const char	*why;		/* ... saying this */
+	} t[] = {
+		{ "instant", "2030-06-15T12:00:00Z", 1907755200, NULL },
+		{ "instant, lower-case t and z", "2030-06-15t12:00:00z",
+		    1907755200, NULL },
+		{ "date: through that day", "2030-06-15", 1907798400, NULL },
+		{ "first second of 2000", "2000-01-01T00:00:00Z", 946684800,
+		    NULL },
+		{ "leap day of 2000 (a 400th year)", "2000-02-29", 951868800,
+		    NULL },
+		{ "last second of a leap day", "2024-02-29T23:59:59Z",
+		    1709251199, NULL },
+		{ "last second accepted", "9999-12-31T23:59:59Z",
+		    253402300799, NULL },
+		{ "2100 is no leap year", "2100-02-29", 0,
+		    "has no day 29: month 02 of 2100 has 28 days" },
+		{ "2026 is no leap year", "2026-02-29", 0, "has no day 29" },
+		{ "April 31", "2026-04-31", 0, "month 04 of 2026 has 30 days" },
+		{ "day zero", "2026-01-00", 0, "has no day 00" },
+		{ "month 13", "2026-13-01", 0, "has no month 13" },
+		{ "month zero", "2026-00-10", 0, "has no month 00" },
+		{ "hour 24", "2026-12-31T24:00:00Z", 0, "has no time 24:00:00" },
+		{ "leap second", "2016-12-31T23:59:60Z", 0,
+		    "has no time 23:59:60" },
+		{ "minute 60", "2026-12-31T12:60:00Z", 0, "has no time" },
+		{ "no Z", "2026-12-31T12:00:00", 0, "has no Z" },
+		{ "an offset", "2026-12-31T12:00:00+01:00", 0,
+		    "has an offset from UTC" },
+		{ "a negative offset", "2026-12-31T12:00:00-05:00", 0,
+		    "has an offset from UTC" },
+		{ "fractions of a second", "2026-12-31T12:00:00.5Z", 0,
+		    "is neither a date YYYY-MM-DD nor a time" },
+		{ "no seconds", "2026-12-31T12:00Z", 0, "is neither" },
+		{ "space for T", "2026-12-31 12:00:00Z", 0, "is neither" },
+		{ "day first", "31-12-2026", 0, "is neither" },
+		{ "slashes", "2026/12/31", 0, "is neither" },
+		{ "one-digit month", "2026-1-31", 0, "is neither" },
+		{ "two-digit year", "26-12-31", 0, "is neither" },
+		{ "trailing space", "2026-12-31 ", 0, "is neither" },
+		{ "leading space", " 2026-12-31", 0, "is neither" },
+		{ "a sign", "+2026-12-31", 0, "is neither" },
+		{ "a Unix time", "1907755200", 0, "is neither" },
+		{ "a word", "tomorrow", 0, "is neither" },
+		{ "before 2000", "1999-12-31", 0,
+		    "is not in the years 2000 to 9999" },
+		{ "epoch", "1970-01-01T00:00:00Z", 0, "is not in the years" },
+	};
+	char	 why[128];
+	int64_t	 end;
+	size_t	 i;
+	int	 rc;
+
+	(void)state;
+	for (i = 0; i < NCASES(t); i++) {
+		end = -1;
+		why[0] = '\0';
+		rc = pins_until_parse(t[i].in, &end, why, sizeof(why));
+		if (t[i].why == NULL && (rc != 0 || end != t[i].end))
+			fail_msg("%s: \"%s\": rc %d, end %lld (want %lld), %s",
+			    t[i].name, t[i].in, rc, (long long)end,
+			    (long long)t[i].end, why);
+		if (t[i].why != NULL && (rc != -1 ||
+		    strstr(why, t[i].why) == NULL))
+			fail_msg("%s: \"%s\": rc %d, \"%s\" (want \"%s\")",
+			    t[i].name, t[i].in, rc, why, t[i].why);
+	}
+}
+
+/* until_formats - the end as messages show it */
+static void
+until_formats(void **state)
+{
+	const struct config_domain *d;
+	char	 t[PINS_UNTIL_BUFSZ], text[PINS_UNTIL_TEXT_MAX];
+
+	(void)state;
+	assert_string_equal(pins_until_format(253402300799, t),
+	    "9999-12-31T23:59:59Z");
+	d = config_find_domain(cf, "instant.test");
+	assert_non_null(d);
+	/* written back with T and Z in upper case */
+	assert_string_equal(d->until, "2030-06-15T12:00:00Z");
+	assert_int_equal(d->end, 1907755200);
+	assert_string_equal(pins_until_text(d, text), "2030-06-15T12:00:00Z");
+	d = config_find_domain(cf, "day.test");
+	assert_non_null(d);
+	assert_string_equal(pins_until_text(d, text),
+	    "2030-06-15 (ends 2030-06-16T00:00:00Z)");
+	d = config_find_domain(cf, "d1.test");
+	assert_non_null(d);
+	assert_null(d->until);
+	assert_int_equal(d->end, 0);
+	assert_string_equal(pins_until_text(d, text), "");
+}
+
+/* both_paths - the worker's pin branch and postsmtpsts-query's decision
+ * for domain at the clock's time: the state both see, and the reply of
+ * the tool (an enforce policy was discovered) */
+static enum pins_state
+both_paths(const char *domain, const char *want)
+{
+	const struct config_domain *wd, *td;
+	const struct config_map *map;
+	struct discover_result r;
+	struct decide_options opt;
+	struct decide_result res;
+	struct sts_policy *pol;
+	struct buf	 wout, tout;
+	enum sockmap_status st;
+	enum pins_state	 ws, ts;
+
+	map = config_find_map(cf, "postfix", 7);
+	assert_non_null(map);
+	facts_decide_options(map, &opt);
+	buf_init(&wout, SOCKMAP_MAX_REPLY);
+	ws = pins_answer(cf, map, domain, &wout, &st, &wd);
+	if (ws != PINS_IN_FORCE)
+		assert_int_equal(wout.len, 0);	/* out untouched */
+	pol = calloc(1, sizeof(*pol));	/* large: its body */
+	assert_non_null(pol);
+	pol->mode = STS_MODE_ENFORCE;
+	pol->max_age = 86400;
+	assert_int_equal(sts_policy_mx_add(pol, "mx.example.net", 14), 0);
+	memset(&r, 0, sizeof(r));
+	r.domain = domain;
+	r.outcome = DISCOVER_POLICY;
+	r.policy = pol;
+	buf_init(&tout, SOCKMAP_MAX_REPLY);
+	assert_int_equal(query_decide(cf, domain, DECIDE_DANE_NONE, &r, &opt,
+	    &tout, &res, &ts, &td), 0);
+	assert_string_equal(buf_cstr(&tout), want);
+	assert_int_equal(ws, ts);
+	assert_ptr_equal(wd, td);
+	assert_int_equal(res.source == DECIDE_SOURCE_PIN, ts ==
+	    PINS_IN_FORCE);
+	buf_free(&wout);
+	buf_free(&tout);
+	free(pol);
+	return (ws);
+}
+
+#define TEST_DISCOVERED	"OK secure match=mx.example.net servername=hostname"
+
+/* lapse_at_its_second - on the fake clock: a timed pin answers up to the
+ * second before its end and not from its end on (discovery answers, as
+ * if the section were absent); a date holds through that day, UTC */
+static void
+lapse_at_its_second(void **state)
+{
+	size_t	 in_force, lapsed;
+
+	(void)state;
+	clock_fake(1907755200 - 1, 0);	/* 2030-06-15T11:59:59Z */
+	assert_int_equal(both_paths("instant.test", "OK encrypt"),
+	    PINS_IN_FORCE);
+	assert_int_equal(both_paths("d1.test", "OK dane-only"),
+	    PINS_IN_FORCE);
+	pins_count(cf, clock_wall(), &in_force, &lapsed);
+	assert_int_equal(in_force, 2);
+	assert_int_equal(lapsed, 0);
+	clock_advance(1000);		/* 12:00:00Z: the end */
+	assert_int_equal(both_paths("instant.test", TEST_DISCOVERED),
+	    PINS_LAPSED);
+	assert_int_equal(both_paths("day.test", "OK may"), PINS_IN_FORCE);
+	pins_count(cf, clock_wall(), &in_force, &lapsed);
+	assert_int_equal(in_force, 1);
+	assert_int_equal(lapsed, 1);
+	clock_advance(12 * 3600 * 1000 - 1000);	/* 23:59:59Z */
+	assert_int_equal(both_paths("day.test", "OK may"), PINS_IN_FORCE);
+	clock_advance(1000);		/* 2030-06-16T00:00:00Z */
+	assert_int_equal(both_paths("day.test", TEST_DISCOVERED),
+	    PINS_LAPSED);
+	/* a pin without an end is untouched by time; an unpinned domain
+	 * stays unpinned */
+	assert_int_equal(both_paths("d1.test", "OK dane-only"),
+	    PINS_IN_FORCE);
+	assert_int_equal(both_paths("other.test", TEST_DISCOVERED),
+	    PINS_NONE);
+	pins_count(cf, clock_wall(), &in_force, &lapsed);
+	assert_int_equal(in_force, 0);
+	assert_int_equal(lapsed, 2);
+	pins_count(NULL, clock_wall(), &in_force, &lapsed);
+	assert_int_equal(in_force + lapsed, 0);
+	clock_real();
+}
+
 int
 main(void)
 {
-	struct CMUnitTest	 t[NCASES(cases) + 1];
+	struct CMUnitTest	 t[NCASES(cases) + 4];
 	size_t			 i;
 
 	for (i = 0; i < NCASES(cases); i++)
 		t[i] = (struct CMUnitTest){ cases[i].name, same_answer, NULL,
 		    NULL, (void *)&cases[i] };
-	t[i] = (struct CMUnitTest)cmocka_unit_test(bad_pins);
-	return (_cmocka_run_group_tests("pins", t, NCASES(cases) + 1, setup,
-	    teardown));
+	t[i++] = (struct CMUnitTest)cmocka_unit_test(bad_pins);
+	t[i++] = (struct CMUnitTest)cmocka_unit_test(until_grammar);
+	t[i++] = (struct CMUnitTest)cmocka_unit_test(until_formats);
+	t[i++] = (struct CMUnitTest)cmocka_unit_test(lapse_at_its_second);
+	return (_cmocka_run_group_tests("pins", t, i, setup, teardown));
 }

@@ -383,6 +383,9 @@ render_is_valid_prometheus_text(void **state)
 	    SOCKMAP_OK] = 42;
 	s.v[STATS_LATENCY_SUM_NS] = 1500000001u;
 	s.started = 1700000000;
+	s.exceptions_known = 1;		/* the gauges are valid text too */
+	s.exceptions_in_force = 2;
+	s.exceptions_lapsed = 1;
 	buf_init(&out, STATS_MAX_OUTPUT);
 	assert_int_equal(stats_render(&s, &out), 0);
 	assert_non_null(text = strndup(out.data, out.len));
@@ -479,6 +482,38 @@ render_is_valid_prometheus_text(void **state)
 	buf_free(&out);
 }
 
+/* exception_gauges - the timed exceptions, by state, only where the
+ * renderer was told them (the metrics process: from its configuration) */
+static void
+exception_gauges(void **state)
+{
+	struct stats_snapshot s;
+	struct buf	 out;
+	unsigned long long v;
+
+	(void)state;
+	memset(&s, 0, sizeof(s));
+	buf_init(&out, STATS_MAX_OUTPUT);
+	assert_int_equal(stats_render(&s, &out), 0);
+	assert_int_equal(buf_append_char(&out, '\0'), 0);
+	assert_null(strstr(out.data, "postsmtpsts_pin_exceptions"));
+	buf_reset(&out);
+	s.exceptions_known = 1;
+	s.exceptions_in_force = 3;
+	s.exceptions_lapsed = 0;
+	assert_int_equal(stats_render(&s, &out), 0);
+	assert_int_equal(buf_append_char(&out, '\0'), 0);
+	assert_non_null(strstr(out.data, "\n# TYPE postsmtpsts_pin_exceptions "
+	    "gauge\n"));
+	assert_int_equal(find_value(out.data, "postsmtpsts_pin_exceptions"
+	    "{state=\"in-force\"}", &v), 0);
+	assert_int_equal(v, 3);
+	assert_int_equal(find_value(out.data, "postsmtpsts_pin_exceptions"
+	    "{state=\"lapsed\"}", &v), 0);
+	assert_int_equal(v, 0);
+	buf_free(&out);
+}
+
 static void
 http_request_heads(void **state)
 {
@@ -544,6 +579,7 @@ main(void)
 		cmocka_unit_test(escape_label_values),
 		cmocka_unit_test(labels_from_module_names),
 		cmocka_unit_test(render_is_valid_prometheus_text),
+		cmocka_unit_test(exception_gauges),
 		cmocka_unit_test(http_request_heads),
 	};
 

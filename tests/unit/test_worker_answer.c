@@ -6,9 +6,10 @@
  * worker_answer() calls into neither the connections nor the resolver
  * client: it returns a verdict (reply now, or ask the resolver; and
  * whether a TXT id re-check is due after the reply).  The test gives it a
- * configuration (a map, a pinned domain), a real LMDB cache in a
- * temporary directory written beforehand, and the fake clock, and checks
- * the verdict for each kind of request.
+ * configuration (a map, pinned domains, timed exceptions), a real LMDB
+ * cache in a temporary directory written beforehand, and the fake clock,
+ * and checks the verdict for each kind of request, and the moment a timed
+ * exception lapses.
  */
 #include "autoconf.h"
 
@@ -65,7 +66,7 @@ put_sts(struct cache *c, const char *domain, int64_t expires,
 static int
 setup(void **state)
 {
-	char		 text[1024], err[4096];
+	char		 text[2048], err[4096];
 	struct cache	*c;
 
 	(void)state;
@@ -75,7 +76,12 @@ setup(void **state)
 	snprintf(text, sizeof(text), "runtime_dir = \"%s\"\n"
 	    "cache {\n\tpath = \"%s/cache\"\n}\n"
 	    "map \"sts\" {\n\tdane = no\n}\n"
-	    "domain \"pinned.example\" { level = \"encrypt\" }\n", dir, dir);
+	    "domain \"pinned.example\" { level = \"encrypt\" }\n"
+	    "domain \"lapsed.example\" { level = \"may\"\n"
+	    "\tuntil = \"2023-11-13\" }\n"
+	    /* T0 is 2023-11-14T22:13:20Z: one second left */
+	    "domain \"timed.example\" { level = \"may\"\n"
+	    "\tuntil = \"2023-11-14T22:13:21Z\" }\n", dir, dir);
 	if ((cf = config_load_buffer("test.conf", text, strlen(text), err,
 	    sizeof(err))) == NULL) {
 		fprintf(stderr, "%s\n", err);
@@ -90,6 +96,8 @@ setup(void **state)
 	put_sts(c, "fresh.example", T0 + 86400, T0 - 10);
 	put_sts(c, "due.example", T0 + 86400, T0 - 2 * 3600);
 	put_sts(c, "stale.example", T0 - 1, T0 - 10);
+	put_sts(c, "lapsed.example", T0 + 86400, T0 - 10);
+	put_sts(c, "timed.example", T0 + 86400, T0 - 10);
 	cache_close(c);
 	w.cf = cf;
 	return (0);
@@ -104,6 +112,7 @@ teardown(void **state)
 	cache_close(w.cache);
 	cache_record_release(&w.rec);
 	cache_record_release(&w.drec);
+	free(w.pin_lapsed);
 	config_free(cf);
 	clock_real();
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
@@ -141,6 +150,12 @@ verdicts(void **state)
 		{ "pinned: the pin's answer, before the cache",
 		    "sts", "Pinned.Example.", WORKER_ANSWER_REPLY,
 		    SOCKMAP_OK, "encrypt", 0, NULL },
+		{ "timed exception in force: the pin's answer",
+		    "sts", "timed.example", WORKER_ANSWER_REPLY,
+		    SOCKMAP_OK, "may", 0, NULL },
+		{ "timed exception lapsed: the cache's answer, as unpinned",
+		    "sts", "lapsed.example", WORKER_ANSWER_REPLY,
+		    SOCKMAP_OK, "secure", 0, NULL },
 		{ "fresh cache entry: its answer, TXT check not due",
 		    "sts", "fresh.example", WORKER_ANSWER_REPLY,
 		    SOCKMAP_OK, "secure", 0, NULL },
@@ -181,6 +196,40 @@ verdicts(void **state)
 	}
 }
 
+/* exception_lapses - on the fake clock: the pin answers up to its last
+ * second, the cache from its end on; each lapse is noted (logged) once in
+ * the worker process */
+static void
+exception_lapses(void **state)
+{
+	const struct config_domain *d;
+	struct worker_answer_verdict v;
+
+	(void)state;
+	clock_fake(T0, 0);
+	assert_int_equal(answer("sts", "timed.example", &v),
+	    WORKER_ANSWER_REPLY);
+	assert_memory_equal(v.data, "may", 3);
+	assert_int_equal(v.len, 3);
+	clock_advance(1000);		/* the end: 22:13:21Z */
+	assert_int_equal(answer("sts", "timed.example", &v),
+	    WORKER_ANSWER_REPLY);
+	assert_true(v.len >= 6);
+	assert_memory_equal(v.data, "secure", 6);
+	assert_non_null(w.pin_lapsed);
+	d = config_find_domain(cf, "timed.example");
+	assert_int_equal(w.pin_lapsed[d - cf->domains], 1);
+	d = config_find_domain(cf, "lapsed.example");
+	assert_int_equal(w.pin_lapsed[d - cf->domains], 1);
+	d = config_find_domain(cf, "pinned.example");
+	assert_int_equal(w.pin_lapsed[d - cf->domains], 0);
+	/* the pin without an end answers still */
+	assert_int_equal(answer("sts", "pinned.example", &v),
+	    WORKER_ANSWER_REPLY);
+	assert_memory_equal(v.data, "encrypt", 7);
+	clock_fake(T0, 0);
+}
+
 /* unknown_fails_open - what a waiter gets when nothing is known: NOTFOUND
  * by default (RFC 8461 5: fail open) */
 static void
@@ -201,6 +250,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(verdicts),
 		cmocka_unit_test(unknown_fails_open),
+		cmocka_unit_test(exception_lapses),
 	};
 
 	return (cmocka_run_group_tests(tests, setup, teardown));
