@@ -473,11 +473,8 @@ done
 # the refusing daemon's own discovery healed the fleet's record
 # (version 1, flags MAC, cache record magic and version 2, kind sts, mode 2)
 enforced() { rc --no-raw GET "$PREFIX$1" | grep -qF '"\x01\x01\xca\x02\x02\x02'; }
-for _i in $(seq 1 30); do
-	enforced b199.bulk.pstest && enforced b197.bulk.pstest && break
-	sleep 0.1
-done
-enforced b199.bulk.pstest && enforced b197.bulk.pstest
+# (a discovery and a fleet write each: 3 s was too short under load)
+wait_until 10 'enforced b199.bulk.pstest && enforced b197.bulk.pstest'
 ok $? "the forged weaker records in Redis were replaced by enforce"
 
 echo "# $(date +%T) step 4"
