@@ -1,5 +1,6 @@
 /*
- * scenario.c - the resolver's state machine in virtual time, from scripts
+ * scenario.c - the resolver's and the worker's state machines in virtual
+ * time, from scripts
  *
  * Usage: scenario FILE.scn ...  Each "scenario" block of each file is one
  * TAP test.  The language is in tests/scenario/README.md; in short: config
@@ -19,10 +20,22 @@
  * (clock_fake) and libevent's timers are kept by tests/fake/fake_event.c,
  * so "pass 1d" runs a day of refresh ticks in milliseconds.
  *
- * Not here: the worker (its deadline answer, its TXT re-check marker and
- * its cache reads are worker.c's; a "worker" here is the IPC peer, which
- * sends what a worker would send), the sandbox, signals, the master, the
- * fleet (Redis).
+ * A "worker" of the send/expect reply commands is an IPC peer that sends
+ * what a worker would send.  The front worker itself (daemon/worker*.c,
+ * through worker_new/worker_free) runs too once a "postfix" command asks
+ * it something: Postfix clients send netstring requests "map domain" to
+ * its listener in the temporary directory and read its socketmap replies
+ * (expect answer); its connection to the resolver goes through a relay of
+ * this runner (the worker has a configuration of its own whose
+ * runtime_dir holds the relay's socket), which counts what the worker
+ * asks (expect asked).  It reads the cache through an LMDB environment of
+ * its own, as in the daemon, but in this process: LMDB's locks are per
+ * process, so the second open re-initializes the lock table, harmless in
+ * one thread since every read transaction ends before its call returns,
+ * and "restart"/"crash" refuse to run with a worker (the resolver's close
+ * would free the worker's reader slot).
+ *
+ * Not here: the sandbox, signals, the master, the fleet (Redis).
  *
  * A failed expectation prints "# FILE:LINE: what: expected ..., seen
  * ..." and fails its scenario; the others carry on.  A line that does not
@@ -57,6 +70,7 @@
 #include "lib/ipc.h"
 #include "daemon/resolver.h"
 #include "daemon/stats.h"
+#include "daemon/worker.h"
 #include "lib/cache.h"
 #include "lib/cache_record.h"
 #include "lib/clock.h"
@@ -65,6 +79,8 @@
 #include "lib/dns.h"
 #include "lib/https.h"
 #include "lib/log.h"
+#include "lib/netstring.h"
+#include "lib/sockmap.h"
 #include "policy/dane.h"
 #include "policy/discover.h"
 #include "fake_dns.h"
@@ -78,6 +94,8 @@
 #define SCN_LINE_MAX	4096
 #define SCN_MAX_ROUNDS	1000000	/* loop turns before "never idle" */
 #define SCN_MAX_LOG	200000	/* log lines kept per scenario */
+#define SCN_MAX_CLIENTS	64	/* Postfix clients of the worker */
+#define SCN_CLIENT_BUF	(NETSTRING_MAX_DIGITS + 2 + SOCKMAP_MAX_REPLY)
 
 struct reply {
 	char		 domain[DOMAIN_BUFSZ];
@@ -89,11 +107,30 @@ struct reply {
 	int		 used;		/* matched by an expectation */
 };
 
-struct worker {
+struct scn_peer {
 	int		 fd;
 	struct reply	*replies;
 	size_t		 nreplies;
 	size_t		 cap;
+};
+
+/* One socketmap reply a Postfix client read: "WORD data". */
+struct answer {
+	char		*text;
+	size_t		 len;
+	int		 used;		/* matched by an expectation */
+};
+
+/* A Postfix client of the in-process worker: one socketmap connection. */
+struct scn_client {
+	char		 name[32];
+	int		 fd;		/* -1: not connected (or closed) */
+	char		 in[SCN_CLIENT_BUF];
+	size_t		 inlen;
+	struct answer	*answers;
+	size_t		 nanswers;
+	size_t		 cap;
+	int		 closed;	/* times the worker closed it */
 };
 
 struct scn {
@@ -112,11 +149,28 @@ struct scn {
 	size_t		 conflen;
 	int		 have_map;
 	struct config	*cf;
+	struct config	*wcf;		/* the worker's: runtime_dir S.wdir */
 	struct event_base *base;
 	struct resolver	*r;
 	int		 lfd;
-	struct worker	 w[SCN_MAX_WORKERS];
+	struct scn_peer	 w[SCN_MAX_WORKERS];
 	int		 nw;
+
+	/* the in-process front worker (worker_new) and its Postfix side */
+	struct worker	*wk;
+	int		 wlfd;		/* its listener */
+	char		 wsock[96];
+	char		 wdir[96];	/* its runtime_dir: the relay's socket */
+	int		 relay_lfd;	/* where the worker connects */
+	int		 relay_w;	/* the worker's connection */
+	int		 relay_r;	/* ours to the resolver */
+	struct asked {
+		char	 domain[DOMAIN_BUFSZ];
+		int	 txtcheck;
+	}		*asked;		/* the worker's requests, in order */
+	size_t		 nasked;
+	struct scn_client c[SCN_MAX_CLIENTS];
+	int		 nc;
 
 	char		**log;
 	size_t		 nlog;
@@ -390,27 +444,40 @@ scn_worker_connect(int i)
 	S.w[i].fd = fd;
 }
 
-/* scn_config - load this scenario's configuration (once) */
-static void
-scn_config(void)
+/* scn_config_load - this scenario's configuration with runtime_dir */
+static struct config *
+scn_config_load(const char *runtime_dir)
 {
+	struct config	*cf;
 	char		 err[4096], *text;
 	size_t		 len;
 
-	if (S.cf != NULL)
-		return;
 	len = S.conflen + 3 * PATH_MAX + 256;
 	if ((text = malloc(len)) == NULL)
 		abort();
 	snprintf(text, len, "runtime_dir = \"%s\"\n"
-	    "cache {\n\tpath = \"%s\"\n}\n%s%s", S.tmp, S.cachedir,
+	    "cache {\n\tpath = \"%s\"\n}\n%s%s", runtime_dir, S.cachedir,
 	    S.have_map ? "" : "map \"sts\" {\n\tdane = no\n}\n",
 	    S.conf != NULL ? S.conf : "");
-	S.cf = config_load_buffer(S.file, text, strlen(text), err,
-	    sizeof(err));
+	cf = config_load_buffer(S.file, text, strlen(text), err, sizeof(err));
 	free(text);
-	if (S.cf == NULL)
+	if (cf == NULL)
 		scn_bail("configuration refused:\n%s", err);
+	return (cf);
+}
+
+/*
+ * scn_config - load this scenario's configuration (once): the
+ * resolver's, and the worker's, the same but for its runtime_dir, so
+ * that the worker's resolver socket is the runner's relay (S.relay)
+ */
+static void
+scn_config(void)
+{
+	if (S.cf != NULL)
+		return;
+	S.cf = scn_config_load(S.tmp);
+	S.wcf = scn_config_load(S.wdir);
 }
 
 /* scn_start - a resolver on the scenario's cache, and its workers */
@@ -469,7 +536,7 @@ scn_read_replies(void)
 {
 	static unsigned char msg[IPC_MAX_MSG];
 	struct ipc_reply rep;
-	struct worker	*w;
+	struct scn_peer	*w;
 	struct reply	*r;
 	ssize_t		 n;
 	int		 i, got = 0;
@@ -515,6 +582,420 @@ scn_read_replies(void)
 	return (got);
 }
 
+/* ---- the in-process worker and its Postfix clients ---- */
+
+/*
+ * scn_relay_pass - move one message from fd "from" to fd "to" if "to"
+ * has room (peeked first, so a full socket leaves it where it is);
+ * requests from the worker are noted in S.asked.  1 if one moved.
+ */
+static int
+scn_relay_pass(int from, int to, int request)
+{
+	static unsigned char msg[IPC_MAX_MSG];
+	struct ipc_request req;
+	ssize_t		 n;
+
+	if ((n = recv(from, msg, sizeof(msg), MSG_DONTWAIT | MSG_PEEK)) == -1 &&
+	    (errno == EAGAIN || errno == EINTR))
+		return (0);
+	if (n <= 0)
+		return (-1);
+	if (send(to, msg, (size_t)n, MSG_DONTWAIT | MSG_NOSIGNAL) == -1) {
+		if (errno == EAGAIN || errno == ENOBUFS)
+			return (0);
+		return (-1);
+	}
+	(void)recv(from, msg, sizeof(msg), MSG_DONTWAIT);
+	if (!request)
+		return (1);
+	if (ipc_request_decode(msg, (size_t)n, &req) == -1) {
+		scn_fail("relay: a request from the worker that does not "
+		    "decode (%zd bytes)", n);
+		return (1);
+	}
+	if (S.nasked % 64 == 0 && (S.asked = realloc(S.asked,
+	    (S.nasked + 64) * sizeof(*S.asked))) == NULL)
+		abort();
+	memcpy(S.asked[S.nasked].domain, req.domain, req.domain_len);
+	S.asked[S.nasked].domain[req.domain_len] = '\0';
+	S.asked[S.nasked++].txtcheck = (req.flags & IPC_FLAG_TXTCHECK) != 0;
+	return (1);
+}
+
+/* scn_relay_close - the worker's resolver connection ends (both sides) */
+static void
+scn_relay_close(void)
+{
+	if (S.relay_w != -1)
+		close(S.relay_w);
+	if (S.relay_r != -1)
+		close(S.relay_r);
+	S.relay_w = S.relay_r = -1;
+}
+
+/*
+ * scn_relay - the worker's resolver connection, relayed: accept it and
+ * connect on to the resolver; move what waits, both ways.  Returns how
+ * many messages moved (and connections made).
+ */
+static int
+scn_relay(void)
+{
+	struct sockaddr_un sun;
+	int		 fd, got = 0, a, b;
+
+	if (S.wk == NULL)
+		return (0);
+	if ((fd = accept4(S.relay_lfd, NULL, NULL, SOCK_NONBLOCK |
+	    SOCK_CLOEXEC)) != -1) {
+		scn_relay_close();
+		S.relay_w = fd;
+		memset(&sun, 0, sizeof(sun));
+		sun.sun_family = AF_UNIX;
+		snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", S.sock);
+		if ((S.relay_r = socket(AF_UNIX, SOCK_SEQPACKET |
+		    SOCK_CLOEXEC | SOCK_NONBLOCK, 0)) == -1 ||
+		    connect(S.relay_r, (struct sockaddr *)&sun,
+		    sizeof(sun)) == -1)
+			scn_bail("relay: cannot connect to the resolver: %s",
+			    strerror(errno));
+		got++;
+	}
+	if (S.relay_w == -1)
+		return (got);
+	do {
+		a = scn_relay_pass(S.relay_w, S.relay_r, 1);
+		b = a == -1 ? 0 : scn_relay_pass(S.relay_r, S.relay_w, 0);
+		if (a == -1 || b == -1) {
+			scn_relay_close();
+			return (got + 1);
+		}
+		got += a + b;
+	} while (a + b > 0);
+	return (got);
+}
+
+/* scn_worker_start - a front worker (worker_new) on the scenario's loop,
+ * listening for Postfix on S.wsock, connected to the resolver */
+static void
+scn_worker_start(void)
+{
+	struct sockaddr_un sun;
+
+	if (S.wk != NULL)
+		return;
+	scn_start();
+	if (ipc_resolver_addr(S.wdir, &sun) == -1 ||
+	    (S.relay_lfd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC |
+	    SOCK_NONBLOCK, 0)) == -1 ||
+	    bind(S.relay_lfd, (struct sockaddr *)&sun, sizeof(sun)) == -1 ||
+	    listen(S.relay_lfd, SOMAXCONN) == -1)
+		scn_bail("relay socket in %s: %s", S.wdir, strerror(errno));
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", S.wsock);
+	if ((S.wlfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1 ||
+	    bind(S.wlfd, (struct sockaddr *)&sun, sizeof(sun)) == -1 ||
+	    listen(S.wlfd, SOMAXCONN) == -1)
+		scn_bail("worker socket %s: %s", S.wsock, strerror(errno));
+	S.wk = worker_new(S.wcf, &S.wlfd, 1, 1, S.base);
+}
+
+/* scn_client - the Postfix client called name, connected (again, if the
+ * worker closed it: Postfix reconnects) */
+static struct scn_client *
+scn_client(const char *name)
+{
+	struct sockaddr_un sun;
+	struct scn_client *c = NULL;
+	int		 i;
+
+	for (i = 0; i < S.nc; i++)
+		if (strcmp(S.c[i].name, name) == 0)
+			c = &S.c[i];
+	if (c == NULL) {
+		if (S.nc == SCN_MAX_CLIENTS)
+			scn_bail("more than %d Postfix clients",
+			    SCN_MAX_CLIENTS);
+		if (strlen(name) >= sizeof(c->name))
+			scn_bail("client name too long: \"%s\"", name);
+		c = &S.c[S.nc++];
+		snprintf(c->name, sizeof(c->name), "%s", name);
+	}
+	if (c->fd != -1)
+		return (c);
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", S.wsock);
+	if ((c->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC |
+	    SOCK_NONBLOCK, 0)) == -1 ||
+	    connect(c->fd, (struct sockaddr *)&sun, sizeof(sun)) == -1)
+		scn_bail("client %s cannot connect: %s", name,
+		    strerror(errno));
+	c->inlen = 0;
+	return (c);
+}
+
+/* scn_client_answers - the socketmap replies in c's input buffer */
+static int
+scn_client_answers(struct scn_client *c)
+{
+	enum netstring_status st;
+	struct answer	*a;
+	const char	*p;
+	size_t		 plen, used;
+	int		 got = 0;
+
+	while ((st = netstring_decode(c->in, c->inlen, SOCKMAP_MAX_REPLY, &p,
+	    &plen, &used)) == NETSTRING_OK) {
+		if (c->nanswers == c->cap) {
+			c->cap = c->cap == 0 ? 64 : c->cap * 2;
+			if ((c->answers = realloc(c->answers,
+			    c->cap * sizeof(*c->answers))) == NULL)
+				abort();
+		}
+		a = &c->answers[c->nanswers++];
+		memset(a, 0, sizeof(*a));
+		if ((a->text = malloc(plen + 1)) == NULL)
+			abort();
+		memcpy(a->text, p, plen);
+		a->text[plen] = '\0';
+		a->len = plen;
+		memmove(c->in, c->in + used, c->inlen - used);
+		c->inlen -= used;
+		got++;
+	}
+	if (st != NETSTRING_INCOMPLETE)
+		scn_fail("client %s: a reply that is no netstring (%s)",
+		    c->name, netstring_strerror(st));
+	return (got);
+}
+
+/* scn_read_answers - every reply waiting on the Postfix clients'
+ * sockets; a client the worker closed is marked so.  Returns how many
+ * replies and closes. */
+static int
+scn_read_answers(void)
+{
+	struct scn_client *c;
+	ssize_t		 n;
+	int		 i, got = 0;
+
+	for (i = 0; i < S.nc; i++) {
+		c = &S.c[i];
+		while (c->fd != -1) {
+			if (c->inlen == sizeof(c->in)) {
+				scn_fail("client %s: a reply longer than %zu "
+				    "bytes", c->name, sizeof(c->in));
+				c->inlen = 0;
+			}
+			n = recv(c->fd, c->in + c->inlen,
+			    sizeof(c->in) - c->inlen, MSG_DONTWAIT);
+			if (n == -1 && (errno == EAGAIN || errno == EINTR))
+				break;
+			if (n <= 0) {
+				close(c->fd);
+				c->fd = -1;
+				c->closed++;
+				got++;
+				break;
+			}
+			c->inlen += (size_t)n;
+			got += scn_client_answers(c);
+		}
+	}
+	return (got);
+}
+
+/* scn_client_send - one socketmap request "map domain" from c */
+static void
+scn_client_send(struct scn_client *c, const char *map, const char *domain)
+{
+	char		 msg[SCN_LINE_MAX];
+	size_t		 len, off = 0;
+	ssize_t		 n;
+	int		 tries = 0;
+
+	len = strlen(map) + 1 + strlen(domain);
+	if ((size_t)snprintf(msg, sizeof(msg), "%zu:%s %s,", len, map,
+	    domain) >= sizeof(msg))
+		scn_bail("postfix: request too long");
+	len = strlen(msg);
+	while (off < len) {
+		n = send(c->fd, msg + off, len - off, MSG_DONTWAIT |
+		    MSG_NOSIGNAL);
+		if (n == -1 && errno != EAGAIN)
+			scn_bail("client %s: send: %s", c->name,
+			    strerror(errno));
+		if (n > 0)
+			off += (size_t)n;
+		else if (++tries > SCN_MAX_ROUNDS)
+			scn_bail("client %s: send: never room", c->name);
+		else {
+			(void)fake_event_turn(S.base);
+			(void)scn_read_answers();
+		}
+	}
+}
+
+/* cmd_postfix - "postfix CLIENT ask MAP DOMAIN [xN]": requests from a
+ * Postfix client to the in-process worker, all written before the loop
+ * runs */
+static void
+cmd_postfix(int n, char **t)
+{
+	struct scn_client *c;
+	long long	 times = 1, k;
+
+	if (n < 5 || n > 6 || strcmp(t[2], "ask") != 0)
+		scn_bail("postfix CLIENT ask MAP DOMAIN [xN]");
+	if (n == 6) {
+		if (t[5][0] != 'x')
+			scn_bail("postfix: not a count: \"%s\"", t[5]);
+		times = scn_num(t[5] + 1);
+	}
+	scn_worker_start();
+	c = scn_client(t[1]);
+	for (k = 0; k < times; k++)
+		scn_client_send(c, t[3], t[4]);
+}
+
+/* scn_answer_matches - answer a fits TEXT: the same status word and, if
+ * TEXT says more than the word, exactly that payload */
+static int
+scn_answer_matches(const struct answer *a, const char *text)
+{
+	size_t	 wl = strcspn(text, " ");
+
+	if (strncmp(a->text, text, wl) != 0 ||
+	    (a->text[wl] != ' ' && a->text[wl] != '\0'))
+		return (0);
+	if (text[wl] == '\0')
+		return (1);
+	return (a->text[wl] == ' ' && strcmp(a->text + wl + 1,
+	    text + wl + 1) == 0);
+}
+
+/* expect_answer - "expect answer CLIENT TEXT [n=N]": the client's next N
+ * (default 1) unchecked replies match TEXT; they are checked off */
+static void
+expect_answer(int n, char **t)
+{
+	struct scn_client *c = NULL;
+	long long	 want = 1, got = 0;
+	size_t		 j;
+	int		 i;
+
+	if (n < 3 || n > 4)
+		scn_bail("expect answer CLIENT TEXT [n=N]");
+	if (n == 4) {
+		if (strncmp(t[3], "n=", 2) != 0)
+			scn_bail("expect answer: not n=N: \"%s\"", t[3]);
+		want = scn_num(t[3] + 2);
+	}
+	for (i = 0; i < S.nc; i++)
+		if (strcmp(S.c[i].name, t[1]) == 0)
+			c = &S.c[i];
+	if (c == NULL)
+		scn_bail("expect answer: no client \"%s\"", t[1]);
+	for (j = 0; j < c->nanswers && got < want; j++) {
+		if (c->answers[j].used)
+			continue;
+		c->answers[j].used = 1;
+		got++;
+		if (!scn_answer_matches(&c->answers[j], t[2]))
+			scn_fail("client %s answer %lld: expected \"%s\", "
+			    "seen \"%s\"", c->name, got, t[2],
+			    c->answers[j].text);
+	}
+	if (got < want)
+		scn_fail("client %s: expected %lld answers \"%s\", seen %lld",
+		    c->name, want, t[2], got);
+}
+
+/* expect_asked - "expect asked DOMAIN|* [plain|txtcheck] N": requests
+ * the worker sent the resolver */
+static void
+expect_asked(int n, char **t)
+{
+	enum scn_op	 op;
+	long long	 want, got = 0;
+	size_t		 k;
+	int		 kind = -1;
+
+	if (n == 4 && strcmp(t[2], "plain") == 0)
+		kind = 0;
+	else if (n == 4 && strcmp(t[2], "txtcheck") == 0)
+		kind = 1;
+	else if (n != 3)
+		scn_bail("expect asked DOMAIN|* [plain|txtcheck] N");
+	want = scn_count_expect(t[n - 1], &op);
+	for (k = 0; k < S.nasked; k++)
+		if ((strcmp(t[1], "*") == 0 ||
+		    strcasecmp(S.asked[k].domain, t[1]) == 0) &&
+		    (kind == -1 || S.asked[k].txtcheck == kind))
+			got++;
+	if (!scn_cmp(got, op, want))
+		scn_fail("asked %s%s%s: expected %s%lld, seen %lld", t[1],
+		    kind == -1 ? "" : " ", kind == -1 ? "" : t[2],
+		    scn_op_names[op], want, got);
+}
+
+/* expect_noanswer - "expect noanswer CLIENT": nothing unchecked */
+static void
+expect_noanswer(int n, char **t)
+{
+	size_t	 j, extra = 0;
+	int	 i;
+
+	if (n != 2)
+		scn_bail("expect noanswer CLIENT");
+	for (i = 0; i < S.nc; i++) {
+		if (strcmp(S.c[i].name, t[1]) != 0)
+			continue;
+		for (j = 0; j < S.c[i].nanswers; j++)
+			if (!S.c[i].answers[j].used && extra++ == 0)
+				scn_fail("client %s: expected no more "
+				    "answers, seen \"%s\"", t[1],
+				    S.c[i].answers[j].text);
+		return;
+	}
+	scn_bail("expect noanswer: no client \"%s\"", t[1]);
+}
+
+/* scn_worker_stop - the worker stops (as worker_main() after its loop),
+ * its clients are closed and their answers forgotten */
+static void
+scn_worker_stop(void)
+{
+	size_t	 k;
+	int	 i;
+
+	worker_free(S.wk);
+	S.wk = NULL;
+	scn_relay_close();
+	if (S.relay_lfd != -1)
+		close(S.relay_lfd);
+	S.relay_lfd = -1;
+	free(S.asked);
+	S.asked = NULL;
+	S.nasked = 0;
+	for (i = 0; i < SCN_MAX_CLIENTS; i++) {
+		if (S.c[i].fd != -1)
+			close(S.c[i].fd);
+		for (k = 0; k < S.c[i].nanswers; k++)
+			free(S.c[i].answers[k].text);
+		free(S.c[i].answers);
+		memset(&S.c[i], 0, sizeof(S.c[i]));
+		S.c[i].fd = -1;
+	}
+	S.nc = 0;
+	if (S.wlfd != -1)
+		close(S.wlfd);
+	S.wlfd = -1;
+}
+
 /* scn_busy - work the resolver has not picked up yet: a connection
  * waiting on the listener, requests not read from a worker's socket */
 static int
@@ -531,13 +1012,30 @@ scn_busy(void)
 		if (S.w[i].fd != -1 && S.r != NULL &&
 		    ioctl(S.w[i].fd, SIOCOUTQ, &outq) == 0 && outq > 0)
 			return (1);
+	if (S.wk == NULL)
+		return (0);
+	pfd.fd = S.wlfd;
+	if (poll(&pfd, 1, 0) > 0)
+		return (1);
+	pfd.fd = S.relay_lfd;
+	if (poll(&pfd, 1, 0) > 0)
+		return (1);
+	for (i = 0; i < S.nc; i++)
+		if (S.c[i].fd != -1 &&
+		    ioctl(S.c[i].fd, SIOCOUTQ, &outq) == 0 && outq > 0)
+			return (1);
+	/* relayed and not yet read, either way */
+	if ((S.relay_r != -1 && ioctl(S.relay_r, SIOCOUTQ, &outq) == 0 &&
+	    outq > 0) || (S.relay_w != -1 && ioctl(S.relay_w, SIOCOUTQ,
+	    &outq) == 0 && outq > 0))
+		return (1);
 	return (0);
 }
 
 /*
  * scn_idle - run the loop until nothing is left to do at this virtual
  * time: no timer due, no request or connection unread, no reply arriving
- * (two quiet turns in a row)
+ * (two quiet turns in a row; three with the in-process worker)
  */
 static void
 scn_idle(void *arg)
@@ -545,9 +1043,11 @@ scn_idle(void *arg)
 	int	 quiet = 0, rounds = 0, act;
 
 	(void)arg;
-	while (quiet < 2) {
+	while (quiet < (S.wk != NULL ? 3 : 2)) {
 		act = fake_event_turn(S.base);
 		act += scn_read_replies();
+		act += scn_read_answers();
+		act += scn_relay();
 		act += scn_busy();
 		quiet = act > 0 ? 0 : quiet + 1;
 		if (++rounds > SCN_MAX_ROUNDS)
@@ -566,6 +1066,7 @@ scn_end(void)
 
 	if (!S.in)
 		return;
+	scn_worker_stop();
 	scn_stop(0);
 	if (S.lfd != -1)
 		close(S.lfd);
@@ -574,6 +1075,8 @@ scn_end(void)
 	S.base = NULL;
 	config_free(S.cf);
 	S.cf = NULL;
+	config_free(S.wcf);
+	S.wcf = NULL;
 	free(S.conf);
 	S.conf = NULL;
 	S.conflen = 0;
@@ -617,8 +1120,11 @@ scn_begin(const char *name)
 	S.failed = 0;
 	S.have_map = 0;
 	S.lfd = -1;
+	S.wlfd = S.relay_lfd = S.relay_w = S.relay_r = -1;
 	for (i = 0; i < SCN_MAX_WORKERS; i++)
 		S.w[i].fd = -1;
+	for (i = 0; i < SCN_MAX_CLIENTS; i++)
+		S.c[i].fd = -1;
 	if ((tmpdir = getenv("TMPDIR")) == NULL || *tmpdir == '\0')
 		tmpdir = "/tmp";
 	if ((size_t)snprintf(S.tmp, sizeof(S.tmp), "%s/scenario.XXXXXX",
@@ -628,6 +1134,10 @@ scn_begin(const char *name)
 		scn_bail("mkdtemp %s: %s", S.tmp, strerror(errno));
 	snprintf(S.cachedir, sizeof(S.cachedir), "%.79s/cache", S.tmp);
 	snprintf(S.sock, sizeof(S.sock), "%.79s/resolver.sock", S.tmp);
+	snprintf(S.wsock, sizeof(S.wsock), "%.79s/postfix.sock", S.tmp);
+	snprintf(S.wdir, sizeof(S.wdir), "%.79s/w", S.tmp);
+	if (mkdir(S.wdir, 0700) == -1)
+		scn_bail("mkdir %s: %s", S.wdir, strerror(errno));
 	clock_fake(SCN_T0, SCN_MONO0);
 	memset(stats_slot, 0, STATS_NCOUNTERS * sizeof(*stats_slot));
 	log_set_verbose(1);
@@ -1041,7 +1551,7 @@ expect_reply(int n, char **t)
 {
 	char		 what[512];
 	long long	 want = 1, got;
-	struct worker	*w;
+	struct scn_peer	*w;
 	int		 lo, hi, i, k;
 	size_t		 j;
 
@@ -1075,7 +1585,7 @@ expect_reply(int n, char **t)
 static void
 expect_noreply(int n, char **t)
 {
-	struct worker	*w;
+	struct scn_peer	*w;
 	const char	*first = NULL;
 	int		 lo, hi, i, extra;
 	size_t		 j;
@@ -1147,13 +1657,32 @@ scn_stat_id(const char *name)
 		{ "txt_checks", STATS_TXT_CHECKS },
 		{ "cache_deleted", STATS_CACHE_DELETED },
 		{ "cache_write_errors", STATS_CACHE_WRITE_ERRORS },
+		{ "requests", STATS_REQUESTS },
 	};
+	static const char *const src[] = { "pinned", "cache", "resolver",
+	    "deadline", "invalid" };
+	static const char *const reads[] = { "hit", "stale", "miss",
+	    "unavailable" };
+	int		 a;
 	char		 buf[128];
 	int		 i;
 
 	for (i = 0; i < (int)(sizeof(plain) / sizeof(plain[0])); i++)
 		if (strcmp(name, plain[i].name) == 0)
 			return (plain[i].id);
+	for (i = 0; i < STATS_SRC_COUNT; i++)
+		for (a = 0; a < STATS_ANSWER_COUNT; a++) {
+			snprintf(buf, sizeof(buf), "lookups.%s.%s", src[i],
+			    sockmap_status_name((enum sockmap_status)a));
+			if (strcmp(name, buf) == 0)
+				return (STATS_LOOKUPS + i * STATS_ANSWER_COUNT +
+				    a);
+		}
+	for (i = 0; i < STATS_CACHE_COUNT; i++) {
+		snprintf(buf, sizeof(buf), "cache_reads.%s", reads[i]);
+		if (strcmp(name, buf) == 0)
+			return (STATS_CACHE_READS + i);
+	}
 	for (i = 0; i < STATS_DISCOVERY_OUTCOMES; i++) {
 		snprintf(buf, sizeof(buf), "discoveries.request.%s",
 		    discover_outcome_name((enum discover_outcome)i));
@@ -1252,6 +1781,12 @@ cmd_expect(int n, char **t)
 	t++;
 	if (strcmp(t[0], "reply") == 0)
 		expect_reply(n, t);
+	else if (strcmp(t[0], "answer") == 0)
+		expect_answer(n, t);
+	else if (strcmp(t[0], "noanswer") == 0)
+		expect_noanswer(n, t);
+	else if (strcmp(t[0], "asked") == 0)
+		expect_asked(n, t);
 	else if (strcmp(t[0], "noreply") == 0)
 		expect_noreply(n, t);
 	else if (strcmp(t[0], "cache") == 0)
@@ -1327,6 +1862,11 @@ scn_line(char *line)
 	} else if (strcmp(t[0], "start") == 0)
 		scn_start();
 	else if (strcmp(t[0], "restart") == 0 || strcmp(t[0], "crash") == 0) {
+		/* the worker reads the cache through an LMDB environment of
+		 * its own in this process; closing the resolver's would drop
+		 * the worker's reader slot too (LMDB's per-process locks) */
+		if (S.wk != NULL)
+			scn_bail("%s: not with a postfix client", t[0]);
 		scn_start();
 		scn_stop(t[0][0] == 'c');
 		scn_start();
@@ -1342,6 +1882,8 @@ scn_line(char *line)
 		cmd_https(n, t, 1);
 	else if (strcmp(t[0], "send") == 0)
 		cmd_send(n, t);
+	else if (strcmp(t[0], "postfix") == 0)
+		cmd_postfix(n, t);
 	else if (strcmp(t[0], "run") == 0) {
 		scn_start();
 		scn_idle(NULL);
