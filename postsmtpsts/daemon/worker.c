@@ -2,7 +2,10 @@
  * worker.c - a front worker process: Postfix socketmap lookups on libevent
  *
  * Interface (worker.h): worker_main() runs one worker on the master's
- * listening sockets until SIGTERM/SIGINT.  The work is in three files,
+ * listening sockets until SIGTERM/SIGINT; worker_new() and worker_free()
+ * are its start and stop on an event base of the caller's (worker_main()
+ * is the two around child_run(); the scenario runner, tests/scenario,
+ * calls them in its own loop, as it does resolver_new()).  The work is in three files,
  * one concern each, sharing worker_int.h: worker_conn.c (Postfix
  * socketmap connections and their request slots), worker_answer.c (the
  * answer to a request: pin, cache, facts) and worker_rclient.c (the
@@ -127,12 +130,11 @@ worker_term_cb(int sig, void *arg)
 	evtimer_add(w->ev_drain, &grace);
 }
 
-int
-worker_main(const struct config *cf, const int *fds, int nfds, int id)
+struct worker *
+worker_new(const struct config *cf, const int *fds, int nfds, int id,
+    struct event_base *base)
 {
 	struct worker	*w;
-	struct conn	*c;
-	char		 name[32];
 	int		 i;
 
 	w = xcalloc(1, sizeof(*w));
@@ -143,8 +145,7 @@ worker_main(const struct config *cf, const int *fds, int nfds, int id)
 	w->idle.tv_sec = cf->idle_timeout;
 	w->max_conns = worker_fd_limit(cf, id);
 	TAILQ_INIT(&w->conns);
-	(void)snprintf(name, sizeof(name), "worker %d", id);
-	w->base = child_base_new(name);
+	w->base = base;
 	/* NOLINTNEXTLINE(bugprone-sizeof-expression): array of pointers */
 	w->listeners = xcalloc((size_t)nfds, sizeof(*w->listeners));
 	w->nlisteners = nfds;
@@ -159,9 +160,17 @@ worker_main(const struct config *cf, const int *fds, int nfds, int id)
 	}
 	w->ev_trim = evtimer_new(w->base, worker_conn_trim_cb, w);
 	worker_rclient_start(w);
+	return (w);
+}
 
-	child_run(w->base, name, sandbox_worker, worker_term_cb, w);
+void
+worker_free(struct worker *w)
+{
+	struct conn	*c;
+	int		 i;
 
+	if (w == NULL)
+		return;
 	while ((c = TAILQ_FIRST(&w->conns)) != NULL)
 		/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc) */
 		worker_conn_free(c);
@@ -176,11 +185,25 @@ worker_main(const struct config *cf, const int *fds, int nfds, int id)
 		cache_close(w->cache);
 	if (w->ev_drain != NULL)
 		event_free(w->ev_drain);
-	event_base_free(w->base);
 	cache_record_release(&w->rec);
 	cache_record_release(&w->drec);
 	free(w->pin_lapsed);
 	free(w);
+}
+
+int
+worker_main(const struct config *cf, const int *fds, int nfds, int id)
+{
+	struct event_base *base;
+	struct worker	*w;
+	char		 name[32];
+
+	(void)snprintf(name, sizeof(name), "worker %d", id);
+	base = child_base_new(name);
+	w = worker_new(cf, fds, nfds, id, base);
+	child_run(base, name, sandbox_worker, worker_term_cb, w);
+	worker_free(w);
+	event_base_free(base);
 	log_debug(1, "worker %d exiting", id);
 	return (0);
 }

@@ -13,6 +13,8 @@
 #define WORKER_H
 
 struct config;
+struct event_base;
+struct worker;
 
 /* Per-connection output bounds; pending requests: max_inflight. */
 #define WORKER_OUTPUT_HIGH	(256 * 1024)	/* stop reading above this */
@@ -25,5 +27,25 @@ struct config;
  * worker slot, for logs.  Returns the process exit status.
  */
 int	worker_main(const struct config *cf, const int *fds, int nfds, int id);
+
+/*
+ * worker_new - a worker on base, serving Postfix on the listening sockets
+ * fds[0..nfds) (made non-blocking here, not closed by worker_free) and
+ * connecting to the resolver at cf->runtime_dir (retried until it
+ * listens); cf is kept, not copied.  No fork, no signals, no sandbox:
+ * worker_main() adds those (it is worker_new() on a child's event base,
+ * child_run(), then worker_free()), and a test (tests/scenario) runs the
+ * worker in its own loop beside a resolver_new().  Fatal on a start-up
+ * failure, like every child's start.
+ */
+struct worker *worker_new(const struct config *cf, const int *fds, int nfds,
+	    int id, struct event_base *base);
+
+/*
+ * worker_free - close every connection (pending requests unanswered), the
+ * resolver socket and the cache; free w.  base and the listening sockets
+ * stay the caller's.  NULL is a no-op.
+ */
+void	worker_free(struct worker *w);
 
 #endif

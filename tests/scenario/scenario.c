@@ -1,5 +1,6 @@
 /*
- * scenario.c - the resolver's state machine in virtual time, from scripts
+ * scenario.c - the resolver's and the worker's state machines in virtual
+ * time, from scripts
  *
  * Usage: scenario FILE.scn ...  Each "scenario" block of each file is one
  * TAP test.  The language is in tests/scenario/README.md; in short: config
@@ -19,10 +20,32 @@
  * (clock_fake) and libevent's timers are kept by tests/fake/fake_event.c,
  * so "pass 1d" runs a day of refresh ticks in milliseconds.
  *
- * Not here: the worker (its deadline answer, its TXT re-check marker and
- * its cache reads are worker.c's; a "worker" here is the IPC peer, which
- * sends what a worker would send), the sandbox, signals, the master, the
- * fleet (Redis).
+ * A "worker" of the send/expect reply commands is an IPC peer that sends
+ * what a worker would send.  The front worker itself (daemon/worker*.c,
+ * through worker_new/worker_free) runs too once a "postfix" command asks
+ * it something: Postfix clients send netstring requests "map domain" to
+ * its listener in the temporary directory and read its socketmap replies
+ * (expect answer); its connection to the resolver goes through a relay of
+ * this runner (the worker has a configuration of its own whose
+ * runtime_dir holds the relay's socket), which counts what the worker
+ * asks (expect asked).  It reads the cache through an LMDB environment of
+ * its own, as in the daemon, but in this process: LMDB's locks are per
+ * process, so the second open re-initializes the lock table, harmless in
+ * one thread since every read transaction ends before its call returns,
+ * and "restart"/"crash" refuse to run with a worker (the resolver's close
+ * would free the worker's reader slot).
+ *
+ * With "fleet", a scenario has a second host B (a second resolver in
+ * this process and loop, its own cache and runtime_dir, IPC peer "b1")
+ * and a real redis-server of its own (on a unix socket in the temporary
+ * directory); each host's fleet client connects through a relay of this
+ * runner that passes whole RESP values and counts them, so that the loop
+ * is idle only once Redis has answered, and that can hold Redis's
+ * replies to one host (fleet hold b): the lease race of
+ * tests/e2e/fleet.sh, staged without gdb.  Without redis-server on PATH
+ * such a file is skipped (TAP "1..0 # SKIP").
+ *
+ * Not here: the sandbox, signals, the master.
  *
  * A failed expectation prints "# FILE:LINE: what: expected ..., seen
  * ..." and fails its scenario; the others carry on.  A line that does not
@@ -32,9 +55,11 @@
 #include "autoconf.h"
 
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 
 #include <linux/sockios.h>
 
@@ -42,6 +67,7 @@
 #include <ftw.h>
 #include <limits.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -52,11 +78,15 @@
 #include <unistd.h>
 
 #include <event2/event.h>
+#ifdef HAVE_FLEET
+#include <hiredis/hiredis.h>
+#endif
 
 #include "daemon/child.h"
 #include "lib/ipc.h"
 #include "daemon/resolver.h"
 #include "daemon/stats.h"
+#include "daemon/worker.h"
 #include "lib/cache.h"
 #include "lib/cache_record.h"
 #include "lib/clock.h"
@@ -65,6 +95,8 @@
 #include "lib/dns.h"
 #include "lib/https.h"
 #include "lib/log.h"
+#include "lib/netstring.h"
+#include "lib/sockmap.h"
 #include "policy/dane.h"
 #include "policy/discover.h"
 #include "fake_dns.h"
@@ -78,6 +110,10 @@
 #define SCN_LINE_MAX	4096
 #define SCN_MAX_ROUNDS	1000000	/* loop turns before "never idle" */
 #define SCN_MAX_LOG	200000	/* log lines kept per scenario */
+#define SCN_MAX_CLIENTS	64	/* Postfix clients of the worker */
+#define SCN_REDIS_WAIT_MS 10000	/* real time: redis-server answers */
+#define SCN_B		SCN_MAX_WORKERS	/* host B's one IPC peer, "b1" */
+#define SCN_CLIENT_BUF	(NETSTRING_MAX_DIGITS + 2 + SOCKMAP_MAX_REPLY)
 
 struct reply {
 	char		 domain[DOMAIN_BUFSZ];
@@ -89,11 +125,50 @@ struct reply {
 	int		 used;		/* matched by an expectation */
 };
 
-struct worker {
+struct scn_peer {
 	int		 fd;
 	struct reply	*replies;
 	size_t		 nreplies;
 	size_t		 cap;
+};
+
+/* One socketmap reply a Postfix client read: "WORD data". */
+struct answer {
+	char		*text;
+	size_t		 len;
+	int		 used;		/* matched by an expectation */
+};
+
+/* A Postfix client of the in-process worker: one socketmap connection. */
+struct scn_client {
+	char		 name[32];
+	int		 fd;		/* -1: not connected (or closed) */
+	char		 in[SCN_CLIENT_BUF];
+	size_t		 inlen;
+	struct answer	*answers;
+	size_t		 nanswers;
+	size_t		 cap;
+	int		 closed;	/* times the worker closed it */
+};
+
+/* Bytes read from one side of a fleet relay, not yet passed on. */
+struct scn_fbuf {
+	char		 data[1 << 20];
+	size_t		 len;
+};
+
+/* A host's fleet connection, relayed to redis-server: what it asks and
+ * what redis answers are counted (RESP values), its replies can be held */
+struct scn_frelay {
+	char		 sock[96];
+	int		 lfd;		/* the host's fleet server address */
+	int		 c;		/* the host's connection */
+	int		 s;		/* ours to redis */
+	int		 held;		/* replies to the host wait */
+	long long	 requests;
+	long long	 replies;
+	struct scn_fbuf	 up;
+	struct scn_fbuf	 down;
 };
 
 struct scn {
@@ -112,11 +187,44 @@ struct scn {
 	size_t		 conflen;
 	int		 have_map;
 	struct config	*cf;
+	struct config	*wcf;		/* the worker's: runtime_dir S.wdir */
 	struct event_base *base;
 	struct resolver	*r;
 	int		 lfd;
-	struct worker	 w[SCN_MAX_WORKERS];
+	struct scn_peer	 w[SCN_MAX_WORKERS + 1];	/* and SCN_B */
 	int		 nw;
+
+	/* the fleet: redis-server, host B (its own cache, runtime_dir and
+	 * resolver, one IPC peer "b1"), the relays of A's and B's fleet
+	 * connections */
+	int		 fleet;
+	char		*fleet_line;	/* the fleet section, no servers */
+	pid_t		 redis_pid;
+	int		 redis_atexit;	/* scn_redis_atexit registered */
+	char		 redis_sock[96];
+	struct scn_frelay frelay[2];
+	struct config	*cfb;
+	struct resolver	*rb;
+	int		 lfdb;
+	char		 bdir[96];
+	char		 bcachedir[96];
+
+	/* the in-process front worker (worker_new) and its Postfix side */
+	struct worker	*wk;
+	int		 wlfd;		/* its listener */
+	char		 wsock[96];
+	char		 wdir[96];	/* its runtime_dir: the relay's
+					   socket */
+	int		 relay_lfd;	/* where the worker connects */
+	int		 relay_w;	/* the worker's connection */
+	int		 relay_r;	/* ours to the resolver */
+	struct asked {
+		char	 domain[DOMAIN_BUFSZ];
+		int	 txtcheck;
+	}		*asked;		/* the worker's requests, in order */
+	size_t		 nasked;
+	struct scn_client c[SCN_MAX_CLIENTS];
+	int		 nc;
 
 	char		**log;
 	size_t		 nlog;
@@ -372,7 +480,22 @@ scn_rm(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 	return (remove(path));
 }
 
-/* scn_worker_connect - worker i connects to the resolver's listener */
+/* scn_peer_name - "w3", or "b1" for host B's peer (static buffer) */
+static const char *
+scn_peer_name(int i)
+{
+	static char	 buf[4][16];
+	static int	 k;
+
+	k = (k + 1) % 4;
+	if (i == SCN_B)
+		return ("b1");
+	snprintf(buf[k], sizeof(buf[k]), "w%d", i + 1);
+	return (buf[k]);
+}
+
+/* scn_worker_connect - worker i connects to the resolver's listener
+ * (SCN_B: host B's) */
 static void
 scn_worker_connect(int i)
 {
@@ -381,36 +504,62 @@ scn_worker_connect(int i)
 
 	memset(&sun, 0, sizeof(sun));
 	sun.sun_family = AF_UNIX;
-	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", S.sock);
+	if (i == SCN_B)
+		(void)ipc_resolver_addr(S.bdir, &sun);
+	else
+		snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", S.sock);
 	if ((fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC |
 	    SOCK_NONBLOCK, 0)) == -1 ||
 	    connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == -1)
-		scn_bail("worker w%d cannot connect: %s", i + 1,
+		scn_bail("worker %s cannot connect: %s", scn_peer_name(i),
 		    strerror(errno));
 	S.w[i].fd = fd;
 }
 
-/* scn_config - load this scenario's configuration (once) */
-static void
-scn_config(void)
+/* scn_config_load - this scenario's configuration with runtime_dir and
+ * cache dir; fleet: the fleet server (a relay's socket), or NULL */
+static struct config *
+scn_config_load(const char *runtime_dir, const char *cachedir,
+    const char *fleet)
 {
+	struct config	*cf;
 	char		 err[4096], *text;
 	size_t		 len;
 
-	if (S.cf != NULL)
-		return;
-	len = S.conflen + 3 * PATH_MAX + 256;
+	len = S.conflen + 4 * PATH_MAX + 1024;
 	if ((text = malloc(len)) == NULL)
 		abort();
 	snprintf(text, len, "runtime_dir = \"%s\"\n"
-	    "cache {\n\tpath = \"%s\"\n}\n%s%s", S.tmp, S.cachedir,
+	    "cache {\n\tpath = \"%s\"\n}\n%s%s%s%s%s%s", runtime_dir,
+	    cachedir,
 	    S.have_map ? "" : "map \"sts\" {\n\tdane = no\n}\n",
-	    S.conf != NULL ? S.conf : "");
-	S.cf = config_load_buffer(S.file, text, strlen(text), err,
-	    sizeof(err));
+	    S.conf != NULL ? S.conf : "",
+	    fleet != NULL ? "fleet {\n\tservers = { \"" : "",
+	    fleet != NULL ? fleet : "", fleet != NULL ? "\" }\n" : "",
+	    fleet != NULL ? S.fleet_line : "");
+	cf = config_load_buffer(S.file, text, strlen(text), err, sizeof(err));
 	free(text);
-	if (S.cf == NULL)
+	if (cf == NULL)
 		scn_bail("configuration refused:\n%s", err);
+	return (cf);
+}
+
+/*
+ * scn_config - load this scenario's configuration (once): the
+ * resolver's, and the worker's, the same but for its runtime_dir, so
+ * that the worker's resolver socket is the runner's relay (S.relay)
+ */
+static void
+scn_config(void)
+{
+	if (S.cf != NULL)
+		return;
+	S.cf = scn_config_load(S.tmp, S.cachedir, S.fleet ?
+	    S.frelay[0].sock : NULL);
+	S.wcf = scn_config_load(S.wdir, S.cachedir, NULL);
+	if (S.fleet)
+		S.cfb = scn_config_load(S.bdir, S.bcachedir,
+		    S.frelay[1].sock);
 }
 
 /* scn_start - a resolver on the scenario's cache, and its workers */
@@ -439,6 +588,20 @@ scn_start(void)
 		S.nw = 1;
 	for (i = 0; i < S.nw; i++)
 		scn_worker_connect(i);
+	if (!S.fleet)
+		return;
+	if (S.lfdb == -1) {
+		if (mkdir(S.bdir, 0700) == -1 ||
+		    ipc_resolver_addr(S.bdir, &sun) == -1 ||
+		    (S.lfdb = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC,
+		    0)) == -1 ||
+		    bind(S.lfdb, (struct sockaddr *)&sun, sizeof(sun)) == -1 ||
+		    listen(S.lfdb, SOMAXCONN) == -1)
+			scn_bail("host B's resolver socket: %s",
+			    strerror(errno));
+	}
+	S.rb = resolver_new(S.cfb, S.lfdb, S.base);
+	scn_worker_connect(SCN_B);
 }
 
 /* scn_stop - the resolver stops (orderly, or as if killed) and the
@@ -460,6 +623,12 @@ scn_stop(int crash)
 		close(S.w[i].fd);
 		S.w[i].fd = -1;
 	}
+	if (S.rb == NULL)
+		return;
+	resolver_free(S.rb);
+	S.rb = NULL;
+	close(S.w[SCN_B].fd);
+	S.w[SCN_B].fd = -1;
 }
 
 /* scn_read_replies - every reply waiting on the workers' sockets;
@@ -469,19 +638,19 @@ scn_read_replies(void)
 {
 	static unsigned char msg[IPC_MAX_MSG];
 	struct ipc_reply rep;
-	struct worker	*w;
+	struct scn_peer	*w;
 	struct reply	*r;
 	ssize_t		 n;
 	int		 i, got = 0;
 
-	for (i = 0; i < S.nw; i++) {
+	for (i = 0; i <= SCN_B; i = i + 1 == S.nw ? SCN_B : i + 1) {
 		w = &S.w[i];
 		while (w->fd != -1 &&
 		    (n = recv(w->fd, msg, sizeof(msg), MSG_DONTWAIT)) > 0) {
 			got++;
 			if (ipc_reply_decode(msg, (size_t)n, &rep) == -1) {
-				scn_fail("w%d: a reply that does not decode "
-				    "(%zd bytes)", i + 1, n);
+				scn_fail("%s: a reply that does not decode "
+				    "(%zd bytes)", scn_peer_name(i), n);
 				continue;
 			}
 			if (w->nreplies == w->cap) {
@@ -500,20 +669,774 @@ scn_read_replies(void)
 			if (rep.record_len > 0 && cache_record_decode(
 			    rep.record, rep.record_len, &r->sts) !=
 			    CACHE_DECODE_OK)
-				scn_fail("w%d: reply for %s: the MTA-STS "
-				    "record does not decode", i + 1, r->domain);
+				scn_fail("%s: reply for %s: the MTA-STS "
+				    "record does not decode", scn_peer_name(i),
+				    r->domain);
 			else
 				r->have_sts = rep.record_len > 0;
 			if (rep.dane_len > 0 && cache_record_decode(rep.dane,
 			    rep.dane_len, &r->dane) != CACHE_DECODE_OK)
-				scn_fail("w%d: reply for %s: the DANE record "
-				    "does not decode", i + 1, r->domain);
+				scn_fail("%s: reply for %s: the DANE record "
+				    "does not decode", scn_peer_name(i),
+				    r->domain);
 			else
 				r->have_dane = rep.dane_len > 0;
 		}
 	}
 	return (got);
 }
+
+/* ---- the in-process worker and its Postfix clients ---- */
+
+/*
+ * scn_relay_pass - move one message from fd "from" to fd "to" if "to"
+ * has room (peeked first, so a full socket leaves it where it is);
+ * requests from the worker are noted in S.asked.  1 if one moved.
+ */
+static int
+scn_relay_pass(int from, int to, int request)
+{
+	static unsigned char msg[IPC_MAX_MSG];
+	struct ipc_request req;
+	ssize_t		 n;
+
+	if ((n = recv(from, msg, sizeof(msg), MSG_DONTWAIT | MSG_PEEK)) == -1 &&
+	    (errno == EAGAIN || errno == EINTR))
+		return (0);
+	if (n <= 0)
+		return (-1);
+	if (send(to, msg, (size_t)n, MSG_DONTWAIT | MSG_NOSIGNAL) == -1) {
+		if (errno == EAGAIN || errno == ENOBUFS)
+			return (0);
+		return (-1);
+	}
+	(void)recv(from, msg, sizeof(msg), MSG_DONTWAIT);
+	if (!request)
+		return (1);
+	if (ipc_request_decode(msg, (size_t)n, &req) == -1) {
+		scn_fail("relay: a request from the worker that does not "
+		    "decode (%zd bytes)", n);
+		return (1);
+	}
+	if (S.nasked % 64 == 0 && (S.asked = realloc(S.asked,
+	    (S.nasked + 64) * sizeof(*S.asked))) == NULL)
+		abort();
+	memcpy(S.asked[S.nasked].domain, req.domain, req.domain_len);
+	S.asked[S.nasked].domain[req.domain_len] = '\0';
+	S.asked[S.nasked++].txtcheck = (req.flags & IPC_FLAG_TXTCHECK) != 0;
+	return (1);
+}
+
+/* scn_relay_close - the worker's resolver connection ends (both sides) */
+static void
+scn_relay_close(void)
+{
+	if (S.relay_w != -1)
+		close(S.relay_w);
+	if (S.relay_r != -1)
+		close(S.relay_r);
+	S.relay_w = S.relay_r = -1;
+}
+
+/*
+ * scn_relay - the worker's resolver connection, relayed: accept it and
+ * connect on to the resolver; move what waits, both ways.  Returns how
+ * many messages moved (and connections made).
+ */
+static int
+scn_relay(void)
+{
+	struct sockaddr_un sun;
+	int		 fd, got = 0, a, b;
+
+	if (S.wk == NULL)
+		return (0);
+	if ((fd = accept4(S.relay_lfd, NULL, NULL, SOCK_NONBLOCK |
+	    SOCK_CLOEXEC)) != -1) {
+		scn_relay_close();
+		S.relay_w = fd;
+		memset(&sun, 0, sizeof(sun));
+		sun.sun_family = AF_UNIX;
+		snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", S.sock);
+		if ((S.relay_r = socket(AF_UNIX, SOCK_SEQPACKET |
+		    SOCK_CLOEXEC | SOCK_NONBLOCK, 0)) == -1 ||
+		    connect(S.relay_r, (struct sockaddr *)&sun,
+		    sizeof(sun)) == -1)
+			scn_bail("relay: cannot connect to the resolver: %s",
+			    strerror(errno));
+		got++;
+	}
+	if (S.relay_w == -1)
+		return (got);
+	do {
+		a = scn_relay_pass(S.relay_w, S.relay_r, 1);
+		b = a == -1 ? 0 : scn_relay_pass(S.relay_r, S.relay_w, 0);
+		if (a == -1 || b == -1) {
+			scn_relay_close();
+			return (got + 1);
+		}
+		got += a + b;
+	} while (a + b > 0);
+	return (got);
+}
+
+/* scn_worker_start - a front worker (worker_new) on the scenario's loop,
+ * listening for Postfix on S.wsock, connected to the resolver */
+static void
+scn_worker_start(void)
+{
+	struct sockaddr_un sun;
+
+	if (S.wk != NULL)
+		return;
+	scn_start();
+	if (ipc_resolver_addr(S.wdir, &sun) == -1 ||
+	    (S.relay_lfd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC |
+	    SOCK_NONBLOCK, 0)) == -1 ||
+	    bind(S.relay_lfd, (struct sockaddr *)&sun, sizeof(sun)) == -1 ||
+	    listen(S.relay_lfd, SOMAXCONN) == -1)
+		scn_bail("relay socket in %s: %s", S.wdir, strerror(errno));
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", S.wsock);
+	if ((S.wlfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1 ||
+	    bind(S.wlfd, (struct sockaddr *)&sun, sizeof(sun)) == -1 ||
+	    listen(S.wlfd, SOMAXCONN) == -1)
+		scn_bail("worker socket %s: %s", S.wsock, strerror(errno));
+	S.wk = worker_new(S.wcf, &S.wlfd, 1, 1, S.base);
+}
+
+/* scn_client - the Postfix client called name, connected (again, if the
+ * worker closed it: Postfix reconnects) */
+static struct scn_client *
+scn_client(const char *name)
+{
+	struct sockaddr_un sun;
+	struct scn_client *c = NULL;
+	int		 i;
+
+	for (i = 0; i < S.nc; i++)
+		if (strcmp(S.c[i].name, name) == 0)
+			c = &S.c[i];
+	if (c == NULL) {
+		if (S.nc == SCN_MAX_CLIENTS)
+			scn_bail("more than %d Postfix clients",
+			    SCN_MAX_CLIENTS);
+		if (strlen(name) >= sizeof(c->name))
+			scn_bail("client name too long: \"%s\"", name);
+		c = &S.c[S.nc++];
+		snprintf(c->name, sizeof(c->name), "%s", name);
+	}
+	if (c->fd != -1)
+		return (c);
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", S.wsock);
+	if ((c->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC |
+	    SOCK_NONBLOCK, 0)) == -1 ||
+	    connect(c->fd, (struct sockaddr *)&sun, sizeof(sun)) == -1)
+		scn_bail("client %s cannot connect: %s", name,
+		    strerror(errno));
+	c->inlen = 0;
+	return (c);
+}
+
+/* scn_client_answers - the socketmap replies in c's input buffer */
+static int
+scn_client_answers(struct scn_client *c)
+{
+	enum netstring_status st;
+	struct answer	*a;
+	const char	*p;
+	size_t		 plen, used;
+	int		 got = 0;
+
+	while ((st = netstring_decode(c->in, c->inlen, SOCKMAP_MAX_REPLY, &p,
+	    &plen, &used)) == NETSTRING_OK) {
+		if (c->nanswers == c->cap) {
+			c->cap = c->cap == 0 ? 64 : c->cap * 2;
+			if ((c->answers = realloc(c->answers,
+			    c->cap * sizeof(*c->answers))) == NULL)
+				abort();
+		}
+		a = &c->answers[c->nanswers++];
+		memset(a, 0, sizeof(*a));
+		if ((a->text = malloc(plen + 1)) == NULL)
+			abort();
+		memcpy(a->text, p, plen);
+		a->text[plen] = '\0';
+		a->len = plen;
+		memmove(c->in, c->in + used, c->inlen - used);
+		c->inlen -= used;
+		got++;
+	}
+	if (st != NETSTRING_INCOMPLETE)
+		scn_fail("client %s: a reply that is no netstring (%s)",
+		    c->name, netstring_strerror(st));
+	return (got);
+}
+
+/* scn_read_answers - every reply waiting on the Postfix clients'
+ * sockets; a client the worker closed is marked so.  Returns how many
+ * replies and closes. */
+static int
+scn_read_answers(void)
+{
+	struct scn_client *c;
+	ssize_t		 n;
+	int		 i, got = 0;
+
+	for (i = 0; i < S.nc; i++) {
+		c = &S.c[i];
+		while (c->fd != -1) {
+			if (c->inlen == sizeof(c->in)) {
+				scn_fail("client %s: a reply longer than %zu "
+				    "bytes", c->name, sizeof(c->in));
+				c->inlen = 0;
+			}
+			n = recv(c->fd, c->in + c->inlen,
+			    sizeof(c->in) - c->inlen, MSG_DONTWAIT);
+			if (n == -1 && (errno == EAGAIN || errno == EINTR))
+				break;
+			if (n <= 0) {
+				close(c->fd);
+				c->fd = -1;
+				c->closed++;
+				got++;
+				break;
+			}
+			c->inlen += (size_t)n;
+			got += scn_client_answers(c);
+		}
+	}
+	return (got);
+}
+
+/* scn_client_send - one socketmap request "map domain" from c */
+static void
+scn_client_send(struct scn_client *c, const char *map, const char *domain)
+{
+	char		 msg[SCN_LINE_MAX];
+	size_t		 len, off = 0;
+	ssize_t		 n;
+	int		 tries = 0;
+
+	len = strlen(map) + 1 + strlen(domain);
+	if ((size_t)snprintf(msg, sizeof(msg), "%zu:%s %s,", len, map,
+	    domain) >= sizeof(msg))
+		scn_bail("postfix: request too long");
+	len = strlen(msg);
+	while (off < len) {
+		n = send(c->fd, msg + off, len - off, MSG_DONTWAIT |
+		    MSG_NOSIGNAL);
+		if (n == -1 && errno != EAGAIN)
+			scn_bail("client %s: send: %s", c->name,
+			    strerror(errno));
+		if (n > 0)
+			off += (size_t)n;
+		else if (++tries > SCN_MAX_ROUNDS)
+			scn_bail("client %s: send: never room", c->name);
+		else {
+			(void)fake_event_turn(S.base);
+			(void)scn_read_answers();
+		}
+	}
+}
+
+/* cmd_postfix - "postfix CLIENT ask MAP DOMAIN [xN]": requests from a
+ * Postfix client to the in-process worker, all written before the loop
+ * runs */
+static void
+cmd_postfix(int n, char **t)
+{
+	struct scn_client *c;
+	long long	 times = 1, k;
+
+	if (n < 5 || n > 6 || strcmp(t[2], "ask") != 0)
+		scn_bail("postfix CLIENT ask MAP DOMAIN [xN]");
+	if (n == 6) {
+		if (t[5][0] != 'x')
+			scn_bail("postfix: not a count: \"%s\"", t[5]);
+		times = scn_num(t[5] + 1);
+	}
+	scn_worker_start();
+	c = scn_client(t[1]);
+	for (k = 0; k < times; k++)
+		scn_client_send(c, t[3], t[4]);
+}
+
+/* scn_answer_matches - answer a fits TEXT: the same status word and, if
+ * TEXT says more than the word, exactly that payload */
+static int
+scn_answer_matches(const struct answer *a, const char *text)
+{
+	size_t	 wl = strcspn(text, " ");
+
+	if (strncmp(a->text, text, wl) != 0 ||
+	    (a->text[wl] != ' ' && a->text[wl] != '\0'))
+		return (0);
+	if (text[wl] == '\0')
+		return (1);
+	return (a->text[wl] == ' ' && strcmp(a->text + wl + 1,
+	    text + wl + 1) == 0);
+}
+
+/* expect_answer - "expect answer CLIENT TEXT [n=N]": the client's next N
+ * (default 1) unchecked replies match TEXT; they are checked off */
+static void
+expect_answer(int n, char **t)
+{
+	struct scn_client *c = NULL;
+	long long	 want = 1, got = 0;
+	size_t		 j;
+	int		 i;
+
+	if (n < 3 || n > 4)
+		scn_bail("expect answer CLIENT TEXT [n=N]");
+	if (n == 4) {
+		if (strncmp(t[3], "n=", 2) != 0)
+			scn_bail("expect answer: not n=N: \"%s\"", t[3]);
+		want = scn_num(t[3] + 2);
+	}
+	for (i = 0; i < S.nc; i++)
+		if (strcmp(S.c[i].name, t[1]) == 0)
+			c = &S.c[i];
+	if (c == NULL)
+		scn_bail("expect answer: no client \"%s\"", t[1]);
+	for (j = 0; j < c->nanswers && got < want; j++) {
+		if (c->answers[j].used)
+			continue;
+		c->answers[j].used = 1;
+		got++;
+		if (!scn_answer_matches(&c->answers[j], t[2]))
+			scn_fail("client %s answer %lld: expected \"%s\", "
+			    "seen \"%s\"", c->name, got, t[2],
+			    c->answers[j].text);
+	}
+	if (got < want)
+		scn_fail("client %s: expected %lld answers \"%s\", seen %lld",
+		    c->name, want, t[2], got);
+}
+
+/* expect_asked - "expect asked DOMAIN|* [plain|txtcheck] N": requests
+ * the worker sent the resolver */
+static void
+expect_asked(int n, char **t)
+{
+	enum scn_op	 op;
+	long long	 want, got = 0;
+	size_t		 k;
+	int		 kind = -1;
+
+	if (n == 4 && strcmp(t[2], "plain") == 0)
+		kind = 0;
+	else if (n == 4 && strcmp(t[2], "txtcheck") == 0)
+		kind = 1;
+	else if (n != 3)
+		scn_bail("expect asked DOMAIN|* [plain|txtcheck] N");
+	want = scn_count_expect(t[n - 1], &op);
+	for (k = 0; k < S.nasked; k++)
+		if ((strcmp(t[1], "*") == 0 ||
+		    strcasecmp(S.asked[k].domain, t[1]) == 0) &&
+		    (kind == -1 || S.asked[k].txtcheck == kind))
+			got++;
+	if (!scn_cmp(got, op, want))
+		scn_fail("asked %s%s%s: expected %s%lld, seen %lld", t[1],
+		    kind == -1 ? "" : " ", kind == -1 ? "" : t[2],
+		    scn_op_names[op], want, got);
+}
+
+/* expect_noanswer - "expect noanswer CLIENT": nothing unchecked */
+static void
+expect_noanswer(int n, char **t)
+{
+	size_t	 j, extra = 0;
+	int	 i;
+
+	if (n != 2)
+		scn_bail("expect noanswer CLIENT");
+	for (i = 0; i < S.nc; i++) {
+		if (strcmp(S.c[i].name, t[1]) != 0)
+			continue;
+		for (j = 0; j < S.c[i].nanswers; j++)
+			if (!S.c[i].answers[j].used && extra++ == 0)
+				scn_fail("client %s: expected no more "
+				    "answers, seen \"%s\"", t[1],
+				    S.c[i].answers[j].text);
+		return;
+	}
+	scn_bail("expect noanswer: no client \"%s\"", t[1]);
+}
+
+/* scn_worker_stop - the worker stops (as worker_main() after its loop),
+ * its clients are closed and their answers forgotten */
+static void
+scn_worker_stop(void)
+{
+	size_t	 k;
+	int	 i;
+
+	worker_free(S.wk);
+	S.wk = NULL;
+	scn_relay_close();
+	if (S.relay_lfd != -1)
+		close(S.relay_lfd);
+	S.relay_lfd = -1;
+	free(S.asked);
+	S.asked = NULL;
+	S.nasked = 0;
+	for (i = 0; i < SCN_MAX_CLIENTS; i++) {
+		if (S.c[i].fd != -1)
+			close(S.c[i].fd);
+		for (k = 0; k < S.c[i].nanswers; k++)
+			free(S.c[i].answers[k].text);
+		free(S.c[i].answers);
+		memset(&S.c[i], 0, sizeof(S.c[i]));
+		S.c[i].fd = -1;
+	}
+	S.nc = 0;
+	if (S.wlfd != -1)
+		close(S.wlfd);
+	S.wlfd = -1;
+}
+
+/* ---- the fleet: redis-server, host B, the relays ---- */
+
+#ifdef HAVE_FLEET
+/*
+ * scn_resp_len - the length of the complete RESP value at p[0..n), 0 if
+ * it is not complete yet, -1 if it is no RESP (hiredis speaks RESP2;
+ * RESP3's types are read too)
+ */
+static long
+scn_resp_len(const char *p, size_t n)
+{
+	const char	*nl;
+	long long	 v, k;
+	long		 len, sub;
+	char		*end;
+
+	if (n == 0)
+		return (0);
+	if ((nl = memchr(p, '\n', n)) == NULL)
+		return (0);
+	len = (long)(nl - p) + 1;
+	switch (p[0]) {
+	case '+': case '-': case ':': case '_': case ',': case '#': case '(':
+		return (len);
+	case '$': case '=': case '!':
+		v = strtoll(p + 1, &end, 10);
+		if (v < 0)
+			return (len);
+		return ((size_t)len + (size_t)v + 2 <= n ? len + (long)v + 2 :
+		    0);
+	case '*': case '~': case '>': case '%':
+		v = strtoll(p + 1, &end, 10);
+		if (p[0] == '%')
+			v *= 2;
+		for (k = 0; k < v; k++) {
+			if ((sub = scn_resp_len(p + len, n - (size_t)len)) <= 0)
+				return (sub);
+			len += sub;
+		}
+		return (len);
+	default:
+		return (-1);
+	}
+}
+
+/* scn_fleet_name - "a" or "b": the host of relay h */
+static const char *
+scn_fleet_name(int h)
+{
+	return (h == 0 ? "a" : "b");
+}
+
+/*
+ * scn_fleet_move - move the complete RESP values read on fd "from" into
+ * buffer b, and from b to fd "to" unless held; *count counts the values
+ * moved.  Returns the values moved, -1 if a side closed.
+ */
+static int
+scn_fleet_move(int from, int to, struct scn_fbuf *b, int held,
+    long long *count)
+{
+	ssize_t		 n;
+	long		 one;
+	size_t		 off = 0, done = 0;
+	int		 moved = 0;
+
+	while (b->len < sizeof(b->data)) {
+		n = recv(from, b->data + b->len, sizeof(b->data) - b->len,
+		    MSG_DONTWAIT);
+		if (n == -1 && (errno == EAGAIN || errno == EINTR))
+			break;
+		if (n <= 0)
+			return (-1);
+		b->len += (size_t)n;
+	}
+	if (held)
+		return (0);
+	while ((one = scn_resp_len(b->data + off, b->len - off)) > 0) {
+		off += (size_t)one;
+		moved++;
+	}
+	if (one == -1)
+		scn_bail("fleet relay: no RESP from %s", from == -1 ? "?" :
+		    "a peer");
+	while (done < off) {
+		n = send(to, b->data + done, off - done, MSG_NOSIGNAL);
+		if (n <= 0)
+			return (-1);
+		done += (size_t)n;
+	}
+	memmove(b->data, b->data + off, b->len - off);
+	b->len -= off;
+	*count += moved;
+	return (moved);
+}
+
+/* scn_fleet_relay - every relay: accept, connect on to redis, move what
+ * waits both ways (replies to a held host stay).  Returns the moves. */
+static int
+scn_fleet_relay(void)
+{
+	struct sockaddr_un sun;
+	struct scn_frelay *fr;
+	int		 h, fd, got = 0, a, b;
+
+	for (h = 0; h < 2 && S.fleet; h++) {
+		fr = &S.frelay[h];
+		if (fr->lfd != -1 && (fd = accept4(fr->lfd, NULL, NULL,
+		    SOCK_NONBLOCK | SOCK_CLOEXEC)) != -1) {
+			if (fr->c != -1)
+				close(fr->c);
+			if (fr->s != -1)
+				close(fr->s);
+			fr->c = fd;
+			fr->up.len = fr->down.len = 0;
+			fr->requests = fr->replies = 0;
+			memset(&sun, 0, sizeof(sun));
+			sun.sun_family = AF_UNIX;
+			snprintf(sun.sun_path, sizeof(sun.sun_path), "%s",
+			    S.redis_sock);
+			if ((fr->s = socket(AF_UNIX, SOCK_STREAM |
+			    SOCK_CLOEXEC, 0)) == -1 ||
+			    connect(fr->s, (struct sockaddr *)&sun,
+			    sizeof(sun)) == -1)
+				scn_bail("fleet relay: redis %s: %s",
+				    S.redis_sock, strerror(errno));
+			got++;
+		}
+		if (fr->c == -1)
+			continue;
+		a = scn_fleet_move(fr->c, fr->s, &fr->up, 0, &fr->requests);
+		b = a == -1 ? -1 : scn_fleet_move(fr->s, fr->c, &fr->down,
+		    fr->held, &fr->replies);
+		if (a == -1 || b == -1) {
+			close(fr->c);
+			close(fr->s);
+			fr->c = fr->s = -1;
+			got++;
+			continue;
+		}
+		got += a + b;
+	}
+	return (got);
+}
+
+/* scn_fleet_waiting - a request of a host not held is still with redis */
+static int
+scn_fleet_waiting(void)
+{
+	int	 h;
+
+	for (h = 0; h < 2 && S.fleet; h++)
+		if (S.frelay[h].c != -1 && !S.frelay[h].held &&
+		    S.frelay[h].replies < S.frelay[h].requests)
+			return (1);
+	return (0);
+}
+
+/* scn_fleet_wait - block (real time) until redis answers a request of a
+ * host not held; bail after SCN_REDIS_WAIT_MS */
+static void
+scn_fleet_wait(void)
+{
+	struct pollfd	 pfd[2];
+	int		 h, n = 0;
+
+	for (h = 0; h < 2; h++)
+		if (S.frelay[h].c != -1 && !S.frelay[h].held &&
+		    S.frelay[h].replies < S.frelay[h].requests) {
+			pfd[n].fd = S.frelay[h].s;
+			pfd[n++].events = POLLIN;
+		}
+	if (n > 0 && poll(pfd, (nfds_t)n, SCN_REDIS_WAIT_MS) == 0)
+		scn_bail("redis-server did not answer within %d ms",
+		    SCN_REDIS_WAIT_MS);
+}
+
+/* scn_redis_stop - the scenario's redis-server goes */
+static void
+scn_redis_stop(void)
+{
+	int	 h;
+
+	for (h = 0; h < 2; h++) {
+		if (S.frelay[h].c != -1)
+			close(S.frelay[h].c);
+		if (S.frelay[h].s != -1)
+			close(S.frelay[h].s);
+		if (S.frelay[h].lfd != -1)
+			close(S.frelay[h].lfd);
+		memset(&S.frelay[h], 0, sizeof(S.frelay[h]));
+		S.frelay[h].lfd = S.frelay[h].c = S.frelay[h].s = -1;
+	}
+	if (S.redis_pid > 0) {
+		kill(S.redis_pid, SIGTERM);
+		(void)waitpid(S.redis_pid, NULL, 0);
+	}
+	S.redis_pid = 0;
+	S.fleet = 0;
+}
+
+/* scn_redis_atexit - a bail-out (exit) stops redis-server too */
+static void
+scn_redis_atexit(void)
+{
+	if (S.redis_pid > 0)
+		kill(S.redis_pid, SIGTERM);
+}
+
+/* scn_have_redis - redis-server is on PATH */
+static int
+scn_have_redis(void)
+{
+	const char	*path = getenv("PATH");
+	char		 buf[PATH_MAX], *dirs, *d, *save = NULL;
+	int		 found = 0;
+
+	if (path == NULL || (dirs = strdup(path)) == NULL)
+		return (0);
+	for (d = strtok_r(dirs, ":", &save); d != NULL && !found;
+	    d = strtok_r(NULL, ":", &save)) {
+		snprintf(buf, sizeof(buf), "%s/redis-server", d);
+		found = access(buf, X_OK) == 0;
+	}
+	free(dirs);
+	return (found);
+}
+
+/*
+ * cmd_fleet - "fleet": a redis-server of this scenario (on a unix
+ * socket), a fleet section for both hosts, and host B (started with A);
+ * "fleet hold b" / "fleet release b": redis's replies to that host wait
+ * in its relay, or go on
+ */
+static void
+cmd_fleet(int n, char **t)
+{
+	struct sockaddr_un sun;
+	struct stat	 st;
+	char		 path[PATH_MAX], line[PATH_MAX + 256];
+	FILE		*fp;
+	int		 h, i;
+
+	if (n == 3 && (strcmp(t[1], "hold") == 0 ||
+	    strcmp(t[1], "release") == 0)) {
+		if (!S.fleet)
+			scn_bail("fleet %s: no fleet", t[1]);
+		if (strcmp(t[2], "a") != 0 && strcmp(t[2], "b") != 0)
+			scn_bail("fleet %s a|b", t[1]);
+		S.frelay[t[2][0] == 'a' ? 0 : 1].held = t[1][0] == 'h';
+		return;
+	}
+	if (n != 1)
+		scn_bail("fleet | fleet hold|release a|b");
+	if (S.cf != NULL || S.fleet)
+		scn_bail("fleet: before the resolver starts, once");
+	if (!scn_have_redis()) {
+		if (S.ntests > 0)
+			scn_bail("redis-server not installed");
+		printf("1..0 # SKIP redis-server not installed\n");
+		exit(0);
+	}
+	snprintf(S.redis_sock, sizeof(S.redis_sock), "%.79s/redis.sock",
+	    S.tmp);
+	if (!S.redis_atexit) {
+		(void)atexit(scn_redis_atexit);
+		S.redis_atexit = 1;
+	}
+	if ((S.redis_pid = fork()) == 0) {
+		/* no redis-server outlives the runner, even a crashed one */
+		(void)prctl(PR_SET_PDEATHSIG, SIGTERM);
+		execlp("redis-server", "redis-server", "--port", "0",
+		    "--unixsocket", S.redis_sock, "--save", "", "--appendonly",
+		    "no", "--dir", S.tmp, "--logfile", "redis.log",
+		    "--loglevel", "warning", (char *)NULL);
+		_exit(127);
+	}
+	if (S.redis_pid == -1)
+		scn_bail("fork: %s", strerror(errno));
+	for (i = 0; i < 500 && stat(S.redis_sock, &st) == -1; i++)
+		usleep(10000);
+	if (i == 500)
+		scn_bail("redis-server did not start");
+	S.fleet = 1;
+	snprintf(path, sizeof(path), "%.79s/fleet.key", S.tmp);
+	if ((fp = fopen(path, "w")) == NULL || fchmod(fileno(fp), 0600) ==
+	    -1 || fputs("scenario-fleet-key-0123456789abcdef\n", fp) < 0 ||
+	    fclose(fp) != 0)
+		scn_bail("%s: %s", path, strerror(errno));
+	for (h = 0; h < 2; h++) {
+		snprintf(S.frelay[h].sock, sizeof(S.frelay[h].sock),
+		    "%.79s/fleet-%s.sock", S.tmp, scn_fleet_name(h));
+		memset(&sun, 0, sizeof(sun));
+		sun.sun_family = AF_UNIX;
+		snprintf(sun.sun_path, sizeof(sun.sun_path), "%s",
+		    S.frelay[h].sock);
+		if ((S.frelay[h].lfd = socket(AF_UNIX, SOCK_STREAM |
+		    SOCK_CLOEXEC | SOCK_NONBLOCK, 0)) == -1 ||
+		    bind(S.frelay[h].lfd, (struct sockaddr *)&sun,
+		    sizeof(sun)) == -1 || listen(S.frelay[h].lfd, 16) == -1)
+			scn_bail("fleet relay %s: %s", S.frelay[h].sock,
+			    strerror(errno));
+	}
+	snprintf(line, sizeof(line), "\tkey_file = \"%s\"\n\tprefix = "
+	    "\"scn:\"\n\ttimeout = 1\n\tlease = 20\n\tlease_wait = 3\n}\n",
+	    path);
+	if ((S.fleet_line = strdup(line)) == NULL)
+		abort();
+}
+
+/* expect_fleet - "expect fleet KEY present|absent": in redis (with the
+ * prefix "scn:"; KEY "lease:D" is a lease) */
+static void
+expect_fleet(int n, char **t)
+{
+	redisContext	*rc;
+	redisReply	*rep;
+	long long	 got;
+
+	if (n != 3 || (strcmp(t[2], "present") != 0 &&
+	    strcmp(t[2], "absent") != 0))
+		scn_bail("expect fleet KEY present|absent");
+	if (!S.fleet)
+		scn_bail("expect fleet: no fleet");
+	if ((rc = redisConnectUnix(S.redis_sock)) == NULL || rc->err)
+		scn_bail("expect fleet: cannot connect to redis");
+	rep = redisCommand(rc, "EXISTS scn:%s", t[1]);
+	if (rep == NULL || rep->type != REDIS_REPLY_INTEGER)
+		scn_bail("expect fleet: EXISTS failed");
+	got = rep->integer;
+	freeReplyObject(rep);
+	redisFree(rc);
+	if ((got != 0) != (t[2][0] == 'p'))
+		scn_fail("fleet %s: expected %s, seen %s", t[1], t[2],
+		    got != 0 ? "present" : "absent");
+}
+#endif /* HAVE_FLEET */
 
 /* scn_busy - work the resolver has not picked up yet: a connection
  * waiting on the listener, requests not read from a worker's socket */
@@ -531,13 +1454,47 @@ scn_busy(void)
 		if (S.w[i].fd != -1 && S.r != NULL &&
 		    ioctl(S.w[i].fd, SIOCOUTQ, &outq) == 0 && outq > 0)
 			return (1);
+	if (S.rb != NULL) {
+		pfd.fd = S.lfdb;
+		if (poll(&pfd, 1, 0) > 0 || (S.w[SCN_B].fd != -1 &&
+		    ioctl(S.w[SCN_B].fd, SIOCOUTQ, &outq) == 0 && outq > 0))
+			return (1);
+	}
+#ifdef HAVE_FLEET
+	for (i = 0; i < 2 && S.fleet; i++) {
+		pfd.fd = S.frelay[i].lfd;
+		if (poll(&pfd, 1, 0) > 0)
+			return (1);
+	}
+	if (scn_fleet_waiting()) {
+		scn_fleet_wait();
+		return (1);
+	}
+#endif
+	if (S.wk == NULL)
+		return (0);
+	pfd.fd = S.wlfd;
+	if (poll(&pfd, 1, 0) > 0)
+		return (1);
+	pfd.fd = S.relay_lfd;
+	if (poll(&pfd, 1, 0) > 0)
+		return (1);
+	for (i = 0; i < S.nc; i++)
+		if (S.c[i].fd != -1 &&
+		    ioctl(S.c[i].fd, SIOCOUTQ, &outq) == 0 && outq > 0)
+			return (1);
+	/* relayed and not yet read, either way */
+	if ((S.relay_r != -1 && ioctl(S.relay_r, SIOCOUTQ, &outq) == 0 &&
+	    outq > 0) || (S.relay_w != -1 && ioctl(S.relay_w, SIOCOUTQ,
+	    &outq) == 0 && outq > 0))
+		return (1);
 	return (0);
 }
 
 /*
  * scn_idle - run the loop until nothing is left to do at this virtual
  * time: no timer due, no request or connection unread, no reply arriving
- * (two quiet turns in a row)
+ * (two quiet turns in a row; three with the in-process worker)
  */
 static void
 scn_idle(void *arg)
@@ -545,9 +1502,14 @@ scn_idle(void *arg)
 	int	 quiet = 0, rounds = 0, act;
 
 	(void)arg;
-	while (quiet < 2) {
+	while (quiet < (S.wk != NULL ? 3 : 2)) {
 		act = fake_event_turn(S.base);
 		act += scn_read_replies();
+		act += scn_read_answers();
+		act += scn_relay();
+#ifdef HAVE_FLEET
+		act += scn_fleet_relay();
+#endif
 		act += scn_busy();
 		quiet = act > 0 ? 0 : quiet + 1;
 		if (++rounds > SCN_MAX_ROUNDS)
@@ -566,20 +1528,33 @@ scn_end(void)
 
 	if (!S.in)
 		return;
+	scn_worker_stop();
 	scn_stop(0);
 	if (S.lfd != -1)
 		close(S.lfd);
 	S.lfd = -1;
+	if (S.lfdb != -1)
+		close(S.lfdb);
+	S.lfdb = -1;
+	config_free(S.cfb);
+	S.cfb = NULL;
+	free(S.fleet_line);
+	S.fleet_line = NULL;
+#ifdef HAVE_FLEET
+	scn_redis_stop();
+#endif
 	event_base_free(S.base);
 	S.base = NULL;
 	config_free(S.cf);
 	S.cf = NULL;
+	config_free(S.wcf);
+	S.wcf = NULL;
 	free(S.conf);
 	S.conf = NULL;
 	S.conflen = 0;
 	fake_dns_reset();
 	fake_https_reset();
-	for (i = 0; i < SCN_MAX_WORKERS; i++) {
+	for (i = 0; i <= SCN_B; i++) {
 		for (k = 0; k < S.w[i].nreplies; k++) {
 			cache_record_release(&S.w[i].replies[k].sts);
 			cache_record_release(&S.w[i].replies[k].dane);
@@ -617,8 +1592,14 @@ scn_begin(const char *name)
 	S.failed = 0;
 	S.have_map = 0;
 	S.lfd = -1;
-	for (i = 0; i < SCN_MAX_WORKERS; i++)
+	S.wlfd = S.relay_lfd = S.relay_w = S.relay_r = -1;
+	for (i = 0; i <= SCN_B; i++)
 		S.w[i].fd = -1;
+	S.lfdb = -1;
+	for (i = 0; i < 2; i++)
+		S.frelay[i].lfd = S.frelay[i].c = S.frelay[i].s = -1;
+	for (i = 0; i < SCN_MAX_CLIENTS; i++)
+		S.c[i].fd = -1;
 	if ((tmpdir = getenv("TMPDIR")) == NULL || *tmpdir == '\0')
 		tmpdir = "/tmp";
 	if ((size_t)snprintf(S.tmp, sizeof(S.tmp), "%s/scenario.XXXXXX",
@@ -628,6 +1609,12 @@ scn_begin(const char *name)
 		scn_bail("mkdtemp %s: %s", S.tmp, strerror(errno));
 	snprintf(S.cachedir, sizeof(S.cachedir), "%.79s/cache", S.tmp);
 	snprintf(S.sock, sizeof(S.sock), "%.79s/resolver.sock", S.tmp);
+	snprintf(S.wsock, sizeof(S.wsock), "%.79s/postfix.sock", S.tmp);
+	snprintf(S.wdir, sizeof(S.wdir), "%.79s/w", S.tmp);
+	snprintf(S.bdir, sizeof(S.bdir), "%.79s/b", S.tmp);
+	snprintf(S.bcachedir, sizeof(S.bcachedir), "%.79s/b-cache", S.tmp);
+	if (mkdir(S.wdir, 0700) == -1)
+		scn_bail("mkdir %s: %s", S.wdir, strerror(errno));
 	clock_fake(SCN_T0, SCN_MONO0);
 	memset(stats_slot, 0, STATS_NCOUNTERS * sizeof(*stats_slot));
 	log_set_verbose(1);
@@ -646,6 +1633,13 @@ scn_workers(const char *s, int *lo, int *hi)
 	if (strcmp(s, "all") == 0) {
 		*lo = 0;
 		*hi = S.nw;
+		return;
+	}
+	if (strcmp(s, "b1") == 0) {
+		if (!S.fleet)
+			scn_bail("b1: host B runs only with \"fleet\"");
+		*lo = SCN_B;
+		*hi = SCN_B + 1;
 		return;
 	}
 	if (s[0] != 'w' || s[1] < '0' || s[1] > '9')
@@ -1041,7 +2035,7 @@ expect_reply(int n, char **t)
 {
 	char		 what[512];
 	long long	 want = 1, got;
-	struct worker	*w;
+	struct scn_peer	*w;
 	int		 lo, hi, i, k;
 	size_t		 j;
 
@@ -1061,13 +2055,13 @@ expect_reply(int n, char **t)
 				continue;
 			w->replies[j].used = 1;
 			got++;
-			snprintf(what, sizeof(what), "w%d reply %lld for %s",
-			    i + 1, got, t[2]);
+			snprintf(what, sizeof(what), "%s reply %lld for %s",
+			    scn_peer_name(i), got, t[2]);
 			(void)scn_reply_matches(&w->replies[j], n, t, 1, what);
 		}
 		if (got < want)
-			scn_fail("w%d: expected %lld replies for %s, seen "
-			    "%lld", i + 1, want, t[2], got);
+			scn_fail("%s: expected %lld replies for %s, seen "
+			    "%lld", scn_peer_name(i), want, t[2], got);
 	}
 }
 
@@ -1075,7 +2069,7 @@ expect_reply(int n, char **t)
 static void
 expect_noreply(int n, char **t)
 {
-	struct worker	*w;
+	struct scn_peer	*w;
 	const char	*first = NULL;
 	int		 lo, hi, i, extra;
 	size_t		 j;
@@ -1092,9 +2086,10 @@ expect_noreply(int n, char **t)
 			    extra++ == 0)
 				first = w->replies[j].domain;
 		if (extra > 0)
-			scn_fail("w%d: expected no more replies%s%s, seen %d "
-			    "(the first for %s)", i + 1, n < 3 ? "" : " for ",
-			    n < 3 ? "" : t[2], extra, first);
+			scn_fail("%s: expected no more replies%s%s, seen %d "
+			    "(the first for %s)", scn_peer_name(i),
+			    n < 3 ? "" : " for ", n < 3 ? "" : t[2], extra,
+			    first);
 	}
 }
 
@@ -1147,13 +2142,32 @@ scn_stat_id(const char *name)
 		{ "txt_checks", STATS_TXT_CHECKS },
 		{ "cache_deleted", STATS_CACHE_DELETED },
 		{ "cache_write_errors", STATS_CACHE_WRITE_ERRORS },
+		{ "requests", STATS_REQUESTS },
 	};
+	static const char *const src[] = { "pinned", "cache", "resolver",
+	    "deadline", "invalid" };
+	static const char *const reads[] = { "hit", "stale", "miss",
+	    "unavailable" };
+	int		 a;
 	char		 buf[128];
 	int		 i;
 
 	for (i = 0; i < (int)(sizeof(plain) / sizeof(plain[0])); i++)
 		if (strcmp(name, plain[i].name) == 0)
 			return (plain[i].id);
+	for (i = 0; i < STATS_SRC_COUNT; i++)
+		for (a = 0; a < STATS_ANSWER_COUNT; a++) {
+			snprintf(buf, sizeof(buf), "lookups.%s.%s", src[i],
+			    sockmap_status_name((enum sockmap_status)a));
+			if (strcmp(name, buf) == 0)
+				return (STATS_LOOKUPS + i * STATS_ANSWER_COUNT +
+				    a);
+		}
+	for (i = 0; i < STATS_CACHE_COUNT; i++) {
+		snprintf(buf, sizeof(buf), "cache_reads.%s", reads[i]);
+		if (strcmp(name, buf) == 0)
+			return (STATS_CACHE_READS + i);
+	}
 	for (i = 0; i < STATS_DISCOVERY_OUTCOMES; i++) {
 		snprintf(buf, sizeof(buf), "discoveries.request.%s",
 		    discover_outcome_name((enum discover_outcome)i));
@@ -1252,6 +2266,16 @@ cmd_expect(int n, char **t)
 	t++;
 	if (strcmp(t[0], "reply") == 0)
 		expect_reply(n, t);
+	else if (strcmp(t[0], "answer") == 0)
+		expect_answer(n, t);
+	else if (strcmp(t[0], "noanswer") == 0)
+		expect_noanswer(n, t);
+	else if (strcmp(t[0], "asked") == 0)
+		expect_asked(n, t);
+#ifdef HAVE_FLEET
+	else if (strcmp(t[0], "fleet") == 0)
+		expect_fleet(n, t);
+#endif
 	else if (strcmp(t[0], "noreply") == 0)
 		expect_noreply(n, t);
 	else if (strcmp(t[0], "cache") == 0)
@@ -1327,6 +2351,13 @@ scn_line(char *line)
 	} else if (strcmp(t[0], "start") == 0)
 		scn_start();
 	else if (strcmp(t[0], "restart") == 0 || strcmp(t[0], "crash") == 0) {
+		/* the worker reads the cache through an LMDB environment of
+		 * its own in this process; closing the resolver's would drop
+		 * the worker's reader slot too (LMDB's per-process locks) */
+		if (S.wk != NULL)
+			scn_bail("%s: not with a postfix client", t[0]);
+		if (S.fleet)
+			scn_bail("%s: not with a fleet", t[0]);
 		scn_start();
 		scn_stop(t[0][0] == 'c');
 		scn_start();
@@ -1342,6 +2373,12 @@ scn_line(char *line)
 		cmd_https(n, t, 1);
 	else if (strcmp(t[0], "send") == 0)
 		cmd_send(n, t);
+	else if (strcmp(t[0], "postfix") == 0)
+		cmd_postfix(n, t);
+#ifdef HAVE_FLEET
+	else if (strcmp(t[0], "fleet") == 0)
+		cmd_fleet(n, t);
+#endif
 	else if (strcmp(t[0], "run") == 0) {
 		scn_start();
 		scn_idle(NULL);
