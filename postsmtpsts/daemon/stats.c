@@ -40,6 +40,7 @@
 #include "lib/config.h"
 #include "policy/dane.h"
 #include "policy/discover.h"
+#include "policy/requiretls.h"
 #include "lib/dns.h"
 #include "lib/https.h"
 #include "daemon/stats.h"
@@ -140,6 +141,12 @@ stats_dane_fail_label(int i)
 {
 	/* DANE_FAIL_NONE is no failure: the block starts after it */
 	return (dane_fail_name((enum dane_fail)(i + 1)));
+}
+
+static const char *
+stats_level_label(int i)
+{
+	return (requiretls_level_name((enum requiretls_level)i));
 }
 
 static const char *const stats_fleet_names[STATS_FLEET_COUNT] = {
@@ -257,6 +264,13 @@ static const struct stats_family stats_families[] = {
 	    "Background re-checks of a cached policy's TXT id, started when a "
 	    "lookup found the TXT TTL passed.", STATS_TXT_CHECKS, STATS_NOLABEL,
 	    STATS_NOLABEL },
+	{ "postsmtpsts_answers_total",
+	    "Socketmap lookups answered, by the TLS security level of the "
+	    "answer (notfound: Postfix's default level; temp: deferred); "
+	    "dane-only, secure, verify and fingerprint can carry REQUIRETLS "
+	    "mail (RFC 8689), dane only to MX hosts with usable TLSA.",
+	    STATS_ANSWERS, STATS_LF("level", stats_level_label,
+	    REQUIRETLS_LEVEL_COUNT), STATS_NOLABEL },
 };
 
 int

@@ -28,6 +28,7 @@
 
 #include "lib/cache.h"
 #include "lib/sockmap.h"
+#include "policy/requiretls.h"
 
 struct buf;
 struct discover_result;
@@ -148,8 +149,11 @@ enum stats_id {
 	STATS_TXT_CHECKS = STATS_FLEET + STATS_FLEET_COUNT,
 				/* TXT id re-checks started (facts_txt_due) */
 	STATS_DANE_DNS_FAIL,	/* [class][enum stats_dane_rrtype] */
-	STATS_NCOUNTERS = STATS_DANE_DNS_FAIL +
+	STATS_ANSWERS = STATS_DANE_DNS_FAIL +
 	    STATS_DANE_FAIL_CLASSES * STATS_RR_COUNT,
+				/* [enum requiretls_level]: lookups by the
+				   TLS level of their answer */
+	STATS_NCOUNTERS = STATS_ANSWERS + REQUIRETLS_LEVEL_COUNT,
 };
 
 /*
@@ -213,12 +217,15 @@ stats_inc(enum stats_id id)
 int	stats_latency_bucket(uint64_t ns);
 
 /*
- * stats_lookup - one answered lookup: counts it by source and answer and
- * adds now - t0 (from stats_clock() when the request was decoded) to the
- * latency histogram.
+ * stats_lookup - one answered lookup: counts it by source and answer, and
+ * by the TLS level the reply (st, its data of len bytes after "OK ";
+ * NULL, 0 for none) sets (requiretls_level_of: what share of answers
+ * could carry REQUIRETLS mail), and adds now - t0 (from stats_clock()
+ * when the request was decoded) to the latency histogram.
  */
 static inline void
-stats_lookup(enum stats_source src, enum sockmap_status st, uint64_t t0)
+stats_lookup(enum stats_source src, enum sockmap_status st, const char *data,
+    size_t len, uint64_t t0)
 {
 #ifndef STATS_DISABLED
 	uint64_t	 ns = stats_clock() - t0;
@@ -227,11 +234,15 @@ stats_lookup(enum stats_source src, enum sockmap_status st, uint64_t t0)
 		st = SOCKMAP_PERM;
 	stats_inc((enum stats_id)(STATS_LOOKUPS + src * STATS_ANSWER_COUNT +
 	    st));
+	stats_inc((enum stats_id)(STATS_ANSWERS + requiretls_level_of(st,
+	    data, len)));
 	stats_inc((enum stats_id)(STATS_LATENCY + stats_latency_bucket(ns)));
 	stats_add(STATS_LATENCY_SUM_NS, ns);
 #else
 	(void)src;
 	(void)st;
+	(void)data;
+	(void)len;
 	(void)t0;
 #endif
 }

@@ -171,7 +171,7 @@ worker_cache_answer(struct worker *w, struct worker_answer_verdict *v)
 	buf_init_fixed(&data, w->data, sizeof(w->data));
 	st = worker_answer_facts(w, domain, &w->rec, map->dane ? &w->drec :
 	    NULL, map, &data);
-	stats_lookup(STATS_SRC_CACHE, st, w->t0);
+	stats_lookup(STATS_SRC_CACHE, st, data.data, data.len, w->t0);
 	log_debug(1, "domain=%s map=%s source=cache answer=%s", domain,
 	    map->name, sockmap_status_name(st));
 	v->st = st;
@@ -226,7 +226,7 @@ worker_pin_answer(struct worker *w, struct worker_answer_verdict *v)
 		return (-1);
 	log_debug(1, "domain=%s map=%s source=static answer=\"%.*s\"",
 	    v->domain, v->map->name, (int)data.len, data.data);
-	stats_lookup(STATS_SRC_PINNED, st, w->t0);
+	stats_lookup(STATS_SRC_PINNED, st, data.data, data.len, w->t0);
 	v->st = st;
 	v->data = data.data;
 	v->len = data.len;
@@ -245,7 +245,7 @@ worker_answer(struct worker *w, const char *name, size_t name_len,
 	if ((v->map = config_find_map(w->cf, name, name_len)) == NULL) {
 		log_warnx("request for unknown map \"%s\"",
 		    log_escape(esc, sizeof(esc), name, name_len));
-		stats_lookup(STATS_SRC_INVALID, SOCKMAP_PERM, w->t0);
+		stats_lookup(STATS_SRC_INVALID, SOCKMAP_PERM, NULL, 0, w->t0);
 		v->st = SOCKMAP_PERM;
 		v->data = "unknown map name";
 		v->len = 16;
@@ -259,7 +259,8 @@ worker_answer(struct worker *w, const char *name, size_t name_len,
 		else
 			log_debug(1, "key=\"%s\" not a plain domain: NOTFOUND",
 			    log_escape(esc, sizeof(esc), key, key_len));
-		stats_lookup(STATS_SRC_INVALID, SOCKMAP_NOTFOUND, w->t0);
+		stats_lookup(STATS_SRC_INVALID, SOCKMAP_NOTFOUND, NULL, 0,
+		    w->t0);
 		v->st = SOCKMAP_NOTFOUND;
 		return (WORKER_ANSWER_REPLY);
 	}

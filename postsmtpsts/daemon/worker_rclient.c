@@ -123,7 +123,8 @@ slot_deadline_cb(evutil_socket_t fd, short what, void *arg)
 	    sl->conn->w->cf->deadline_answer == CONFIG_ANSWER_TEMP ?
 	    "TEMP" : "NOTFOUND");
 	stats_lookup(STATS_SRC_DEADLINE, sl->conn->w->cf->deadline_answer ==
-	    CONFIG_ANSWER_TEMP ? SOCKMAP_TEMP : SOCKMAP_NOTFOUND, sl->t0);
+	    CONFIG_ANSWER_TEMP ? SOCKMAP_TEMP : SOCKMAP_NOTFOUND, NULL, 0,
+	    sl->t0);
 	if (sl->conn->w->cf->deadline_answer == CONFIG_ANSWER_TEMP)
 		worker_conn_slot_complete(sl, SOCKMAP_TEMP,
 		    "policy lookup in progress", 25);
@@ -232,7 +233,8 @@ rclient_reply(struct worker *w, const struct ipc_reply *rep)
 			st = worker_answer_unknown(w, &data);
 		log_debug(1, "domain=%s map=%s source=resolver answer=%s",
 		    rep->domain, sl->map->name, sockmap_status_name(st));
-		stats_lookup(STATS_SRC_RESOLVER, st, sl->t0);
+		stats_lookup(STATS_SRC_RESOLVER, st, data.data, data.len,
+		    sl->t0);
 		worker_conn_slot_complete(sl, st, data.data, data.len);
 	}
 	inflight_remove(w, inf);

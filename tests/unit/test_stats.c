@@ -183,10 +183,12 @@ lookup_counts_source_answer_and_latency(void **state)
 	stats_attach(-1);	/* the dummy */
 	memcpy(before, stats_slot, sizeof(before));
 	t0 = stats_clock();
-	stats_lookup(STATS_SRC_CACHE, SOCKMAP_OK, t0);
-	stats_lookup(STATS_SRC_CACHE, SOCKMAP_OK, t0);
-	stats_lookup(STATS_SRC_DEADLINE, SOCKMAP_NOTFOUND, t0 - 3000000000u);
-	stats_lookup(STATS_SRC_INVALID, (enum sockmap_status)99, t0);
+	stats_lookup(STATS_SRC_CACHE, SOCKMAP_OK, "dane-only", 9, t0);
+	stats_lookup(STATS_SRC_CACHE, SOCKMAP_OK, "secure match=.example.com",
+	    25, t0);
+	stats_lookup(STATS_SRC_DEADLINE, SOCKMAP_NOTFOUND, NULL, 0,
+	    t0 - 3000000000u);
+	stats_lookup(STATS_SRC_INVALID, (enum sockmap_status)99, NULL, 0, t0);
 	assert_int_equal(stats_slot[STATS_LOOKUPS + STATS_SRC_CACHE *
 	    STATS_ANSWER_COUNT + SOCKMAP_OK] - before[STATS_LOOKUPS +
 	    STATS_SRC_CACHE * STATS_ANSWER_COUNT + SOCKMAP_OK], 2);
@@ -200,6 +202,17 @@ lookup_counts_source_answer_and_latency(void **state)
 	for (i = 0; i < STATS_LATENCY_BUCKETS; i++)
 		n += (int)(stats_slot[STATS_LATENCY + i] -
 		    before[STATS_LATENCY + i]);
+	assert_int_equal(n, 4);
+	/* and by the level of the answer: each lookup once */
+#define A(l)	(stats_slot[STATS_ANSWERS + (l)] - before[STATS_ANSWERS + (l)])
+	assert_int_equal(A(REQUIRETLS_LEVEL_DANE_ONLY), 1);
+	assert_int_equal(A(REQUIRETLS_LEVEL_SECURE), 1);
+	assert_int_equal(A(REQUIRETLS_LEVEL_NOTFOUND), 1);
+	assert_int_equal(A(REQUIRETLS_LEVEL_OTHER), 1);
+	n = 0;
+	for (i = 0; i < REQUIRETLS_LEVEL_COUNT; i++)
+		n += (int)A(i);
+#undef A
 	assert_int_equal(n, 4);
 	/* the 3 s lookup is in the (2.5, 5] bucket */
 	assert_int_equal(stats_slot[STATS_LATENCY + 14] -
@@ -400,6 +413,12 @@ render_is_valid_prometheus_text(void **state)
 	assert_int_equal(find_value(text, "postsmtpsts_dane_lookups_total"
 	    "{outcome=\"dane-only\"}", &v), 0);
 	assert_int_equal(v, (STATS_DANE_LOOKUPS + STATS_DANE_ONLY) * 3);
+	assert_int_equal(find_value(text, "postsmtpsts_answers_total"
+	    "{level=\"dane-only\"}", &v), 0);
+	assert_int_equal(v, (STATS_ANSWERS + REQUIRETLS_LEVEL_DANE_ONLY) * 3);
+	assert_int_equal(find_value(text, "postsmtpsts_answers_total"
+	    "{level=\"notfound\"}", &v), 0);
+	assert_int_equal(v, (STATS_ANSWERS + REQUIRETLS_LEVEL_NOTFOUND) * 3);
 	assert_int_equal(find_value(text, "postsmtpsts_cache_reads_total"
 	    "{result=\"stale\"}", &v), 0);
 	assert_int_equal(v, (STATS_CACHE_READS + STATS_CACHE_STALE) * 3);
