@@ -11,8 +11,10 @@
  * status, and why DANE applies to it or not.  Every step is printed for a human (TXT
  * records and their DNSSEC status, the policy host's addresses, URL,
  * connect address, HTTP status and media type, the policy text, the parse
- * result, the TLSRPT record), then the exact Postfix answer.  --json prints
- * the same facts as one JSON object for scripts.
+ * result, the TLSRPT record), then the exact Postfix answer and whether
+ * Postfix 3.11 would deliver a REQUIRETLS message (RFC 8689) with it
+ * (policy/requiretls.c: yes, no, or depends on the MX host, and why).
+ * --json prints the same facts as one JSON object for scripts.
  *
  * Exit status: 0 a policy was found (or the domain is pinned), 1 the
  * domain has none, 2 an error (discovery failed or did not finish within
@@ -59,6 +61,7 @@
 #include "lib/log.h"
 #include "lib/sockmap.h"
 #include "policy/pins.h"
+#include "policy/requiretls.h"
 #include "policy/sts_policy.h"
 #include "lib/xmalloc.h"
 #include "tools/query_decide.h"
@@ -336,6 +339,19 @@ query_print_pin(const struct config *cf, enum pins_state ps,
 		    pins_until_format(d->end, t), d->until, cf->file, d->line);
 }
 
+/* query_print_requiretls - the REQUIRETLS line of the report: would
+ * Postfix 3.11 deliver a REQUIRETLS message (RFC 8689) with answer */
+static void
+query_print_requiretls(const char *answer)
+{
+	enum requiretls_verdict v;
+	const char	*why;
+
+	v = requiretls_verdict(requiretls_level_of_reply(answer,
+	    strlen(answer)), &why);
+	printf("requiretls: %s (%s)\n", requiretls_verdict_name(v), why);
+}
+
 /* query_print_text - the human-readable report */
 static void
 query_print_text(const struct query *qy, const struct discover_result *r,
@@ -415,6 +431,7 @@ query_print_text(const struct query *qy, const struct discover_result *r,
 	printf("detail: %s\n", query_esc(esc, r->detail, strlen(r->detail)));
 	query_print_pin(qy->cf, ps, pd);
 	printf("answer: %s\n", answer);
+	query_print_requiretls(answer);
 }
 
 /* query_print_json - the same facts as one JSON object */
@@ -541,6 +558,7 @@ query_print_json(const struct query *qy, const struct discover_result *r,
 	tool_json_pin(&b, ps, pd);
 	buf_json_key(&b, "answer");
 	buf_json_cstr(&b, answer);
+	tool_json_requiretls(&b, answer);
 	buf_append_char(&b, '}');
 	(void)tool_json_print(&query_tool, &b);
 }

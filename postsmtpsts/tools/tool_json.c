@@ -4,11 +4,13 @@
 #include "autoconf.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "lib/buf.h"
 #include "lib/config.h"
 #include "policy/discover.h"
 #include "policy/pins.h"
+#include "policy/requiretls.h"
 #include "policy/sts_policy.h"
 #include "tools/tool.h"
 #include "tools/tool_json.h"
@@ -84,4 +86,24 @@ tool_json_mx(struct buf *b, const struct sts_policy *p)
 		buf_json_cstr(b, mx);
 	}
 	buf_append_char(b, ']');
+}
+
+void
+tool_json_requiretls(struct buf *b, const char *reply)
+{
+	enum requiretls_level l;
+	enum requiretls_verdict v;
+	const char	*why;
+
+	l = requiretls_level_of_reply(reply, strlen(reply));
+	v = requiretls_verdict(l, &why);
+	buf_json_key(b, "requiretls");
+	buf_append_char(b, '{');
+	buf_json_key(b, "deliverable");
+	buf_json_cstr(b, requiretls_verdict_name(v));
+	buf_json_key(b, "level");
+	buf_json_cstr(b, requiretls_level_name(l));
+	buf_json_key(b, "reason");
+	buf_json_cstr(b, why);
+	buf_append_char(b, '}');
 }

@@ -42,4 +42,12 @@ void	tool_json_pin(struct buf *b, enum pins_state ps,
  * order, or null when p is NULL */
 void	tool_json_mx(struct buf *b, const struct sts_policy *p);
 
+/*
+ * tool_json_requiretls - append "requiretls": {"deliverable": "yes"|"no"|
+ * "depends", "level": the TLS level of reply ("STATUS data", as
+ * requiretls_level_name), "reason"}: would Postfix 3.11 deliver a
+ * REQUIRETLS message (RFC 8689) with this answer (policy/requiretls.h)
+ */
+void	tool_json_requiretls(struct buf *b, const char *reply);
+
 #endif
