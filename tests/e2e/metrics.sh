@@ -1,10 +1,12 @@
 #!/bin/bash
 # metrics.sh - the counters and the metrics listener, end to end: scrape,
 # look up known world cases through Postfix's postmap, scrape again, and
-# check that exactly the right counters moved by the right amounts; the
-# text is valid Prometheus exposition format throughout; postsmtpsts-cache
-# stats shows the same numbers; bad HTTP requests get 404/405/400 and the
-# listener keeps serving; counters survive a worker's restart and SIGHUP.
+# check that exactly the right counters moved by the right amounts (each
+# lookup also by its answer's level: secure for id-32 and the pin, notfound,
+# other for PERM); the text is valid Prometheus exposition format
+# throughout; postsmtpsts-cache stats shows the same numbers; bad HTTP
+# requests get 404/405/400 and the listener keeps serving; counters
+# survive a worker's restart and SIGHUP.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/e2e/lib.sh"
 need postmap python3
 world_up || { echo "Bail out! world did not start"; exit 1; }
@@ -85,7 +87,10 @@ else
 	echo "ok $_tap_n - prometheus_client's parser # SKIP python3-prometheus-client not installed"
 fi
 
-is "$(moved 0 1)" 'postsmtpsts_cache_reads_total{result="hit"} 1
+is "$(moved 0 1)" 'postsmtpsts_answers_total{level="notfound"} 5
+postsmtpsts_answers_total{level="other"} 1
+postsmtpsts_answers_total{level="secure"} 3
+postsmtpsts_cache_reads_total{result="hit"} 1
 postsmtpsts_cache_reads_total{result="miss"} 5
 postsmtpsts_dane_lookups_total{outcome="none"} 5
 postsmtpsts_discoveries_total{trigger="request",outcome="failure"} 3
@@ -169,7 +174,8 @@ ok "$([ "$(worker_pid 0)" != "$wpid" ]; echo $?)" "worker 0 was restarted"
 pq pinned.example >/dev/null
 pq pinned.example >/dev/null
 scrape 4
-is "$(moved 3 4)" 'postsmtpsts_lookups_total{source="pinned",answer="ok"} 2
+is "$(moved 3 4)" 'postsmtpsts_answers_total{level="secure"} 2
+postsmtpsts_lookups_total{source="pinned",answer="ok"} 2
 postsmtpsts_requests_total 2' \
     "counters kept across the restart, and the new worker counts on"
 
@@ -182,7 +188,8 @@ wait_until 5 grep -q "reloaded $CONF" "$DAEMON_LOG"
 sleep 0.5
 pq pinned.example >/dev/null
 scrape 5
-is "$(moved 4 5)" 'postsmtpsts_lookups_total{source="pinned",answer="ok"} 1
+is "$(moved 4 5)" 'postsmtpsts_answers_total{level="secure"} 1
+postsmtpsts_lookups_total{source="pinned",answer="ok"} 1
 postsmtpsts_requests_total 1' "after SIGHUP: counters kept, the new workers count on"
 ok "$(! kill -0 "${mpid:-0}" 2>/dev/null; echo $?)" \
     "after SIGHUP: the old metrics process has gone ($mpid)"
@@ -201,7 +208,8 @@ scrape 6
 # DANE walk, the HTTPS timeout) may come at any time on a loaded machine, so
 # it is left out of the first comparison and checked once it has come.
 LATE='dane_lookups_total|discoveries_total|discovery_failures_total|https_errors_total'
-is "$(moved 5 6 | grep -Ev "$LATE")" 'postsmtpsts_cache_reads_total{result="miss"} 1
+is "$(moved 5 6 | grep -Ev "$LATE")" 'postsmtpsts_answers_total{level="notfound"} 1
+postsmtpsts_cache_reads_total{result="miss"} 1
 postsmtpsts_lookups_total{source="deadline",answer="notfound"} 1
 postsmtpsts_requests_total 1' "a lookup past request_timeout: source=deadline"
 wait_until 10 '$PROM fetch "$URL" "$T/s7" >/dev/null; moved 5 7 | grep -q https_errors_total'

@@ -2191,6 +2191,12 @@ scn_stat_id(const char *name)
 		if (strcmp(name, buf) == 0)
 			return (STATS_HTTPS_ERRORS_BASE + i - 1);
 	}
+	for (i = 0; i < REQUIRETLS_LEVEL_COUNT; i++) {
+		snprintf(buf, sizeof(buf), "answers.%s",
+		    requiretls_level_name((enum requiretls_level)i));
+		if (strcmp(name, buf) == 0)
+			return (STATS_ANSWERS + i);
+	}
 	for (i = 0; i < STATS_DANE_COUNT; i++) {
 		snprintf(buf, sizeof(buf), "dane_lookups.%s", dane[i]);
 		if (strcmp(name, buf) == 0)
