@@ -69,25 +69,6 @@ start_sender() {
 	ok $rc "$1"
 }
 
-# catalogue_field NAME COLUMN - a column (1-based) of a catalogue case
-catalogue_field() {
-	world_case "$1" | cut -f "$2"
-}
-
-# mx_server NAME - the MX server a case's first MX lives on (host@server;
-# {addr:SERVER} in the rr column for an implicit MX or a CNAME)
-mx_server() {
-	local mx rr
-	mx=$(catalogue_field "$1" 7)
-	mx=${mx%%,*}
-	if [[ $mx == *@* ]]; then
-		echo "${mx#*@}"
-		return
-	fi
-	rr=$(catalogue_field "$1" 13)
-	[[ $rr =~ \{addr:([a-z0-9]+)\} ]] && echo "${BASH_REMATCH[1]}"
-}
-
 # wait_count SERVER DOMAIN N - until the MX's mailbox holds N messages (the
 # MX delivers to its Maildir after it said 250 to the sender); prints it
 wait_count() {
@@ -103,8 +84,8 @@ cases="deliver-ok deliver-badcert deliver-testing $dane_cases"
 # 1. The daemon's answer for each domain is the catalogue's.  This also
 # discovers the policies, so the sender finds them cached.
 for c in $cases; do
-	d=$(catalogue_field "$c" 2)
-	want=$(catalogue_field "$c" 3)
+	d=$(world_case_field "$c" 2)
+	want=$(world_case_field "$c" 3)
 	# a discovery may outlast the request deadline (dane-sts-tlsa-timeout:
 	# a TLSA lookup that times out): ask until the discovered answer is in
 	if [ "$want" != NOTFOUND ]; then
@@ -125,15 +106,15 @@ start_sender "sender started with smtp_tls_policy_maps = socketmap:inet:127.0.0.
 
 declare -A qid before server
 for c in $cases; do
-	d=$(catalogue_field "$c" 2)
-	server[$c]=$(mx_server "$c")
+	d=$(world_case_field "$c" 2)
+	server[$c]=$(world_case_mx_server "$c")
 	before[$c]=$(world_mx_count "${server[$c]}" "$d")
 	qid[$c]=$(sender_send "user@$d" 2>&1) || qid[$c]=
 	ok $([ -n "${qid[$c]}" ]; echo $?) "$c: submitted (queue id ${qid[$c]})"
 done
 for c in $cases; do
-	d=$(catalogue_field "$c" 2)
-	want=$(catalogue_field "$c" 12)	# sent:Verified, sent:Trusted, deferred
+	d=$(world_case_field "$c" 2)
+	want=$(world_case_field "$c" 12)	# sent:Verified, sent:Trusted, deferred
 	st=$(sender_wait "${qid[$c]}" 30)
 	is "$st" "${want%%:*}" "$c: delivery status ${want%%:*}"
 	case $want in
@@ -177,7 +158,7 @@ is "$(world_mx_count "${server[deliver-badcert]}" deliver-badcert.pstest)" \
 # Step 1 asked each domain once (source=resolver): a cache hit can only be
 # the sender's smtp(8) asking the daemon.
 for c in $cases; do
-	d=$(catalogue_field "$c" 2)
+	d=$(world_case_field "$c" 2)
 	grep -q -F "domain=$d map=postfix source=cache" "$DAEMON_LOG"
 	ok $? "$c: the sender's smtp(8) looked $d up in the daemon"
 done

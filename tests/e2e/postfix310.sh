@@ -274,25 +274,6 @@ daemon_start "${lines[@]}" 'map "postfix" { }' \
     'map "postfix310" { tlsrpt = true testing_answer = "may" }' ||
 	{ echo "Bail out! daemon did not start"; exit 1; }
 
-# catalogue_field NAME COLUMN
-catalogue_field() {
-	world_case "$1" | cut -f "$2"
-}
-
-# mx_server NAME - the MX server of a case's first MX (host@server, or
-# {addr:SERVER} in the rr column)
-mx_server() {
-	local mx rr
-	mx=$(catalogue_field "$1" 7)
-	mx=${mx%%,*}
-	if [[ $mx == *@* ]]; then
-		echo "${mx#*@}"
-		return
-	fi
-	rr=$(catalogue_field "$1" 13)
-	[[ $rr =~ \{addr:([a-z0-9]+)\} ]] && echo "${BASH_REMATCH[1]}"
-}
-
 dane_cases=$(world_cases | awk -F '\t' '$1 ~ /^dane-/ && $12 != "-" { print $1 }' |
 	tr '\n' ' ')
 # big-policy: no delivery column (its answer is too long for one), but its
@@ -304,15 +285,15 @@ delivery() {
 	if [ "$1" = big-policy ]; then
 		echo sent:Verified
 	else
-		catalogue_field "$1" 12
+		world_case_field "$1" 12
 	fi
 }
 
 # 1. Every answer form on both maps (Postfix 3.7's postmap; it only prints).
 declare -A plain rpt
 for c in $cases; do
-	d=$(catalogue_field "$c" 2)
-	want=$(catalogue_field "$c" 3)
+	d=$(world_case_field "$c" 2)
+	want=$(world_case_field "$c" 3)
 	if [ "$want" != NOTFOUND ] && [ "$want" != - ]; then
 		WAIT_STEP=0.5 wait_until 30 '[ "$(pq "$d" postfix inet 2>&1)" = "$want" ]'
 	elif [ "$want" = - ]; then
@@ -366,15 +347,15 @@ deliver_all() {
 	local name=$1 c d want st n
 	declare -A qid before server
 	for c in $cases; do
-		d=$(catalogue_field "$c" 2)
-		server[$c]=$(mx_server "$c")
+		d=$(world_case_field "$c" 2)
+		server[$c]=$(world_case_mx_server "$c")
 		before[$c]=$(world_mx_count "${server[$c]}" "$d")
 		qid[$c]=$(inst_send "$name" "user@$d") || qid[$c]=
 		[ -n "${qid[$c]}" ]
 		ok $? "$name: $c submitted (${qid[$c]})"
 	done
 	for c in $cases; do
-		d=$(catalogue_field "$c" 2)
+		d=$(world_case_field "$c" 2)
 		want=$(delivery "$c")
 		st=$(inst_wait "$name" "${qid[$c]}")
 		is "$st" "${want%%:*}" "$name: $c: ${want%%:*}"
@@ -401,7 +382,7 @@ wait_until 10 grep -q "daemon started -- version $PF310_VERSION," "${inst_dir[ne
 ok $? "new: its master(8) says version $PF310_VERSION"
 deliver_all new
 for c in $cases; do
-	d=$(catalogue_field "$c" 2)
+	d=$(world_case_field "$c" 2)
 	got=$(inst_answer new "$d")
 	want=${rpt[$c]}
 	[ ${#want} -gt 100 ] && want="${want:0:100}..."
@@ -419,7 +400,7 @@ wait_until 10 grep -q "daemon started -- version $sys_version," "${inst_dir[old]
 ok $? "old: its master(8) says version $sys_version"
 deliver_all old
 for c in $cases; do
-	d=$(catalogue_field "$c" 2)
+	d=$(world_case_field "$c" 2)
 	got=$(inst_answer old "$d")
 	want=${plain[$c]}
 	[ ${#want} -gt 100 ] && want="${want:0:100}..."

@@ -61,6 +61,25 @@ world_case() {
 		END { exit !found }'
 }
 
+# world_case_field NAME COLUMN - a column (1-based) of a catalogue case
+world_case_field() {
+	world_case "$1" | cut -f "$2"
+}
+
+# world_case_mx_server NAME - the MX server a case's first MX lives on
+# (host@server; {addr:SERVER} in the rr column for an implicit MX or a CNAME)
+world_case_mx_server() {
+	local mx rr
+	mx=$(world_case_field "$1" 7)
+	mx=${mx%%,*}
+	if [[ $mx == *@* ]]; then
+		echo "${mx#*@}"
+		return
+	fi
+	rr=$(world_case_field "$1" 13)
+	[[ $rr =~ \{addr:([a-z0-9]+)\} ]] && echo "${BASH_REMATCH[1]}"
+}
+
 # world_http_opt SPEC KEY - value of KEY=VALUE in an http column spec such as
 # "status=404,ctype=text/html"; a bare KEY prints "yes"; nothing if absent
 world_http_opt() {
