@@ -103,8 +103,10 @@ is() {
 		ok 0 "$3"
 	else
 		ok 1 "$3"
-		echo "#   got:  '$1'"
-		echo "#   want: '$2'"
+		# every line a TAP comment: a value of several lines (a client's
+		# traceback, say) must not read as test lines
+		printf '%s\n' "#   got:  '$1'" | sed '2,$s/^/#         /'
+		printf '%s\n' "#   want: '$2'" | sed '2,$s/^/#         /'
 	fi
 }
 
