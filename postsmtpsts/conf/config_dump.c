@@ -77,6 +77,7 @@ config_dump(const struct config *cf, FILE *fp)
 	config_dump_kv(fp, "", "pid_file", cf->pid_file);
 	config_dump_kv(fp, "", "runtime_dir", cf->runtime_dir);
 	fprintf(fp, "workers = %d\n", cf->workers);
+	fprintf(fp, "resolvers = %d\n", cf->resolvers);
 	fprintf(fp, "max_connections = %d\n", cf->max_connections);
 	fprintf(fp, "idle_timeout = %d\n", cf->idle_timeout);
 	fprintf(fp, "max_inflight = %d\n", cf->max_inflight);

@@ -147,6 +147,7 @@ static cfg_opt_t config_opts[] = {
 	CFG_STR_CB("runtime_dir", CONFIG_DEFAULT_RUNTIME_DIR, CFGF_NONE,
 	    config_cb_str),
 	CFG_INT_CB("workers", 0, CFGF_NONE, config_cb_int),
+	CFG_INT_CB("resolvers", 0, CFGF_NONE, config_cb_int),
 	CFG_INT_CB("max_connections", 4096, CFGF_NONE, config_cb_int),
 	CFG_INT_CB("max_inflight", 64, CFGF_NONE, config_cb_int),
 	CFG_INT_CB("max_resolutions", 256, CFGF_NONE, config_cb_int),

@@ -247,6 +247,17 @@ config_sections_root(struct config_ctx *ctx, cfg_t *cfg, struct config *cf)
 		cf->workers = ncpu < 1 ? 1 : ncpu > CONFIG_MAX_WORKERS ?
 		    CONFIG_MAX_WORKERS : (int)ncpu;
 	}
+	/* One resolver a core: a cold burst is DNSSEC validation and TLS
+	 * handshakes, CPU work that one process does on one core (issue 28,
+	 * DESIGN.md "Resolver shards"); beyond CONFIG_AUTO_RESOLVERS each
+	 * more one costs its memory for little (postsmtpsts.conf(5)). */
+	cf->resolvers = (int)config_value_int(ctx, cfg, NULL, "resolvers", 0,
+	    CONFIG_MAX_RESOLVERS);
+	if (cf->resolvers == 0) {
+		ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+		cf->resolvers = ncpu < 1 ? 1 : ncpu > CONFIG_AUTO_RESOLVERS ?
+		    CONFIG_AUTO_RESOLVERS : (int)ncpu;
+	}
 	cf->max_connections = (int)config_value_int(ctx, cfg, NULL,
 	    "max_connections", 1, CONFIG_MAX_CONNECTIONS);
 	cf->idle_timeout = (int)config_value_int(ctx, cfg, NULL, "idle_timeout",

@@ -7,8 +7,9 @@
  *      ever sees a socket with the wrong owner or mode);
  *   2. create the runtime directory and write the pid file;
  *   3. drop privileges (setgroups, setgid, setuid) - no process keeps root;
- *   4. fork the workers, each with the listening sockets, and the resolver,
- *      with the internal SOCK_SEQPACKET socket the workers reach it by.
+ *   4. fork the workers, each with the listening sockets, and the
+ *      resolvers (cf->resolvers shards, lib/ipc.h), each with the internal
+ *      SOCK_SEQPACKET socket the workers reach it by.
  *
  * Supervision uses no event library: signals are blocked and taken
  * synchronously with sigtimedwait(2), in the spirit of NSD's main loop.  A
@@ -77,6 +78,7 @@ struct child {
 	pid_t		 pid;		/* 0: slot empty */
 	enum child_kind	 kind;
 	int		 slot;
+	int		 shard;		/* a resolver's: 0 .. nrfds-1 */
 	unsigned	 generation;
 	struct timespec	 started;
 	unsigned	 backoff_ms;	/* next restart delay */
@@ -90,12 +92,15 @@ struct master {
 	int		 foreground;
 	int		*fds;
 	int		 nfds;
-	int		 rfd;		/* the resolver's SEQPACKET listener */
+	int		*rfds;		/* each resolver's SEQPACKET listener */
+	char	       **rpaths;	/* and its path */
+	int		 nrfds;		/* cf->resolvers at the start: reloads
+					   keep it (the sockets are bound) */
 	int		 mfd;		/* the metrics listener, or -1 */
 	char		*spath;		/* the stats file */
-	char		*rpath;
 	struct child	*children;	/* current generation: cf->workers
-					   front workers, then the resolver */
+					   front workers, then the resolvers,
+					   then the metrics server */
 	int		 nchildren;
 	pid_t		*old;		/* previous generations, draining */
 	int		 nold;
@@ -296,37 +301,59 @@ master_bind_all(struct master *m)
 }
 
 /*
- * master_bind_resolver - the internal socket workers reach the resolver by
+ * master_bind_resolvers - the internal sockets workers reach the resolvers
+ * by, one a resolver
  *
- * SOCK_SEQPACKET keeps message boundaries; the socket file is created with
+ * SOCK_SEQPACKET keeps message boundaries; each socket file is created with
  * mode 0 and opened to the daemon's user only (0600), so no other local
- * user can talk to the resolver.
+ * user can talk to a resolver.  The count is the starting configuration's:
+ * a reload that changes "resolvers" needs a restart (as listeners do), since
+ * the workers route by it (ipc_shard) and only root could bind more.
  */
 static void
-master_bind_resolver(struct master *m)
+master_bind_resolvers(struct master *m)
 {
 	struct sockaddr_un sun;
 	mode_t		 oldmask;
+	int		 i, fd;
 
-	if (ipc_resolver_addr(m->cf->runtime_dir, &sun) == -1)
-		fatalx("%s: runtime_dir too long for a socket path",
-		    m->cf->file);
-	m->rpath = xstrdup(sun.sun_path);
-	if ((m->rfd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0)) == -1)
-		fatal("socket(AF_UNIX, SOCK_SEQPACKET)");
-	(void)unlink(sun.sun_path);
-	oldmask = umask(0777);
-	if (bind(m->rfd, (struct sockaddr *)&sun, sizeof(sun)) == -1) {
+	m->nrfds = m->cf->resolvers;
+	m->rfds = xcalloc((size_t)m->nrfds, sizeof(*m->rfds));
+	m->rpaths = xcalloc((size_t)m->nrfds, sizeof(*m->rpaths));
+	for (i = 0; i < m->nrfds; i++) {
+		if (ipc_resolver_addr(m->cf->runtime_dir, i, &sun) == -1)
+			fatalx("%s: runtime_dir too long for a socket path",
+			    m->cf->file);
+		m->rpaths[i] = xstrdup(sun.sun_path);
+		if ((fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0)) ==
+		    -1)
+			fatal("socket(AF_UNIX, SOCK_SEQPACKET)");
+		m->rfds[i] = fd;
+		(void)unlink(sun.sun_path);
+		oldmask = umask(0777);
+		if (bind(fd, (struct sockaddr *)&sun, sizeof(sun)) == -1) {
+			umask(oldmask);
+			fatal("bind %s", sun.sun_path);
+		}
 		umask(oldmask);
-		fatal("bind %s", sun.sun_path);
+		if (m->drop && chown(sun.sun_path, m->uid, m->gid) == -1)
+			fatal("chown %s", sun.sun_path);
+		if (chmod(sun.sun_path, 0600) == -1)
+			fatal("chmod %s", sun.sun_path);
+		if (listen(fd, MASTER_BACKLOG) == -1)
+			fatal("listen %s", sun.sun_path);
 	}
-	umask(oldmask);
-	if (m->drop && chown(sun.sun_path, m->uid, m->gid) == -1)
-		fatal("chown %s", sun.sun_path);
-	if (chmod(sun.sun_path, 0600) == -1)
-		fatal("chmod %s", sun.sun_path);
-	if (listen(m->rfd, MASTER_BACKLOG) == -1)
-		fatal("listen %s", sun.sun_path);
+}
+
+/* master_close_resolvers - a child: close the resolver listeners but keep */
+static void
+master_close_resolvers(struct master *m, int keep)
+{
+	int		 i;
+
+	for (i = 0; i < m->nrfds; i++)
+		if (i != keep)
+			close(m->rfds[i]);
 }
 
 /* master_runtime_dir - create the runtime directory owned by the user */
@@ -397,8 +424,10 @@ master_cleanup(struct master *m)
 		    !m->inherited[i] && unlink(m->cf->listen[i].path) == -1 &&
 		    errno != ENOENT)
 			log_warn("unlink %s", m->cf->listen[i].path);
-	if (m->rpath != NULL && unlink(m->rpath) == -1 && errno != ENOENT)
-		log_warn("unlink %s", m->rpath);
+	for (i = 0; i < (size_t)m->nrfds; i++)
+		if (m->rpaths[i] != NULL && unlink(m->rpaths[i]) == -1 &&
+		    errno != ENOENT)
+			log_warn("unlink %s", m->rpaths[i]);
 	stats_close();
 	if (m->spath != NULL && unlink(m->spath) == -1 && errno != ENOENT)
 		log_warn("unlink %s", m->spath);
@@ -410,6 +439,14 @@ master_kind(const struct child *ch)
 {
 	return (ch->kind == CHILD_RESOLVER ? "resolver" :
 	    ch->kind == CHILD_METRICS ? "metrics" : "worker");
+}
+
+/* master_num - a child's number for logs: a resolver's shard, else its
+ * slot */
+static int
+master_num(const struct child *ch)
+{
+	return (ch->kind == CHILD_RESOLVER ? ch->shard : ch->slot);
 }
 
 /* master_fork_worker - start the process for one slot */
@@ -437,7 +474,7 @@ master_fork_worker(struct master *m, struct child *ch)
 		if (ch->kind == CHILD_METRICS) {
 			for (i = 0; i < m->nfds; i++)
 				close(m->fds[i]);
-			close(m->rfd);
+			master_close_resolvers(m, -1);
 			stats_attach(STATS_SLOT_METRICS);
 			log_set_ident("postsmtpsts/metrics");
 			status = metrics_main(m->cf, m->mfd);
@@ -445,11 +482,14 @@ master_fork_worker(struct master *m, struct child *ch)
 			/* The resolver never serves Postfix directly. */
 			for (i = 0; i < m->nfds; i++)
 				close(m->fds[i]);
+			master_close_resolvers(m, ch->shard);
+			/* the resolvers share a slot: relaxed atomic adds */
 			stats_attach(STATS_SLOT_RESOLVER);
 			log_set_ident("postsmtpsts/resolver");
-			status = resolver_main(m->cf, m->rfd);
+			status = resolver_main(m->cf, ch->shard,
+			    m->rfds[ch->shard]);
 		} else {
-			close(m->rfd);
+			master_close_resolvers(m, -1);
 			stats_attach(ch->slot);
 			log_set_ident("postsmtpsts/worker");
 			status = worker_main(m->cf, m->fds, m->nfds, ch->slot);
@@ -461,24 +501,25 @@ master_fork_worker(struct master *m, struct child *ch)
 	ch->ready = 0;
 	ch->generation = m->generation;
 	ch->started = clock_mono();
-	log_debug(1, "%s %d started, pid %ld", master_kind(ch), ch->slot,
+	log_debug(1, "%s %d started, pid %ld", master_kind(ch), master_num(ch),
 	    (long)pid);
 }
 
-/* master_start_generation - fork the resolver and cf->workers workers */
+/* master_start_generation - fork cf->workers workers and the resolvers */
 static void
 master_start_generation(struct master *m)
 {
-	int		 i;
+	int		 i, w = m->cf->workers;
 
 	m->generation++;
 	sdnotify_children_begin();
-	m->nchildren = m->cf->workers + 1 + (m->mfd != -1);
+	m->nchildren = w + m->nrfds + (m->mfd != -1);
 	m->children = xcalloc((size_t)m->nchildren, sizeof(*m->children));
 	for (i = 0; i < m->nchildren; i++) {
 		m->children[i].slot = i;
-		m->children[i].kind = i == m->cf->workers ? CHILD_RESOLVER :
-		    i > m->cf->workers ? CHILD_METRICS : CHILD_WORKER;
+		m->children[i].kind = i < w ? CHILD_WORKER :
+		    i < w + m->nrfds ? CHILD_RESOLVER : CHILD_METRICS;
+		m->children[i].shard = i < w ? 0 : i - w;
 		m->children[i].backoff_ms = MASTER_BACKOFF_MIN_MS;
 		master_fork_worker(m, &m->children[i]);
 	}
@@ -560,6 +601,10 @@ master_reload(struct master *m)
 	master_keep_path(&ncf->pid_file, &m->cf->pid_file, "pid_file");
 	master_keep_path(&ncf->runtime_dir, &m->cf->runtime_dir,
 	    "runtime_dir");
+	if (ncf->resolvers != m->nrfds)
+		log_warnx("reload: resolvers changes need a restart: keeping "
+		    "%d", m->nrfds);
+	ncf->resolvers = m->nrfds;
 	config_free(m->cf);
 	m->cf = ncf;
 	log_set_verbose(ncf->verbose);
@@ -597,11 +642,11 @@ master_reap(struct master *m)
 			continue;
 		if (WIFSIGNALED(status))
 			log_warnx("%s %d (pid %ld) killed by signal %d",
-			    master_kind(ch), ch->slot, (long)pid,
+			    master_kind(ch), master_num(ch), (long)pid,
 			    WTERMSIG(status));
 		else
 			log_warnx("%s %d (pid %ld) exited with status %d",
-			    master_kind(ch), ch->slot, (long)pid,
+			    master_kind(ch), master_num(ch), (long)pid,
 			    WEXITSTATUS(status));
 		now = clock_mono();
 		if (master_ms_between(ch->started, now) >
@@ -617,7 +662,7 @@ master_reap(struct master *m)
 			ch->restart_at.tv_nsec -= 1000000000;
 		}
 		log_info("restarting %s %d in %u ms", master_kind(ch),
-		    ch->slot, ch->backoff_ms);
+		    master_num(ch), ch->backoff_ms);
 		ch->backoff_ms = ch->backoff_ms * 2 > MASTER_BACKOFF_MAX_MS ?
 		    MASTER_BACKOFF_MAX_MS : ch->backoff_ms * 2;
 	}
@@ -692,9 +737,9 @@ master_check_ready(struct master *m)
 		if (m->children[i].pid <= 0 || !m->children[i].ready)
 			return;
 	m->notify = 0;
-	sdnotify_send("READY=1\nSTATUS=serving: %d workers and the "
-	    "resolver, config %s, generation %u", m->cf->workers, m->cf->file,
-	    m->generation);
+	sdnotify_send("READY=1\nSTATUS=serving: %d workers and %d "
+	    "resolvers, config %s, generation %u", m->cf->workers, m->nrfds,
+	    m->cf->file, m->generation);
 	log_debug(1, "ready: generation %u", m->generation);
 }
 
@@ -754,19 +799,20 @@ master_main(struct config *cf, int foreground)
 	master_bind_all(&m);
 	m.mfd = cf->metrics != NULL ? metrics_listen(cf->metrics) : -1;
 	master_runtime_dir(&m);
-	master_bind_resolver(&m);
+	master_bind_resolvers(&m);
 	if (!foreground)
 		master_daemonize();
 	master_write_pid(&m);
 	master_stats_file(&m);
 	master_drop_privileges(&m);
 	sandbox_master();
-	log_info("started: config=%s workers=%d pid_file=%s cache=%s",
-	    cf->file, cf->workers, cf->pid_file ? cf->pid_file : "(none)",
+	log_info("started: config=%s workers=%d resolvers=%d pid_file=%s "
+	    "cache=%s", cf->file, cf->workers, cf->resolvers,
+	    cf->pid_file ? cf->pid_file : "(none)",
 	    cf->cache.path ? cf->cache.path : "(none)");
 	m.notify = sdnotify_enabled();
-	sdnotify_send("STATUS=starting %d workers and the resolver",
-	    cf->workers);
+	sdnotify_send("STATUS=starting %d workers and %d resolvers",
+	    cf->workers, cf->resolvers);
 	master_start_generation(&m);
 
 	for (;;) {
@@ -840,9 +886,13 @@ master_main(struct config *cf, int foreground)
 	free(m.old);
 	free(m.fds);
 	free(m.inherited);
-	free(m.rpath);
+	for (sig = 0; sig < m.nrfds; sig++) {
+		free(m.rpaths[sig]);
+		close(m.rfds[sig]);
+	}
+	free(m.rpaths);
+	free(m.rfds);
 	free(m.spath);
-	close(m.rfd);
 	if (m.mfd != -1)
 		close(m.mfd);
 	config_free(m.cf);

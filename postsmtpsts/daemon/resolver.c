@@ -78,13 +78,17 @@ resolver_check(const struct config *cf, char *err, size_t errsz)
 }
 
 struct resolver *
-resolver_new(const struct config *cf, int lfd, struct event_base *base)
+resolver_new(const struct config *cf, int shard, int lfd,
+    struct event_base *base)
 {
 	struct resolver	*r;
 	char		 err[512];
 
+	if (shard < 0 || shard >= cf->resolvers)
+		fatalx("resolver %d: not one of %d", shard, cf->resolvers);
 	r = xcalloc(1, sizeof(*r));
 	r->cf = cf;
+	r->shard = shard;
 	r->lfd = lfd;
 	TAILQ_INIT(&r->rconns);
 	TAILQ_INIT(&r->queue);
@@ -104,7 +108,7 @@ resolver_new(const struct config *cf, int lfd, struct event_base *base)
 		fatalx("resolver: out of memory for the listener");
 	event_add(r->ev_accept, NULL);
 	resolver_refresh_start(r);
-	r->rfleet = rfleet_new(r->base, cf, r->cache, &r->wb,
+	r->rfleet = rfleet_new(r->base, cf, shard, r->cache, &r->wb,
 	    resolver_store_fleet, r);
 	return (r);
 }
@@ -159,13 +163,13 @@ resolver_cache(struct resolver *r)
 }
 
 int
-resolver_main(const struct config *cf, int lfd)
+resolver_main(const struct config *cf, int shard, int lfd)
 {
 	struct event_base *base;
 	struct resolver	*r;
 
 	base = child_base_new("resolver");
-	r = resolver_new(cf, lfd, base);
+	r = resolver_new(cf, shard, lfd, base);
 	child_run(base, "resolver", sandbox_resolver, resolver_term_cb, r);
 	resolver_free(r);
 	event_base_free(base);

@@ -29,15 +29,16 @@ struct resolver;
 int	resolver_check(const struct config *cf, char *err, size_t errsz);
 
 /*
- * resolver_main - run until SIGTERM; lfd is the listening SEQPACKET
- * socket.  Returns the exit status.  It is resolver_new() on a child's
+ * resolver_main - run resolver shard (0 .. cf->resolvers-1: the domains
+ * lib/ipc's ipc_shard() gives it) until SIGTERM; lfd is its listening
+ * SEQPACKET socket.  Returns the exit status.  It is resolver_new() on a child's
  * event base, child_run() (signals, sandbox, readiness, the loop), then
  * resolver_free().
  */
-int	resolver_main(const struct config *cf, int lfd);
+int	resolver_main(const struct config *cf, int shard, int lfd);
 
 /*
- * resolver_new - a resolver on base, accepting workers on lfd (a listening
+ * resolver_new - resolver shard on base, accepting workers on lfd (a listening
  * SEQPACKET socket, made non-blocking here), reading cf (kept, not
  * copied: it must outlive the resolver): dns and https on base, the
  * cache opened (and repaired) as the writer, the refresh timer armed.
@@ -45,7 +46,7 @@ int	resolver_main(const struct config *cf, int lfd);
  * (tests/scenario) runs the resolver in its own loop.  Fatal on a
  * start-up failure, like every child's start.
  */
-struct resolver *resolver_new(const struct config *cf, int lfd,
+struct resolver *resolver_new(const struct config *cf, int shard, int lfd,
 	    struct event_base *base);
 
 /*

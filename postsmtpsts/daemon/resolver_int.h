@@ -119,6 +119,8 @@ struct resolver {
 	struct dns	*dns;
 	struct https	*https;
 	struct rfleet	*rfleet;	/* NULL: no fleet configured */
+	int		 shard;		/* ours: the domains ipc_shard() gives
+					   it, of cf->resolvers */
 
 	/* the listener and the workers (resolver_conn.c) */
 	int		 lfd;
@@ -159,6 +161,8 @@ struct resolver {
 	int		 writes;	/* since the last cache_unmap_pages */
 	struct cache_wb	 wb;		/* learned, not yet committed */
 	struct event	*ev_wb;		/* commits what wb holds */
+	struct event	*ev_trim;	/* malloc_trim once idle */
+
 	struct timespec	 wb_last;	/* the last commit (monotonic) */
 
 	/* scratch */
@@ -286,5 +290,11 @@ void	resolver_store_flush(struct resolver *r);
 /* resolver_store_unmap - every page of the cache was read through the
  * map (a refresh pass): drop the mappings now (cache_unmap_pages) */
 void	resolver_store_unmap(struct resolver *r);
+
+/* resolver_store_idle_trim - a job ended: once no job has ended for
+ * RESOLVER_TRIM_IDLE_MS and none runs, give the heap's free pages back
+ * (malloc_trim) */
+void	resolver_store_idle_trim(struct resolver *r);
+
 
 #endif

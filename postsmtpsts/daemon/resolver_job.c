@@ -128,7 +128,9 @@ job_free(struct job *j)
 	rfleet_done(j->fleet);
 	if (j->started)
 		r->running--;
+	resolver_store_idle_trim(r);
 	cache_record_release(&j->old);
+
 	cache_record_release(&j->old_dane);
 	cache_record_release(&j->sts);
 	cache_record_release(&j->dane);

@@ -18,7 +18,10 @@
  * to requests; the walk stops at the limit and resumes there after
  * RESOLVER_REFRESH_BUSY_MS.
  * Entries expired for more than RESOLVER_EXPIRED_GRACE seconds are
- * deleted (negative entries included: they simply expire).
+ * deleted (negative entries included: they simply expire).  Each resolver
+ * walks the whole cache and acts only on its own shard's domains
+ * (ipc_shard), so no domain is refreshed twice however many resolvers run;
+ * a walk reads the other shards' keys (cheap, in the map) to skip them.
  */
 #include "autoconf.h"
 
@@ -36,6 +39,7 @@
 #include "lib/cache_record.h"
 #include "lib/config.h"
 #include "lib/domain.h"
+#include "lib/ipc.h"
 #include "lib/log.h"
 #include "daemon/resolver_int.h"
 #include "daemon/stats.h"
@@ -54,6 +58,12 @@ resolver_walk_cb(const char *key, size_t klen,
 	int		 dane, due;
 
 	domain = cache_key_domain(key, klen, &len, &dane);
+	if (ipc_shard(domain, len, r->cf->resolvers) != r->shard) {
+		/* another resolver's domain: it refreshes and deletes it */
+		memcpy(r->cursor, key, klen);
+		r->cursor_len = klen;
+		return (++r->walked >= RESOLVER_REFRESH_SLICE);
+	}
 	due = rec != NULL && (dane ? rec->kind == CACHE_KIND_DANE &&
 	    r->cf->dane : rec->kind == CACHE_KIND_STS) &&
 	    now < rec->expires_at && now >= rec->next_refresh;

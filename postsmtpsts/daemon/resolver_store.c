@@ -2,7 +2,8 @@
  * resolver_store.c - the resolver's cache: reads, write-behind commits
  *
  * Interface (resolver_int.h): resolver_store_start() and _stop() open and
- * close the cache (the resolver is its only writer); resolver_store_cached()
+ * close the cache (resolver 0 opens it as the writer that repairs damage,
+ * the other resolvers as more writers: lib/cache.h cache_open_cowriter); resolver_store_cached()
  * and _fresh() read a domain's MTA-STS or DANE record;
  * resolver_store_many() writes records; resolver_store_flush() commits
  * what is held; resolver_store_fleet() is the fleet's way in (rfleet.h).
@@ -19,7 +20,10 @@
  * still served, not stored.  Now and then (RESOLVER_UNMAP_WRITES writes,
  * and after each refresh pass) the resolver's mappings of the cache
  * file's pages are dropped, so that its RSS does not grow with the
- * domains ever written.
+ * domains ever written.  For the same reason, once RESOLVER_TRIM_IDLE_MS
+ * pass without a job ending and none runs, the heap's free pages go back
+ * to the system (malloc_trim): a cold burst leaves most of a resolver's
+ * heap free, in holes glibc does not return by itself.
  */
 #include "autoconf.h"
 
@@ -28,6 +32,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <time.h>
+#ifdef HAVE_MALLOC_TRIM
+#include <malloc.h>
+#endif
 
 #include <event2/event.h>
 
@@ -41,6 +48,10 @@
 #include "daemon/stats.h"
 
 #define RESOLVER_WB_GAP_MS	20	/* cache commits at most this often */
+/* Resolvers other than 0: tries to open the cache resolver 0 repairs */
+#define RESOLVER_COWRITER_TRIES	100
+#define RESOLVER_COWRITER_PAUSE_MS 50
+#define RESOLVER_TRIM_IDLE_MS	1000	/* no job ended for this long */
 #define RESOLVER_UNMAP_WRITES	512	/* cache writes between two
 					   cache_unmap_pages() */
 
@@ -138,6 +149,31 @@ resolver_store_flush(struct resolver *r)
 	resolver_wrote(r, (int)n);
 }
 
+/* resolver_trim_cb - no job ended for RESOLVER_TRIM_IDLE_MS */
+static void
+resolver_trim_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct resolver	*r = arg;
+
+	(void)fd;
+	(void)what;
+	if (r->running > 0 || r->nqueued > 0)
+		return;		/* the next job's end arms it again */
+#ifdef HAVE_MALLOC_TRIM
+	(void)malloc_trim(0);
+#endif
+}
+
+void
+resolver_store_idle_trim(struct resolver *r)
+{
+	struct timeval	 tv = { RESOLVER_TRIM_IDLE_MS / 1000,
+			    (RESOLVER_TRIM_IDLE_MS % 1000) * 1000 };
+
+	if (r->ev_trim != NULL)
+		event_add(r->ev_trim, &tv);	/* pushed back at each end */
+}
+
 /* resolver_wb_cb - the gap since the last commit is over */
 static void
 resolver_wb_cb(evutil_socket_t fd, short what, void *arg)
@@ -208,8 +244,11 @@ resolver_store_start(struct resolver *r)
 	const struct config *cf = r->cf;
 	char		 err[512], aside[512];
 
+	struct timespec	 pause = { 0, RESOLVER_COWRITER_PAUSE_MS * 1000000L };
+	int		 i;
+
 	cache_wb_init(&r->wb);
-	if (cf->cache.enabled) {
+	if (cf->cache.enabled && r->shard == 0) {
 		r->cache = cache_open_recover(cf->cache.path,
 		    cf->cache.max_size, aside, sizeof(aside), err,
 		    sizeof(err));
@@ -217,9 +256,20 @@ resolver_store_start(struct resolver *r)
 			stats_inc(STATS_CACHE_CORRUPT);
 		if (r->cache == NULL)
 			log_warnx("resolver: cache disabled: %s", err);
+	} else if (cf->cache.enabled) {
+		/* Resolver 0 repairs a damaged cache; the others wait for
+		 * it, a bounded while, before they serve without one. */
+		for (i = 0; (r->cache = cache_open_cowriter(cf->cache.path,
+		    cf->cache.max_size, err, sizeof(err))) == NULL &&
+		    i < RESOLVER_COWRITER_TRIES; i++)
+			(void)nanosleep(&pause, NULL);
+		if (r->cache == NULL)
+			log_warnx("resolver %d: cache disabled: %s", r->shard,
+			    err);
 	}
-	if ((r->ev_wb = evtimer_new(r->base, resolver_wb_cb, r)) == NULL)
-		fatalx("resolver: out of memory for the cache timer");
+	if ((r->ev_wb = evtimer_new(r->base, resolver_wb_cb, r)) == NULL ||
+	    (r->ev_trim = evtimer_new(r->base, resolver_trim_cb, r)) == NULL)
+		fatalx("resolver: out of memory for the cache timers");
 }
 
 void
@@ -230,6 +280,9 @@ resolver_store_stop(struct resolver *r, int keep)
 		resolver_store_flush(r);
 	cache_wb_release(&r->wb);
 	event_free(r->ev_wb);
+	event_free(r->ev_trim);
+	r->ev_trim = NULL;
+
 	if (r->cache != NULL)
 		cache_close(r->cache);
 }

@@ -24,6 +24,7 @@
 #include "lib/config.h"
 #include "lib/domain.h"
 #include "lib/fleet.h"
+#include "lib/ipc.h"
 #include "lib/log.h"
 #include "lib/xmalloc.h"
 #include "policy/facts.h"
@@ -37,6 +38,7 @@ _Static_assert(FLEET_C_COUNT == STATS_FLEET_COUNT,
 struct rfleet {
 	struct event_base *base;
 	const struct config *cf;
+	int		 shard;		/* the resolver's (resync walk) */
 	struct cache	*cache;
 	const struct cache_wb *wb;	/* the resolver's, read first */
 	rfleet_store_fn	*store;
@@ -508,13 +510,19 @@ rfleet_resync_entry(const char *key, size_t len,
     const struct cache_record *rec, void *arg)
 {
 	struct rfleet	*rf = arg;
+	const char	*domain;
+	size_t		 dlen;
+	int		 dane;
 
 	if (len > CACHE_KEY_MAX)
 		return (0);
 	memcpy(rf->resync_after, key, len);
 	rf->resync_after[len] = '\0';
 	rf->resync_afterlen = len;
-	if (rec != NULL && cache_record_fresh(rec, clock_wall()) &&
+	domain = cache_key_domain(key, len, &dlen, &dane);
+	/* another resolver's domain: that resolver offers it */
+	if (rec != NULL && ipc_shard(domain, dlen, rf->cf->resolvers) ==
+	    rf->shard && cache_record_fresh(rec, clock_wall()) &&
 	    rfleet_push_one(rf, NULL, 1, rf->resync_after, rec) == 0)
 		rf->resync_offered++;
 	if (++rf->resync_seen >= RFLEET_RESYNC_SLICE ||
@@ -571,7 +579,7 @@ rfleet_state(void *arg, int up)
 }
 
 struct rfleet *
-rfleet_new(struct event_base *base, const struct config *cf,
+rfleet_new(struct event_base *base, const struct config *cf, int shard,
     struct cache *cache, const struct cache_wb *wb, rfleet_store_fn *store,
     void *store_arg)
 {
@@ -584,6 +592,7 @@ rfleet_new(struct event_base *base, const struct config *cf,
 	rf = xcalloc(1, sizeof(*rf));
 	rf->base = base;
 	rf->cf = cf;
+	rf->shard = shard;
 	rf->cache = cache;
 	rf->wb = wb;
 	rf->store = store;

@@ -120,10 +120,10 @@ typedef void	rfleet_store_fn(void *arg, const char *key,
 
 #ifdef HAVE_FLEET
 /* rfleet_new - NULL when cf has no fleet section; cache is read (and
- * walked for the resync), after wb (what the resolver learned and has not
+ * walked for the resync: shard's domains only, ipc_shard), after wb (what the resolver learned and has not
  * committed yet; may be NULL), store(arg, ...) writes */
 struct rfleet *rfleet_new(struct event_base *base, const struct config *cf,
-	    struct cache *cache, const struct cache_wb *wb,
+	    int shard, struct cache *cache, const struct cache_wb *wb,
 	    rfleet_store_fn *store, void *store_arg);
 void	rfleet_free(struct rfleet *rf);
 struct rfleet_ticket *rfleet_lookup(struct rfleet *rf, const char *domain,
@@ -141,12 +141,13 @@ enum rfleet_next rfleet_next(const struct rfleet_state *s);
 const char *rfleet_next_name(enum rfleet_next n);
 #else
 static inline struct rfleet *
-rfleet_new(struct event_base *base, const struct config *cf,
+rfleet_new(struct event_base *base, const struct config *cf, int shard,
     struct cache *cache, const struct cache_wb *wb, rfleet_store_fn *store,
     void *store_arg)
 {
 	(void)base;
 	(void)cf;
+	(void)shard;
 	(void)cache;
 	(void)wb;
 	(void)store;

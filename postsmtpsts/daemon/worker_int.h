@@ -59,6 +59,22 @@ struct config_map;
 					   logged (worker_tlsrpt_dropped) */
 
 struct inflight;
+struct worker;
+
+/* The connection to one resolver (worker_rclient.c): each owns a shard of
+ * the domains (lib/ipc.h ipc_shard), each has its own socket, its own
+ * requests to send and its own reconnection. */
+struct rlink {
+	struct worker	*w;
+	int		 shard;
+	int		 fd;		/* -1: not connected */
+	struct event	*ev_read;
+	struct event	*ev_write;
+	struct event	*ev_reconnect;
+	const char	*lost;		/* why it was lost, until reconnected */
+	int		 lost_errno;
+	TAILQ_HEAD(, inflight) unsent;
+};
 
 /* One request whose reply must wait: for the resolver or for its turn. */
 struct slot {
@@ -77,7 +93,8 @@ struct slot {
 /* A domain this worker has asked the resolver about. */
 struct inflight {
 	struct domtab_node node;	/* the domain, in w->inflight */
-	TAILQ_ENTRY(inflight) u_entry;	/* unsent list */
+	TAILQ_ENTRY(inflight) u_entry;	/* its resolver's unsent list */
+	struct rlink	*rl;		/* the resolver that owns the domain */
 	TAILQ_HEAD(, slot) waiters;
 	int		 unsent;
 	int		 txtcheck;	/* a background TXT re-check marker */
@@ -119,15 +136,10 @@ struct worker {
 	struct event	*ev_drain;
 	struct timeval	 deadline;
 
-	/* the resolver connection */
-	int		 rfd;
-	struct event	*ev_rread;
-	struct event	*ev_rwrite;
-	struct event	*ev_reconnect;
-	const char	*rlost;		/* why it was lost, until reconnected */
-	int		 rlost_errno;
+	/* the resolver connections, one a resolver (cf->resolvers) */
+	struct rlink	*rl;
+	int		 nrl;
 	struct domtab	 inflight;	/* struct inflight by domain */
-	TAILQ_HEAD(, inflight) unsent;
 
 	/* the shared cache, read-only; opened once the resolver made it */
 	struct cache	*cache;

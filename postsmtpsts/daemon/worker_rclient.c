@@ -30,9 +30,13 @@
  * not ask again (nor allocate); a marker whose reply never came is sent
  * again after WORKER_TXTCHECK_RESEND seconds.
  *
+ * With several resolvers (cf->resolvers), the worker holds a connection
+ * to each (struct rlink) and asks the one that owns the domain (lib/ipc.h
+ * ipc_shard): single flight per domain stays one process's business.
  * A lost resolver connection is retried every WORKER_RECONNECT_MS; what
  * the old resolver was asked is asked again, and until it answers the
- * waiters get their deadline answers.
+ * waiters get their deadline answers; the other resolvers' domains are
+ * not affected.
  */
 #include "autoconf.h"
 
@@ -66,10 +70,10 @@
  * had to drop) is sent again after this many seconds. */
 #define WORKER_TXTCHECK_RESEND	120
 
-static void	rclient_connect(struct worker *);
-static void	rclient_lost(struct worker *, const char *, int);
-static void	rclient_close(struct worker *);
-static void	rclient_flush(struct worker *);
+static void	rclient_connect(struct rlink *);
+static void	rclient_lost(struct rlink *, const char *, int);
+static void	rclient_close(struct rlink *);
+static void	rclient_flush(struct rlink *);
 
 /* inflight_find - the entry for a domain, or NULL */
 static struct inflight *
@@ -88,8 +92,31 @@ inflight_remove(struct worker *w, struct inflight *inf)
 {
 	domtab_remove(&w->inflight, &inf->node);
 	if (inf->unsent)
-		TAILQ_REMOVE(&w->unsent, inf, u_entry);
+		TAILQ_REMOVE(&inf->rl->unsent, inf, u_entry);
 	free(inf);
+}
+
+/* inflight_new - a new entry for domain, owned by its resolver's link */
+static struct inflight *
+inflight_new(struct worker *w, const char *domain, size_t len)
+{
+	struct inflight	*inf;
+
+	inf = xcalloc(1, sizeof(*inf));
+	TAILQ_INIT(&inf->waiters);
+	domtab_insert(&w->inflight, &inf->node, domain, len);
+	inf->rl = &w->rl[ipc_shard(domain, len, w->nrl)];
+	return (inf);
+}
+
+/* inflight_queue - inf is to be sent (again) */
+static void
+inflight_queue(struct inflight *inf)
+{
+	if (inf->unsent)
+		return;
+	inf->unsent = 1;
+	TAILQ_INSERT_TAIL(&inf->rl->unsent, inf, u_entry);
 }
 
 void
@@ -145,17 +172,14 @@ worker_rclient_txtcheck(struct worker *w, const char *domain, size_t len,
 		log_debug(1, "domain=%s: TXT re-check unanswered for %ds: "
 		    "asking again", domain, WORKER_TXTCHECK_RESEND);
 	} else {
-		inf = xcalloc(1, sizeof(*inf));
-		TAILQ_INIT(&inf->waiters);
-		domtab_insert(&w->inflight, &inf->node, domain, len);
+		inf = inflight_new(w, domain, len);
 		inf->txtcheck = 1;
 		log_debug(1, "domain=%s: TXT check due: re-check asked",
 		    domain);
 	}
 	inf->asked = now;
-	inf->unsent = 1;
-	TAILQ_INSERT_TAIL(&w->unsent, inf, u_entry);
-	rclient_flush(w);
+	inflight_queue(inf);
+	rclient_flush(inf->rl);
 }
 
 void
@@ -165,25 +189,19 @@ worker_rclient_ask(struct slot *sl, const char *domain, size_t len)
 	struct inflight	*inf;
 
 	if ((inf = inflight_find(w, domain, len)) == NULL) {
-		inf = xcalloc(1, sizeof(*inf));
-		TAILQ_INIT(&inf->waiters);
-		domtab_insert(&w->inflight, &inf->node, domain, len);
-		inf->unsent = 1;
-		TAILQ_INSERT_TAIL(&w->unsent, inf, u_entry);
+		inf = inflight_new(w, domain, len);
+		inflight_queue(inf);
 	} else if (inf->txtcheck) {
 		/* a re-check marker: this request needs a full answer (the
 		 * DANE part too), so ask plainly; the resolver joins both */
 		inf->txtcheck = 0;
-		if (!inf->unsent) {
-			inf->unsent = 1;
-			TAILQ_INSERT_TAIL(&w->unsent, inf, u_entry);
-		}
+		inflight_queue(inf);
 	}
 	TAILQ_INSERT_TAIL(&inf->waiters, sl, i_entry);
 	sl->inf = inf;
 	sl->deadline = evtimer_new(w->base, slot_deadline_cb, sl);
 	evtimer_add(sl->deadline, &w->deadline);
-	rclient_flush(w);
+	rclient_flush(inf->rl);
 }
 
 /* rclient_reply - facts arrived for a domain: answer its waiters */
@@ -240,11 +258,12 @@ rclient_reply(struct worker *w, const struct ipc_reply *rep)
 	inflight_remove(w, inf);
 }
 
-/* rclient_read_cb - messages from the resolver */
+/* rclient_read_cb - messages from a resolver */
 static void
 rclient_read_cb(evutil_socket_t fd, short what, void *arg)
 {
-	struct worker	*w = arg;
+	struct rlink	*rl = arg;
+	struct worker	*w = rl->w;
 	struct ipc_reply rep;
 	ssize_t		 n;
 
@@ -254,13 +273,13 @@ rclient_read_cb(evutil_socket_t fd, short what, void *arg)
 		if (n == -1 && (errno == EAGAIN || errno == EINTR))
 			return;
 		if (n <= 0) {
-			rclient_lost(w, "resolver connection lost",
+			rclient_lost(rl, "resolver connection lost",
 			    n == -1 ? errno : 0);
 			return;
 		}
 		if (ipc_reply_decode(w->msg, (size_t)n, &rep) == -1) {
 			log_warnx("worker %d: malformed message from resolver "
-			    "(%zd bytes) dropped", w->id, n);
+			    "%d (%zd bytes) dropped", w->id, rl->shard, n);
 			continue;
 		}
 		rclient_reply(w, &rep);
@@ -276,18 +295,18 @@ rclient_write_cb(evutil_socket_t fd, short what, void *arg)
 	rclient_flush(arg);
 }
 
-/* rclient_flush - send every unsent request */
+/* rclient_flush - send every unsent request of a resolver's */
 static void
-rclient_flush(struct worker *w)
+rclient_flush(struct rlink *rl)
 {
 	struct inflight	*inf;
 	struct ipc_request req;
 	unsigned char	 msg[8 + DOMAIN_BUFSZ];
 	long		 n;
 
-	if (w->rfd == -1)
+	if (rl->fd == -1)
 		return;
-	while ((inf = TAILQ_FIRST(&w->unsent)) != NULL) {
+	while ((inf = TAILQ_FIRST(&rl->unsent)) != NULL) {
 		memset(&req, 0, sizeof(req));
 		if (inf->txtcheck)
 			req.flags = IPC_FLAG_TXTCHECK;
@@ -296,16 +315,16 @@ rclient_flush(struct worker *w)
 		if ((n = ipc_request_encode(&req, msg, sizeof(msg))) == -1)
 			panic("rclient_flush: cannot encode %s",
 			    inf->node.domain);
-		if (send(w->rfd, msg, (size_t)n, MSG_DONTWAIT | MSG_NOSIGNAL)
+		if (send(rl->fd, msg, (size_t)n, MSG_DONTWAIT | MSG_NOSIGNAL)
 		    == -1) {
 			if (errno == EAGAIN || errno == ENOBUFS) {
-				event_add(w->ev_rwrite, NULL);
+				event_add(rl->ev_write, NULL);
 				return;
 			}
-			rclient_lost(w, "send to resolver", errno);
+			rclient_lost(rl, "send to resolver", errno);
 			return;
 		}
-		TAILQ_REMOVE(&w->unsent, inf, u_entry);
+		TAILQ_REMOVE(&rl->unsent, inf, u_entry);
 		inf->unsent = 0;
 	}
 }
@@ -318,24 +337,26 @@ rclient_flush(struct worker *w)
 static void
 rclient_reconnect_cb(evutil_socket_t fd, short what, void *arg)
 {
-	struct worker	*w = arg;
+	struct rlink	*rl = arg;
+	struct worker	*w = rl->w;
 
 	(void)fd;
 	(void)what;
-	if (w->rlost != NULL) {
+	if (rl->lost != NULL) {
 		if (w->draining)
-			log_debug(1, "worker %d: %s while stopping%s%s", w->id,
-			    w->rlost, w->rlost_errno != 0 ? ": " : "",
-			    w->rlost_errno != 0 ? strerror(w->rlost_errno) :
+			log_debug(1, "worker %d: resolver %d: %s while "
+			    "stopping%s%s", w->id, rl->shard, rl->lost,
+			    rl->lost_errno != 0 ? ": " : "",
+			    rl->lost_errno != 0 ? strerror(rl->lost_errno) :
 			    "");
 		else
-			log_warnx("worker %d: %s%s%s", w->id, w->rlost,
-			    w->rlost_errno != 0 ? ": " : "",
-			    w->rlost_errno != 0 ? strerror(w->rlost_errno) :
-			    "");
-		w->rlost = NULL;
+			log_warnx("worker %d: resolver %d: %s%s%s", w->id,
+			    rl->shard, rl->lost, rl->lost_errno != 0 ? ": " :
+			    "", rl->lost_errno != 0 ?
+			    strerror(rl->lost_errno) : "");
+		rl->lost = NULL;
 	}
-	rclient_connect(w);
+	rclient_connect(rl);
 }
 
 /*
@@ -345,28 +366,28 @@ rclient_reconnect_cb(evutil_socket_t fd, short what, void *arg)
  * higher priority: child.h), so the log can tell a stop from a failure
  */
 static void
-rclient_lost(struct worker *w, const char *what, int err)
+rclient_lost(struct rlink *rl, const char *what, int err)
 {
 	struct timeval	 now = { 0, 0 };
 
-	rclient_close(w);
-	w->rlost = what;
-	w->rlost_errno = err;
-	evtimer_add(w->ev_reconnect, &now);
+	rclient_close(rl);
+	rl->lost = what;
+	rl->lost_errno = err;
+	evtimer_add(rl->ev_reconnect, &now);
 }
 
-/* rclient_close - close the resolver socket, if open */
+/* rclient_close - close a resolver socket, if open */
 static void
-rclient_close(struct worker *w)
+rclient_close(struct rlink *rl)
 {
-	if (w->rfd == -1)
+	if (rl->fd == -1)
 		return;
-	event_del(w->ev_rread);
-	event_del(w->ev_rwrite);
-	event_free(w->ev_rread);
-	event_free(w->ev_rwrite);
-	close(w->rfd);
-	w->rfd = -1;
+	event_del(rl->ev_read);
+	event_del(rl->ev_write);
+	event_free(rl->ev_read);
+	event_free(rl->ev_write);
+	close(rl->fd);
+	rl->fd = -1;
 }
 
 /*
@@ -377,63 +398,79 @@ rclient_close(struct worker *w)
  * their deadlines, so a dead resolver delays mail by one deadline at most.
  */
 static void
-rclient_connect(struct worker *w)
+rclient_connect(struct rlink *rl)
 {
+	struct worker	*w = rl->w;
 	struct sockaddr_un sun;
 	struct timeval	 tv = { 0, WORKER_RECONNECT_MS * 1000 };
 	struct domtab_node *dn;
 	struct inflight	*inf;
 
-	rclient_close(w);
+	rclient_close(rl);
 	for (dn = domtab_next(&w->inflight, NULL); dn != NULL;
 	    dn = domtab_next(&w->inflight, dn)) {
 		inf = DOMTAB_ENTRY(dn, struct inflight, node);
-		if (!inf->unsent) {
-			inf->unsent = 1;
-			TAILQ_INSERT_TAIL(&w->unsent, inf, u_entry);
-		}
+		if (inf->rl == rl)
+			inflight_queue(inf);
 	}
-	if (ipc_resolver_addr(w->cf->runtime_dir, &sun) == -1)
+	if (ipc_resolver_addr(w->cf->runtime_dir, rl->shard, &sun) == -1)
 		fatalx("runtime_dir too long for a socket path");
-	w->rfd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK,
+	rl->fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK,
 	    0);
-	if (w->rfd == -1 || connect(w->rfd, (struct sockaddr *)&sun,
+	if (rl->fd == -1 || connect(rl->fd, (struct sockaddr *)&sun,
 	    sizeof(sun)) == -1) {
 		log_debug(1, "worker %d: connect %s: %s", w->id, sun.sun_path,
 		    strerror(errno));
-		if (w->rfd != -1)
-			close(w->rfd);
-		w->rfd = -1;
-		evtimer_add(w->ev_reconnect, &tv);
+		if (rl->fd != -1)
+			close(rl->fd);
+		rl->fd = -1;
+		evtimer_add(rl->ev_reconnect, &tv);
 		return;
 	}
-	w->ev_rread = event_new(w->base, w->rfd, EV_READ | EV_PERSIST,
-	    rclient_read_cb, w);
-	w->ev_rwrite = event_new(w->base, w->rfd, EV_WRITE, rclient_write_cb,
-	    w);
-	event_add(w->ev_rread, NULL);
-	rclient_flush(w);
+	rl->ev_read = event_new(w->base, rl->fd, EV_READ | EV_PERSIST,
+	    rclient_read_cb, rl);
+	rl->ev_write = event_new(w->base, rl->fd, EV_WRITE, rclient_write_cb,
+	    rl);
+	event_add(rl->ev_read, NULL);
+	rclient_flush(rl);
 }
 
 void
 worker_rclient_start(struct worker *w)
 {
-	w->rfd = -1;
-	TAILQ_INIT(&w->unsent);
+	struct rlink	*rl;
+	int		 i;
+
 	domtab_init(&w->inflight, WORKER_INFLIGHT_BUCKETS);
-	w->ev_reconnect = evtimer_new(w->base, rclient_reconnect_cb, w);
-	rclient_connect(w);
+	w->nrl = w->cf->resolvers;
+	w->rl = xcalloc((size_t)w->nrl, sizeof(*w->rl));
+	for (i = 0; i < w->nrl; i++) {
+		rl = &w->rl[i];
+		rl->w = w;
+		rl->shard = i;
+		rl->fd = -1;
+		TAILQ_INIT(&rl->unsent);
+		rl->ev_reconnect = evtimer_new(w->base, rclient_reconnect_cb,
+		    rl);
+		rclient_connect(rl);
+	}
 }
 
 void
 worker_rclient_stop(struct worker *w)
 {
 	struct domtab_node *dn;
+	int		 i;
 
 	while ((dn = domtab_next(&w->inflight, NULL)) != NULL)
 		/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc) */
 		inflight_remove(w, DOMTAB_ENTRY(dn, struct inflight, node));
 	domtab_free(&w->inflight);
-	rclient_close(w);
-	event_free(w->ev_reconnect);
+	for (i = 0; i < w->nrl; i++) {
+		rclient_close(&w->rl[i]);
+		event_free(w->rl[i].ev_reconnect);
+	}
+	free(w->rl);
+	w->rl = NULL;
+	w->nrl = 0;
 }

@@ -143,13 +143,21 @@ cache_rtxn_renew(struct cache *c)
 	return (cache_begin(c, MDB_RDONLY, &c->rtxn));
 }
 
+/* How cache_open_env opens: the writer that repairs (resolver 0), another
+ * writer (the other resolvers: never moves files, checks like a reader that
+ * the files were not replaced while it opened), a reader. */
+#define CACHE_MODE_WRITER	0
+#define CACHE_MODE_READER	1
+#define CACHE_MODE_COWRITER	2
+
 /* cache_open_env - cache_open(); *rcp gets the LMDB error (or
  * CACHE_RECOVER_TRUNCATED, CACHE_RECOVER_MOVED) of a failure, 0 for
  * others */
 static struct cache *
-cache_open_env(const char *path, size_t map_size, int readonly, char *err,
+cache_open_env(const char *path, size_t map_size, int mode, char *err,
     size_t errsz, int *rcp)
 {
+	int		 readonly = mode == CACHE_MODE_READER;
 	struct cache	*c;
 	struct stat	 st, lock0;
 	MDB_envinfo	 info;
@@ -207,13 +215,17 @@ cache_open_env(const char *path, size_t map_size, int readonly, char *err,
 		    (rc = mdb_env_set_mapsize(c->env,
 		    CACHE_DEFAULT_MAP_SIZE)) != 0)
 			goto fail;
+		/* What eviction may grow the map past (cache_evict_grow):
+		 * the configured size, the same for every resolver, so that
+		 * several writers' growths do not add up. */
+		c->map_open = map_size > 0 ? map_size : info.me_mapsize;
 		/* Slots of killed workers would pin old snapshots. */
 		if ((rc = mdb_reader_check(c->env, &dead)) != 0)
 			goto fail;
 	}
 	/* The writer may be moving a damaged environment aside right now:
 	 * a reader must not pair the old lock file with the new data file. */
-	if (readonly &&
+	if (mode != CACHE_MODE_WRITER &&
 	    (rc = cache_recover_same_files(c->env, path, &lock0)) != 0)
 		goto fail;
 	if ((rc = cache_recover_check_size(c->env)) != 0)
@@ -238,8 +250,8 @@ fail:
 	*rcp = rc;
 	if (cache_recover_damaged(rc))
 		cache_errf(err, errsz, "cache %s: damaged (%s)%s", path,
-		    cache_recover_strerror(rc), readonly ? ": waiting for the "
-		    "resolver to replace it" : "");
+		    cache_recover_strerror(rc), mode != CACHE_MODE_WRITER ?
+		    ": waiting for the resolver to replace it" : "");
 	else if (rc == CACHE_RECOVER_MOVED)
 		cache_errf(err, errsz, "cache %s: being replaced, retry",
 		    path);
@@ -256,7 +268,18 @@ cache_open(const char *path, size_t map_size, int readonly, char *err,
 {
 	int	 rc;
 
-	return (cache_open_env(path, map_size, readonly, err, errsz, &rc));
+	return (cache_open_env(path, map_size, readonly ? CACHE_MODE_READER :
+	    CACHE_MODE_WRITER, err, errsz, &rc));
+}
+
+struct cache *
+cache_open_cowriter(const char *path, size_t map_size, char *err,
+    size_t errsz)
+{
+	int	 rc;
+
+	return (cache_open_env(path, map_size, CACHE_MODE_COWRITER, err, errsz,
+	    &rc));
 }
 
 struct cache *
@@ -269,7 +292,7 @@ cache_open_recover(const char *path, size_t map_size, char *aside,
 
 	if (asidesz > 0)
 		aside[0] = '\0';
-	c = cache_open_env(path, map_size, 0, err, errsz, &rc);
+	c = cache_open_env(path, map_size, CACHE_MODE_WRITER, err, errsz, &rc);
 	if (c != NULL || !cache_recover_damaged(rc))
 		return (c);
 	(void)snprintf(why, sizeof(why), "%s", cache_recover_strerror(rc));
@@ -281,7 +304,8 @@ cache_open_recover(const char *path, size_t map_size, char *aside,
 	log_warnx("cache %s was damaged (%s): moved aside to %s, starting "
 	    "with an empty cache (policies are learned again; trust on "
 	    "first use starts over)", path, why, aside);
-	return (cache_open_env(path, map_size, 0, err, errsz, &rc));
+	return (cache_open_env(path, map_size, CACHE_MODE_WRITER, err, errsz,
+	    &rc));
 }
 
 void

@@ -96,6 +96,17 @@ struct cache *cache_open(const char *path, size_t map_size, int readonly,
 struct cache *cache_open_recover(const char *path, size_t map_size,
 	    char *aside, size_t asidesz, char *err, size_t errsz);
 
+/*
+ * cache_open_cowriter - cache_open() as one more writer beside the one that
+ * calls cache_open_recover(): each resolver but the first (DESIGN.md
+ * "Resolver shards"; LMDB serializes their write transactions).  Like a
+ * reader it never moves files and refuses an environment that is damaged
+ * or was replaced while it opened; the caller retries and finds the fresh
+ * one that the first resolver made.
+ */
+struct cache *cache_open_cowriter(const char *path, size_t map_size,
+	    char *err, size_t errsz);
+
 /* cache_close - abort any open batch, release the handle; NULL is a no-op */
 void	cache_close(struct cache *c);
 

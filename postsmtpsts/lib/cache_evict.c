@@ -294,8 +294,9 @@ cache_evict_chunk(struct cache *c, const struct cache_victim *vic, size_t n,
 
 /* cache_evict_grow - when not even one deletion fits: grow the map by
  * CACHE_EVICT_GROW_PAGES, at most CACHE_EVICT_GROW_MAX (or 1/64 of the
- * map, if more) past the size the handle opened with; 0, or -1 (at the
- * limit, or LMDB refused) */
+ * map, if more) past the size the handle opened with (the configured
+ * max_size: with several resolvers writing, one's growth counts against
+ * the others' limit too); 0, or -1 (at the limit, or LMDB refused) */
 static int
 cache_evict_grow(struct cache *c)
 {

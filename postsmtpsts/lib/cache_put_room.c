@@ -10,7 +10,9 @@
  * it is full all the same.  Inside a write transaction nothing can be
  * evicted, so a batch that finds the map full is dropped and its records
  * are written again one by one: a full map loses no more than with one
- * commit per record.
+ * commit per record.  With several resolvers writing, the room one
+ * evicted can go to another's write first: eviction and put are tried
+ * again, CACHE_PUT_ROOM_TRIES times at most.
  */
 #include "autoconf.h"
 
@@ -22,6 +24,8 @@
 
 #include "lib/cache.h"
 #include "lib/cache_int.h"
+
+#define CACHE_PUT_ROOM_TRIES	4	/* eviction + put, when full */
 
 /* cache_es_add - add the counts of b to a */
 static void
@@ -39,19 +43,24 @@ cache_put_room(struct cache *c, const char *domain,
 {
 	struct cache_evict_stats more;
 	MDB_val	 k;
-	int	 st;
+	int	 st, try;
 
 	memset(es, 0, sizeof(*es));
 	k.mv_data = (void *)(uintptr_t)domain;
 	k.mv_size = strlen(domain);
 	cache_evict_early(c, &k, now, es);
 	st = cache_put(c, domain, rec);
-	if (st != CACHE_FULL || c->batch)
-		return (st);
-	if (cache_evict_key(c, now, &k, CACHE_EVICT_KEEP, &more) != CACHE_OK)
-		return (CACHE_FULL);
-	cache_es_add(es, &more);
-	st = cache_put(c, domain, rec);
+	/* Another resolver's write can take the room an eviction made
+	 * before this put gets it (each is its own transaction): try again,
+	 * a bounded number of times. */
+	for (try = 0; st == CACHE_FULL && !c->batch &&
+	    try < CACHE_PUT_ROOM_TRIES; try++) {
+		if (cache_evict_key(c, now, &k, CACHE_EVICT_KEEP, &more) !=
+		    CACHE_OK)
+			return (CACHE_FULL);
+		cache_es_add(es, &more);
+		st = cache_put(c, domain, rec);
+	}
 	return (st);
 }
 

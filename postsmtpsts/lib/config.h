@@ -35,6 +35,8 @@
  */
 #define CONFIG_MAX_FILE_SIZE	(16 * 1024 * 1024)	/* bytes */
 #define CONFIG_MAX_WORKERS	256
+#define CONFIG_MAX_RESOLVERS	16	/* resolver shards (ipc_shard) */
+#define CONFIG_AUTO_RESOLVERS	8	/* resolvers = 0: cores, at most */
 #define CONFIG_MAX_CONNECTIONS	1000000
 #define CONFIG_MAX_INFLIGHT	4096	/* pending requests per connection */
 #define CONFIG_MAX_RESOLUTIONS	4096	/* discoveries at once (resolver) */
@@ -216,9 +218,10 @@ struct config {
 	char		*pid_file;		/* NULL: no pid file */
 	char		*runtime_dir;		/* internal sockets */
 	int		 workers;		/* resolved: >= 1 */
+	int		 resolvers;		/* resolved: 1..CONFIG_MAX_RESOLVERS */
 	int		 max_connections;	/* per worker */
 	int		 max_inflight;		/* pending requests per conn */
-	int		 max_resolutions;	/* discoveries at once */
+	int		 max_resolutions;	/* discoveries at once, per resolver */
 	int		 idle_timeout;
 	int		 request_timeout_ms;	/* per-request deadline */
 	enum config_answer deadline_answer;	/* NOTFOUND or TEMP */

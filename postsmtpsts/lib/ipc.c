@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lib/hash.h"
 #include "lib/ipc.h"
 
 #define IPC_MAGIC_REQUEST	'Q'
@@ -34,17 +35,34 @@ ipc_domain_ok(const char *d, size_t len)
 }
 
 int
-ipc_resolver_addr(const char *runtime_dir, struct sockaddr_un *sun)
+ipc_resolver_addr(const char *runtime_dir, int shard, struct sockaddr_un *sun)
 {
 	int	 n;
 
 	memset(sun, 0, sizeof(*sun));
 	sun->sun_family = AF_UNIX;
-	n = snprintf(sun->sun_path, sizeof(sun->sun_path), "%s/%s",
-	    runtime_dir, IPC_RESOLVER_SOCKET);
-	if (n < 0 || (size_t)n >= sizeof(sun->sun_path))
+	if (shard == 0)
+		n = snprintf(sun->sun_path, sizeof(sun->sun_path), "%s/%s",
+		    runtime_dir, IPC_RESOLVER_SOCKET);
+	else
+		n = snprintf(sun->sun_path, sizeof(sun->sun_path),
+		    "%s/resolver.%d.sock", runtime_dir, shard);
+	if (shard < 0 || n < 0 || (size_t)n >= sizeof(sun->sun_path))
 		return (-1);
 	return (0);
+}
+
+int
+ipc_shard(const char *domain, size_t len, int nshards)
+{
+	uint32_t	 h;
+
+	if (nshards <= 1)
+		return (0);
+	/* FNV-1a's high bits are its well-mixed ones: take them by a
+	 * multiply-shift rather than by h % nshards */
+	h = hash_fnv1a(domain, len);
+	return ((int)(((uint64_t)h * (uint64_t)nshards) >> 32));
 }
 
 long

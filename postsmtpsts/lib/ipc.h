@@ -2,10 +2,15 @@
  * ipc.h - messages between front workers and the resolver process
  *
  * Transport: a SOCK_SEQPACKET unix socket (message boundaries and order
- * kept by the kernel, a peer's death seen as EOF), IPC_RESOLVER_SOCKET in
- * the runtime directory (ipc_resolver_addr: the one place its address is
- * built).  The master binds it before dropping privileges; the resolver
- * accepts, every worker (and postsmtpsts-cache warm) connects.  Messages are explicit little-endian encodings,
+ * kept by the kernel, a peer's death seen as EOF), one a resolver, in the
+ * runtime directory: IPC_RESOLVER_SOCKET for resolver 0, "resolver.<i>.sock"
+ * for resolver i > 0 (ipc_resolver_addr: the one place an address is
+ * built).  Each resolver owns the domains ipc_shard() gives it: every
+ * worker (and postsmtpsts-cache warm) connects to each resolver and asks
+ * the one that owns the domain, so one domain is only ever discovered,
+ * refreshed and written by one process (DESIGN.md "Resolver shards").  The
+ * master binds the sockets before dropping privileges; each resolver
+ * accepts on its own.  Messages are explicit little-endian encodings,
  * checked field by field on receipt (OpenSMTPD's mproc discipline): a
  * message that does not decode exactly is dropped and logged.
  *
@@ -62,10 +67,18 @@ struct ipc_reply {
 };
 
 /*
- * ipc_resolver_addr - the address of the resolver's socket in runtime_dir
+ * ipc_resolver_addr - the address of resolver shard's socket in runtime_dir
  * into *sun (zeroed first): 0, or -1 when the path does not fit
  */
-int	ipc_resolver_addr(const char *runtime_dir, struct sockaddr_un *sun);
+int	ipc_resolver_addr(const char *runtime_dir, int shard,
+	    struct sockaddr_un *sun);
+
+/*
+ * ipc_shard - the resolver (0 .. nshards-1) that owns domain[0..len): a
+ * function of the (normalized) name and nshards only, so the workers, the
+ * resolvers' refresh walks and postsmtpsts-cache warm agree on it
+ */
+int	ipc_shard(const char *domain, size_t len, int nshards);
 
 /* ipc_request_encode - encode into out[outsz]; length or -1 */
 long	ipc_request_encode(const struct ipc_request *req, unsigned char *out,

@@ -53,7 +53,8 @@ struct warm {
 	size_t		 done;		/* replies counted */
 	size_t		 enforce, testing, dane, policies, without, failed;
 	size_t		 unexpected;	/* replies beyond what was asked */
-	int		 fd;
+	int		 fd[CONFIG_MAX_RESOLVERS];	/* one a resolver */
+	int		 nfd;
 	int		 tty;
 	double		 t0, last_reply, last_progress;
 };
@@ -137,31 +138,36 @@ warm_read(struct warm *w, FILE *fp, const char *name)
 }
 
 /*
- * warm_connect - connect to the resolver's socket in runtime_dir.
- * 0, or -1 after a message.
+ * warm_connect - connect to each resolver's socket in runtime_dir (the
+ * configuration's "resolvers": each domain goes to the one that owns it,
+ * lib/ipc.h ipc_shard, as the workers send it).  0, or -1 after a message.
  */
 static int
 warm_connect(struct warm *w, const struct config *cf)
 {
 	struct sockaddr_un sun;
+	int		 i;
 
-	if (ipc_resolver_addr(cf->runtime_dir, &sun) == -1) {
-		log_warnx("%s: runtime_dir too long for a socket path",
-		    cf->file);
-		return (-1);
-	}
-	if ((w->fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0)) ==
-	    -1) {
-		log_warn("socket(AF_UNIX, SOCK_SEQPACKET)");
-		return (-1);
-	}
-	if (connect(w->fd, (struct sockaddr *)&sun, sizeof(sun)) == -1) {
-		log_warn("cannot reach the daemon's resolver at %s (is "
-		    "postsmtpsts running with runtime_dir = \"%s\"? run as "
-		    "root or as its user)", sun.sun_path, cf->runtime_dir);
-		close(w->fd);
-		w->fd = -1;
-		return (-1);
+	for (i = 0; i < cf->resolvers; i++) {
+		if (ipc_resolver_addr(cf->runtime_dir, i, &sun) == -1) {
+			log_warnx("%s: runtime_dir too long for a socket "
+			    "path", cf->file);
+			return (-1);
+		}
+		if ((w->fd[i] = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC,
+		    0)) == -1) {
+			log_warn("socket(AF_UNIX, SOCK_SEQPACKET)");
+			return (-1);
+		}
+		w->nfd = i + 1;
+		if (connect(w->fd[i], (struct sockaddr *)&sun, sizeof(sun)) ==
+		    -1) {
+			log_warn("cannot reach the daemon's resolver at %s (is "
+			    "postsmtpsts running with runtime_dir = \"%s\" "
+			    "and resolvers = %d? run as root or as its user)",
+			    sun.sun_path, cf->runtime_dir, cf->resolvers);
+			return (-1);
+		}
 	}
 	return (0);
 }
@@ -183,7 +189,8 @@ warm_send(struct warm *w)
 		log_warnx("%s: cannot encode the request", d);
 		return (-1);
 	}
-	if (send(w->fd, msg, (size_t)n, MSG_NOSIGNAL) != n) {
+	if (send(w->fd[ipc_shard(d, req.domain_len, w->nfd)], msg, (size_t)n,
+	    MSG_NOSIGNAL) != n) {
 		log_warn("send to the resolver");
 		return (-1);
 	}
@@ -235,13 +242,13 @@ warm_count(struct warm *w, const struct ipc_reply *rep)
  * EAGAIN), -1 the resolver went away or spoke garbage (a message).
  */
 static int
-warm_receive(struct warm *w)
+warm_receive(struct warm *w, int fd)
 {
 	static unsigned char msg[IPC_MAX_MSG];
 	struct ipc_reply rep;
 	ssize_t	 n;
 
-	n = recv(w->fd, msg, sizeof(msg), MSG_DONTWAIT);
+	n = recv(fd, msg, sizeof(msg), MSG_DONTWAIT);
 	if (n == -1 && (errno == EINTR || errno == EAGAIN ||
 	    errno == EWOULDBLOCK))
 		return (0);
@@ -326,19 +333,21 @@ warm_summary(struct warm *w, double now)
 static int
 warm_run(struct warm *w, size_t jobs)
 {
-	struct pollfd pfd;
+	struct pollfd pfd[CONFIG_MAX_RESOLVERS];
 	double	 now;
-	int	 n, rc;
+	int	 i, n, rc;
 
 	w->t0 = w->last_reply = warm_now();
 	while (w->done < w->ndom) {
 		while (w->inflight < jobs && w->next < w->ndom)
 			if (warm_send(w) == -1)
 				return (-1);
-		pfd.fd = w->fd;
-		pfd.events = POLLIN;
-		pfd.revents = 0;
-		n = poll(&pfd, 1, 1000 / CACHE_WARM_PROGRESS_HZ);
+		for (i = 0; i < w->nfd; i++) {
+			pfd[i].fd = w->fd[i];
+			pfd[i].events = POLLIN;
+			pfd[i].revents = 0;
+		}
+		n = poll(pfd, (nfds_t)w->nfd, 1000 / CACHE_WARM_PROGRESS_HZ);
 		if (n == -1 && errno != EINTR) {
 			log_warn("poll");
 			return (-1);
@@ -346,10 +355,14 @@ warm_run(struct warm *w, size_t jobs)
 		now = warm_now();
 		if (n > 0) {
 			/* every reply waiting, then send more */
-			while ((rc = warm_receive(w)) == 1)
-				w->last_reply = now;
-			if (rc == -1)
-				return (-1);
+			for (i = 0; i < w->nfd; i++) {
+				if (pfd[i].revents == 0)
+					continue;
+				while ((rc = warm_receive(w, w->fd[i])) == 1)
+					w->last_reply = now;
+				if (rc == -1)
+					return (-1);
+			}
 		} else if (now - w->last_reply > CACHE_WARM_STALL_SECONDS) {
 			log_warnx("no reply from the resolver for %d s with "
 			    "%zu requests outstanding: giving up",
@@ -389,11 +402,12 @@ cache_warm_main(const char *conf, long jobs, int argc, char *argv[])
 		log_warnx("%s", err);
 		return (1);
 	}
+	/* a quarter of each resolver's discovery slots */
 	if (jobs == 0)
-		jobs = cf->max_resolutions >= 4 ? cf->max_resolutions / 4 : 1;
+		jobs = (cf->max_resolutions >= 4 ? cf->max_resolutions / 4 :
+		    1) * cf->resolvers;
 
 	memset(&w, 0, sizeof(w));
-	w.fd = -1;
 	w.tty = isatty(STDOUT_FILENO);
 	if (strcmp(name, "-") != 0 && (fp = fopen(name, "r")) == NULL) {
 		log_warn("%s", name);
@@ -406,16 +420,15 @@ cache_warm_main(const char *conf, long jobs, int argc, char *argv[])
 	if (rv == 0 && warm_connect(&w, cf) == -1)
 		rv = 1;
 	if (rv == 0) {
-		log_debug(1, "warm: %zu domains, %ld at once, resolver "
-		    "socket %s/%s", w.ndom, jobs, cf->runtime_dir,
-		    IPC_RESOLVER_SOCKET);
+		log_debug(1, "warm: %zu domains, %ld at once, %d resolver "
+		    "sockets in %s", w.ndom, jobs, w.nfd, cf->runtime_dir);
 		if (warm_run(&w, (size_t)jobs) == -1)
 			rv = 1;
 		warm_progress(&w, warm_now(), 1);
 		warm_summary(&w, warm_now());
 	}
-	if (w.fd != -1)
-		close(w.fd);
+	for (i = 0; i < (size_t)w.nfd; i++)
+		close(w.fd[i]);
 	for (i = 0; i < w.ndom; i++)
 		free(w.dom[i]);
 	free(w.dom);

@@ -48,7 +48,8 @@ mapfile -t lines < <(REQUEST_TIMEOUT=30 world_daemon_lines |
 	sed "s|ca_file = \"$WORLD_CA\"|ca_file = \"$T/ca-bundle.pem\"|")
 grep -q "ca_file = \"$T/ca-bundle.pem\"" <(printf '%s\n' "${lines[@]}") ||
 	{ echo "Bail out! could not point https.ca_file at the bundle"; exit 1; }
-daemon_start "${lines[@]}" "cache { enabled = false }" ||
+# one resolver: the test follows one process's RSS over all the lookups
+RESOLVERS=1 daemon_start "${lines[@]}" "cache { enabled = false }" ||
 	{ echo "Bail out! daemon did not start"; exit 1; }
 P_RES=$(sed -n 's/.*debug: resolver [0-9]* started, pid \([0-9]*\).*/\1/p' \
 	"$DAEMON_LOG" | tail -n1)

@@ -110,6 +110,9 @@ daemon_start "${lines[@]}" "$(fleet_line "$R_ADDR:$R_PORT")" \
 	echo "pid_file = \"$B/postsmtpsts.pid\""
 	echo "runtime_dir = \"$B\""
 	echo "workers = 2"
+	# A runs two resolvers (lib.sh), each with its own fleet connection
+	# and the resync of its shard; B one, which gdb holds below
+	echo "resolvers = 1"
 	echo "verbose = 1"
 	echo "listen \"unix:$B_SOCK\" { mode = \"0666\" }"
 	echo "listen \"inet:127.0.0.1:$B_PORT\" { }"
@@ -536,16 +539,21 @@ is "$rb:$(cat "$T/new-b.out")" \
 ok "$([ "$ms" -lt 2500 ]; echo $?)" "no stall: the slower new lookup took ${ms} ms"
 # logged once per change of state: the state lines alternate (a slow
 # moment under load may add a down/up pair), and the last one is a loss
-states() {
-	grep -oE 'fleet: (connected to|lost|cannot reach)' "$1" |
+# (each resolver has its own connection: its own lines, under its pid)
+states() {	# states LOG PID
+	grep -E "resolver\[$2\]: .*fleet: (connected to|lost|cannot reach)" "$1" |
+	    grep -oE 'fleet: (connected to|lost|cannot reach)' |
 	    sed 's/fleet: //; s/connected to/up/; s/lost/down/; s/cannot reach/down/' |
 	    tr '\n' ' '
 }
-for n in A B; do
-	l=$([ $n = A ] && echo "$DAEMON_LOG" || echo "$B/daemon.log")
-	s=$(states "$l")
-	echo "$s" | grep -qE '^(up down )+$'
-	ok $? "$n logs each change of state once, the loss last ($s)"
+for n in A:2 B:1; do
+	l=$([ "${n%:*}" = A ] && echo "$DAEMON_LOG" || echo "$B/daemon.log")
+	s=
+	for p in $(sed -n 's/.*resolver\[\([0-9]*\)\]: .*fleet: connected to.*/\1/p' "$l" | sort -u); do
+		s="$s[$p: $(states "$l" "$p")] "
+	done
+	echo "$s" | grep -qE '^(\[[0-9]+: (up down )+\] ){'"${n#*:}"'}$'
+	ok $? "${n%:*} logs each change of state once per resolver, the loss last ($s)"
 done
 
 echo "# $(date +%T) step 5"
@@ -554,8 +562,10 @@ redis_start || { echo "Bail out! redis-server did not restart"; exit 1; }
 # (the daemons may have refilled it already: a key of our own tells)
 is "$(rc EXISTS marker$$)" 0 "Redis restarted empty"
 for _i in $(seq 1 100); do
-	[ "$(grep -c 'fleet: resync done' "$DAEMON_LOG")" -ge 2 ] &&
+	# two resyncs of each resolver: A has two, B one
+	[ "$(grep -c 'fleet: resync done' "$DAEMON_LOG")" -ge 4 ] &&
 	    [ "$(grep -c 'fleet: resync done' "$B/daemon.log")" -ge 2 ] && break
+
 	sleep 0.1
 done
 grep -q 'connected to .* again' "$DAEMON_LOG" &&

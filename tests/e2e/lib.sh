@@ -138,6 +138,9 @@ daemon_config() {
 		echo "pid_file = \"$PID_FILE\""
 		echo "runtime_dir = \"$T\""
 		echo "workers = ${WORKERS:-2}"
+		# two resolver shards wherever the test does not say: the
+		# sharded path everywhere, whatever the machine's cores
+		echo "resolvers = ${RESOLVERS:-2}"
 		echo "idle_timeout = ${IDLE_TIMEOUT:-30}"
 		echo "verbose = 1"
 		echo "listen \"unix:$SOCK\" { mode = \"0666\" }"

@@ -7,7 +7,7 @@ WORKERS=2 daemon_start 'domain "pinned.example" { level = "encrypt" }' ||
 	{ echo "Bail out! daemon did not start"; exit 1; }
 A="unix:$SOCK"
 
-is "$(worker_pids | wc -l)" "3" "two workers and the resolver forked"
+is "$(worker_pids | wc -l)" "4" "two workers and two resolvers forked"
 ok "$([ -s "$PID_FILE" ] && [ "$(cat "$PID_FILE")" = "$DAEMON_PID" ]; echo $?)" \
     "pid file holds the master's pid"
 
@@ -20,10 +20,10 @@ kill -KILL "$victim"
 wait $load
 is "$(sort -u "$T/load.out")" "ok 20" "kill -9 of a worker under load: every lookup answered"
 for _i in $(seq 1 50); do
-	[ "$(worker_pids | wc -l)" = 3 ] && ! worker_pids | grep -qx "$victim" && break
+	[ "$(worker_pids | wc -l)" = 4 ] && ! worker_pids | grep -qx "$victim" && break
 	sleep 0.1
 done
-ok "$([ "$(worker_pids | wc -l)" = 3 ] && ! worker_pids | grep -qx "$victim"; echo $?)" \
+ok "$([ "$(worker_pids | wc -l)" = 4 ] && ! worker_pids | grep -qx "$victim"; echo $?)" \
     "killed worker replaced"
 grep -q "killed by signal 9" "$DAEMON_LOG"
 ok $? "master logged the worker's death"
@@ -42,7 +42,7 @@ is "$(pq pinned.example)" "secure match=mx.pinned.example" "SIGHUP: changed poli
 is "$(pq new.example)" "may" "SIGHUP: added policy served"
 sleep 0.5
 after=$(worker_pids | tr '\n' ' ')
-ok "$([ "$before" != "$after" ] && [ "$(worker_pids | wc -l)" = 3 ]; echo $?)" \
+ok "$([ "$before" != "$after" ] && [ "$(worker_pids | wc -l)" = 4 ]; echo $?)" \
     "SIGHUP: workers rolled ($before -> $after)"
 
 # A broken config on SIGHUP keeps the running one.

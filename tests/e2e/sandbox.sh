@@ -51,17 +51,19 @@ status_field() {
 seccomp=0
 grep -q '^#define HAVE_SECCOMP 1' "$top_builddir/autoconf.h" && seccomp=1
 
-resolver=$(sed -n 's/.*debug: resolver [0-9]* started, pid \([0-9]*\).*/\1/p' \
-    "$DAEMON_LOG" | tail -n1)
-workers=$(pgrep -P "$DAEMON_PID" | grep -vx "${resolver:-none}" | tr '\n' ' ')
-is "$(echo "$workers" | wc -w)" "2" "two workers besides the resolver ($resolver)"
+resolvers=$(sed -n 's/.*debug: resolver [0-9]* started, pid \([0-9]*\).*/\1/p' \
+    "$DAEMON_LOG" | tr '\n' ' ')
+is "$(echo "$resolvers" | wc -w)" "2" "two resolvers ($resolvers)"
+workers=$(pgrep -P "$DAEMON_PID" | grep -vxF "$(echo $resolvers | tr ' ' '\n')" |
+    tr '\n' ' ')
+is "$(echo "$workers" | wc -w)" "2" "two workers besides the resolvers ($resolvers)"
 
-for pid in "$DAEMON_PID" $workers $resolver; do
-	case $pid in
-	"$DAEMON_PID") kind=master ;;
-	"$resolver") kind=resolver ;;
+for pid in "$DAEMON_PID" $workers $resolvers; do
+	case " $resolvers " in
+	*" $pid "*) kind=resolver ;;
 	*) kind=worker ;;
 	esac
+	[ "$pid" = "$DAEMON_PID" ] && kind=master
 	is "$(status_field "$pid" Uid)" "$RUN_UID $RUN_UID $RUN_UID $RUN_UID" \
 	    "$kind $pid: real, effective, saved and fs uid are $RUN_USER"
 	is "$(status_field "$pid" Gid)" "$RUN_GID $RUN_GID $RUN_GID $RUN_GID" \
@@ -104,7 +106,7 @@ ok "$([ -z "$(find "$T/cache" ! -user "$RUN_USER" 2>/dev/null)" ] &&
     [ -d "$T/cache" ]; echo $?)" "cache files owned by $RUN_USER"
 
 # Every process still alive: no restriction killed one.
-for pid in $workers $resolver; do
+for pid in $workers $resolvers; do
 	ok "$(kill -0 "$pid" 2>/dev/null; echo $?)" "process $pid still running"
 done
 ok "$(grep -c 'killed by signal' "$DAEMON_LOG" | grep -qx 0; echo $?)" \

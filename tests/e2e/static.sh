@@ -97,12 +97,12 @@ ok "$(! grep -q 'domain=future.example pin=lapsed' "$DAEMON_LOG"; echo $?)" \
     "an exception in force is not logged as lapsed"
 
 # -t: a warning for the lapsed one, a note for the one in force, exit 0
-# (the file's lines: 9 of daemon_config, metrics, past, future)
+# (the file's lines: 10 of daemon_config, metrics, past, future)
 "$DAEMON" -t -c "$CONF" >"$T/except-t.out" 2>"$T/except-t.err"
 is "$?" 0 "-t: a lapsed exception is no error (exit 0)"
-grep -Fqx "$CONF:11: warning: domain \"past.example\": the exception lapsed at 2001-02-04T00:00:00Z (until 2001-02-03): the pin no longer applies, MTA-STS and DANE decide; remove the section" "$T/except-t.err"
+grep -Fqx "$CONF:12: warning: domain \"past.example\": the exception lapsed at 2001-02-04T00:00:00Z (until 2001-02-03): the pin no longer applies, MTA-STS and DANE decide; remove the section" "$T/except-t.err"
 ok $? "-t warns about the lapsed exception, at its line"
-grep -Fqx "$CONF:12: note: domain \"future.example\": an exception, pinned until 2099-12-31T23:59:59Z" "$T/except-t.err"
+grep -Fqx "$CONF:13: note: domain \"future.example\": an exception, pinned until 2099-12-31T23:59:59Z" "$T/except-t.err"
 ok $? "-t notes the exception in force with its end"
 
 # the gauge, from the metrics process's configuration

@@ -66,7 +66,7 @@ ok $? "READY=1 received"
 # When READY=1 arrived, everything must already have run.
 children_at_ready=$(grep 'READY=1' "$NOTIFY_LOG" | head -n1 | sed 's/.* children=//')
 is "$(pq pinned.example 2>&1)" "encrypt" "the socket answers once READY=1 arrived"
-is "$children_at_ready" "4" "READY=1 only after 3 workers and the resolver started"
+is "$children_at_ready" "5" "READY=1 only after 3 workers and 2 resolvers started"
 grep -q 'STATUS=starting' "$NOTIFY_LOG"
 ok $? "STATUS= sent while starting"
 grep 'READY=1' "$NOTIFY_LOG" | grep -q 'STATUS=serving'
@@ -81,7 +81,7 @@ wait_notify "$n" 'READY=1'
 ok $? "SIGHUP: READY=1 again"
 tail -n "+$n" "$NOTIFY_LOG" | grep -o -E 'RELOADING=1|READY=1' | tr '\n' ' ' >"$T/order"
 is "$(cat "$T/order")" "RELOADING=1 READY=1 " "SIGHUP: RELOADING=1, then READY=1"
-is "$(tail -n "+$n" "$NOTIFY_LOG" | grep 'READY=1' | head -n1 | sed 's/.* children=//')" "8" \
+is "$(tail -n "+$n" "$NOTIFY_LOG" | grep 'READY=1' | head -n1 | sed 's/.* children=//')" "10" \
 	"second READY=1 after the new generation started"
 is "$(pq pinned.example 2>&1)" "secure match=mx.pinned.example" \
 	"the new configuration answers"

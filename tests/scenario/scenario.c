@@ -505,7 +505,7 @@ scn_worker_connect(int i)
 	memset(&sun, 0, sizeof(sun));
 	sun.sun_family = AF_UNIX;
 	if (i == SCN_B)
-		(void)ipc_resolver_addr(S.bdir, &sun);
+		(void)ipc_resolver_addr(S.bdir, 0, &sun);
 	else
 		snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", S.sock);
 	if ((fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC |
@@ -529,7 +529,8 @@ scn_config_load(const char *runtime_dir, const char *cachedir,
 	len = S.conflen + 4 * PATH_MAX + 1024;
 	if ((text = malloc(len)) == NULL)
 		abort();
-	snprintf(text, len, "runtime_dir = \"%s\"\n"
+	/* one resolver: the runner runs one (two hosts' with fleet) */
+	snprintf(text, len, "resolvers = 1\nruntime_dir = \"%s\"\n"
 	    "cache {\n\tpath = \"%s\"\n}\n%s%s%s%s%s%s", runtime_dir,
 	    cachedir,
 	    S.have_map ? "" : "map \"sts\" {\n\tdane = no\n}\n",
@@ -583,7 +584,7 @@ scn_start(void)
 			scn_bail("resolver socket %s: %s", S.sock,
 			    strerror(errno));
 	}
-	S.r = resolver_new(S.cf, S.lfd, S.base);
+	S.r = resolver_new(S.cf, 0, S.lfd, S.base);
 	if (S.nw == 0)
 		S.nw = 1;
 	for (i = 0; i < S.nw; i++)
@@ -592,7 +593,7 @@ scn_start(void)
 		return;
 	if (S.lfdb == -1) {
 		if (mkdir(S.bdir, 0700) == -1 ||
-		    ipc_resolver_addr(S.bdir, &sun) == -1 ||
+		    ipc_resolver_addr(S.bdir, 0, &sun) == -1 ||
 		    (S.lfdb = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC,
 		    0)) == -1 ||
 		    bind(S.lfdb, (struct sockaddr *)&sun, sizeof(sun)) == -1 ||
@@ -600,7 +601,7 @@ scn_start(void)
 			scn_bail("host B's resolver socket: %s",
 			    strerror(errno));
 	}
-	S.rb = resolver_new(S.cfb, S.lfdb, S.base);
+	S.rb = resolver_new(S.cfb, 0, S.lfdb, S.base);
 	scn_worker_connect(SCN_B);
 }
 
@@ -790,7 +791,7 @@ scn_worker_start(void)
 	if (S.wk != NULL)
 		return;
 	scn_start();
-	if (ipc_resolver_addr(S.wdir, &sun) == -1 ||
+	if (ipc_resolver_addr(S.wdir, 0, &sun) == -1 ||
 	    (S.relay_lfd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC |
 	    SOCK_NONBLOCK, 0)) == -1 ||
 	    bind(S.relay_lfd, (struct sockaddr *)&sun, sizeof(sun)) == -1 ||

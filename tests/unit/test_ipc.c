@@ -7,12 +7,14 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
+#include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
 
 #include <sys/socket.h>
 #include <sys/un.h>
 
+#include "lib/config.h"
 #include "lib/ipc.h"
 
 static void
@@ -139,17 +141,58 @@ resolver_addr_fits_or_fails(void **state)
 	char		 dir[200];
 
 	(void)state;
-	assert_int_equal(ipc_resolver_addr("/run/postsmtpsts", &sun), 0);
+	assert_int_equal(ipc_resolver_addr("/run/postsmtpsts", 0, &sun), 0);
 	assert_int_equal(sun.sun_family, AF_UNIX);
 	assert_string_equal(sun.sun_path, "/run/postsmtpsts/resolver.sock");
+	assert_int_equal(ipc_resolver_addr("/run/postsmtpsts", 1, &sun), 0);
+	assert_string_equal(sun.sun_path, "/run/postsmtpsts/resolver.1.sock");
+	assert_int_equal(ipc_resolver_addr("/run/postsmtpsts", 15, &sun), 0);
+	assert_string_equal(sun.sun_path,
+	    "/run/postsmtpsts/resolver.15.sock");
+	assert_int_equal(ipc_resolver_addr("/run/postsmtpsts", -1, &sun), -1);
 	/* 94 + "/resolver.sock" (14) = 108: one byte too many for the NUL */
 	memset(dir, 'd', 94);
 	dir[0] = '/';
 	dir[94] = '\0';
-	assert_int_equal(ipc_resolver_addr(dir, &sun), -1);
+	assert_int_equal(ipc_resolver_addr(dir, 0, &sun), -1);
 	dir[93] = '\0';		/* 107 bytes: fits */
-	assert_int_equal(ipc_resolver_addr(dir, &sun), 0);
+	assert_int_equal(ipc_resolver_addr(dir, 0, &sun), 0);
 	assert_int_equal(strlen(sun.sun_path), 107);
+	/* the longest runtime_dir the configuration takes fits every shard */
+	dir[CONFIG_MAX_RUNTIME_DIR] = '\0';
+	assert_int_equal(ipc_resolver_addr(dir, CONFIG_MAX_RESOLVERS - 1,
+	    &sun), 0);
+}
+
+/* every domain has one shard, in range, the same each time; a domain's
+ * shard does not depend on anything but its name and the count; the
+ * shards of many names are all used, about evenly */
+static void
+shard_is_stable_and_spread(void **state)
+{
+	char		 d[64];
+	int		 count[4] = { 0 }, n, i, k;
+
+	(void)state;
+	assert_int_equal(ipc_shard("example.com", 11, 1), 0);
+	assert_int_equal(ipc_shard("example.com", 11, 0), 0);
+	for (i = 0; i < 4000; i++) {
+		n = snprintf(d, sizeof(d), "b%d.bulk.pstest", i);
+		k = ipc_shard(d, (size_t)n, 4);
+		assert_true(k >= 0 && k < 4);
+		assert_int_equal(ipc_shard(d, (size_t)n, 4), k);
+		count[k]++;
+		k = ipc_shard(d, (size_t)n, CONFIG_MAX_RESOLVERS);
+		assert_true(k >= 0 && k < CONFIG_MAX_RESOLVERS);
+	}
+	for (k = 0; k < 4; k++)		/* 1000 each expected */
+		assert_in_range(count[k], 850, 1150);
+	/* a fixed point, so that a changed hash (a shard moving between
+	 * releases: its domains' single flight and refresh would move)
+	 * is a conscious decision */
+	assert_int_equal(ipc_shard("example.com", 11, 4), 1);
+	assert_int_equal(ipc_shard("gmail.com", 9, 3), 1);
+	assert_int_equal(ipc_shard("b1.bulk.pstest", 14, 2), 0);
 }
 
 int
@@ -157,6 +200,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(request_round_trip),
+		cmocka_unit_test(shard_is_stable_and_spread),
 		cmocka_unit_test(request_rejects_bad_input),
 		cmocka_unit_test(reply_round_trip),
 		cmocka_unit_test(reply_limits),
