@@ -78,6 +78,7 @@ isr_hex4(struct isr_json *j, unsigned int *v)
 	size_t		 i;
 	char		 c;
 
+	*v = 0;
 	if (j->len - j->pos < 4)
 		return (isr_fail(j, "truncated \\u escape"));
 	*v = 0;
@@ -145,7 +146,7 @@ isr_utf8(unsigned int cp, char *b)
 static int
 isr_string(struct isr_json *j, char *out, size_t outsz, size_t *olen)
 {
-	unsigned int	 cp, lo;
+	unsigned int	 cp = 0, lo = 0;
 	size_t		 n = 0;
 	char		 b[4], c;
 

@@ -94,6 +94,7 @@ itg_uint(struct itg *g, uint64_t *v)
 	unsigned int	 n;
 	unsigned char	 b;
 
+	*v = 0;
 	if (g->pos >= g->end)
 		return (itg_fail(g, "truncated"));
 	b = g->p[g->pos++];
@@ -104,7 +105,7 @@ itg_uint(struct itg *g, uint64_t *v)
 	n = 256u - b;
 	if (n > 8 || n > g->end - g->pos)
 		return (itg_fail(g, "bad integer"));
-	for (*v = 0; n > 0; n--)
+	for (; n > 0; n--)
 		*v = *v << 8 | g->p[g->pos++];
 	return (0);
 }
@@ -113,7 +114,7 @@ itg_uint(struct itg *g, uint64_t *v)
 static int
 itg_int(struct itg *g, int64_t *v)
 {
-	uint64_t	 u;
+	uint64_t	 u = 0;
 
 	if (itg_uint(g, &u) == -1)
 		return (-1);
@@ -125,8 +126,10 @@ itg_int(struct itg *g, int64_t *v)
 static int
 itg_bytes(struct itg *g, const unsigned char **s, size_t *n)
 {
-	uint64_t	 u;
+	uint64_t	 u = 0;
 
+	*s = NULL;
+	*n = 0;
 	if (itg_uint(g, &u) == -1)
 		return (-1);
 	if (u > g->end - g->pos)
@@ -158,7 +161,8 @@ itg_name(struct itg *g, char *name)
 		return (-1);
 	if (n >= IMPORT_TLSPOL_NAME)
 		n = IMPORT_TLSPOL_NAME - 1;
-	memcpy(name, s, n);
+	if (n > 0)
+		memcpy(name, s, n);
 	name[n] = '\0';
 	return (0);
 }
