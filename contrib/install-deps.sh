@@ -6,14 +6,17 @@
 #                                    Postfix, nsd, unbound, nginx, ldns tools,
 #                                    systemd-analyze, man and groff (tests/ci),
 #                                    redis-server (the fleet tier, tests/e2e/fleet.sh),
+#                                    Debian's postfix-mta-sts-resolver,
+#                                    python3-redis and faketime (its caches
+#                                    imported, tests/e2e/cache-import.sh),
 #                                    gdb (fleet.sh stops a daemon to stage a race),
 #                                    debhelper, lintian, autopkgtest (deb.sh),
 #                                    and Postfix 3.10 from bookworm-backports,
 #                                    downloaded, never installed
 #                                    (tests/e2e/postfix310.sh, below)
-#   contrib/install-deps.sh --bench  plus the benchmarks' extras: Debian's
-#                                    postfix-mta-sts-resolver (bench/peer)
-#                                    and perf (profiles in bench/README.md)
+#   contrib/install-deps.sh --bench  plus the benchmarks' extras: perf
+#                                    (profiles in bench/README.md; bench/peer's
+#                                    postfix-mta-sts-resolver is a test one)
 # Installs only what is missing; needs root.  Postfix is preseeded to
 # "No configuration" so installing it configures and starts no mail server.
 set -eu
@@ -21,13 +24,13 @@ set -eu
 BUILD="build-essential autoconf automake pkgconf libconfuse-dev libevent-dev
 liblmdb-dev lmdb-utils libunbound-dev libcurl4-gnutls-dev libgnutls28-dev
 libidn2-dev libcmocka-dev libsystemd-dev dns-root-data ca-certificates
-libseccomp-dev libhiredis-dev"
+libseccomp-dev libhiredis-dev libsqlite3-dev zlib1g-dev"
 TEST="postfix nsd unbound ldnsutils nginx-light bind9-dnsutils openssl
 python3 curl swaks procps iproute2 valgrind clang libclang-rt-14-dev
 shellcheck python3-prometheus-client systemd man-db groff-base cppcheck
 clang-tidy redis-server gdb debhelper dpkg-dev fakeroot lintian autopkgtest
-tinyproxy-bin"
-BENCH="postfix-mta-sts-resolver linux-perf"
+tinyproxy-bin postfix-mta-sts-resolver python3-redis faketime"
+BENCH="linux-perf"
 
 # Postfix >= 3.10 for tests/e2e/postfix310.sh, where the system's Postfix
 # is older (Debian 12: 3.7): the bookworm-backports package, downloaded into

@@ -22,6 +22,9 @@
  *                      same text as its metrics listener
  *   fleet-stats | push | pull
  *                      the fleet tier of the configuration (cache_fleet.h)
+ *   import [-n] sqlite|redis|tlspol FILE|URL
+ *                      another policy server's cache, with its trust on
+ *                      first use (cache_import.h); -n: check, write nothing
  *
  * Safe while the daemon runs: list/show/export/stats read one LMDB snapshot
  * and never block the resolver's writes; purge is an ordinary write
@@ -59,6 +62,7 @@
 #include "lib/log.h"
 #include "daemon/stats.h"
 #include "tools/cache_fleet.h"
+#include "tools/cache_import.h"
 #include "tools/cache_warm.h"
 #include "tools/tool.h"
 
@@ -87,8 +91,9 @@ static const struct tool cache_tool = {
 	"commands: list | show DOMAIN | purge DOMAIN | purge-all |\n"
 	"          export [hash|texthash] | stats |\n"
 	"          fleet-stats | push | pull |\n"
-	"          warm [-j jobs] [FILE|-]\n",
-	"d:j:",
+	"          warm [-j jobs] [FILE|-] |\n"
+	"          import [-n] sqlite|redis|tlspol FILE|URL\n",
+	"d:j:n",
 	NULL,
 	0,
 };
@@ -395,7 +400,7 @@ main(int argc, char *argv[])
 	char		 key[CACHE_KEY_MAX + 1], err[1024];
 	struct tool_opts to;
 	long		 jobs = 0;
-	int		 ch, readonly, rv = 0, st, fleet;
+	int		 ch, readonly, rv = 0, st, fleet, dry = 0;
 
 	log_init("postsmtpsts-cache", 1, LOG_MAIL);
 	memset(&to, 0, sizeof(to));
@@ -405,6 +410,8 @@ main(int argc, char *argv[])
 		else if (ch == 'j')
 			jobs = tool_number(&cache_tool, optarg, "-j", 1,
 			    CONFIG_MAX_RESOLUTIONS);
+		else if (ch == 'n')
+			dry = 1;
 		else
 			cache_tool_usage();
 	}
@@ -419,6 +426,8 @@ main(int argc, char *argv[])
 		return (cache_warm_main(conf, jobs, argc, argv));
 	if (jobs != 0)
 		cache_tool_usage();	/* -j is for warm only */
+	if (dry && strcmp(cmd, "import") != 0)
+		cache_tool_usage();	/* -n is for import only */
 	fleet = strcmp(cmd, "fleet-stats") == 0 || strcmp(cmd, "push") == 0 ||
 	    strcmp(cmd, "pull") == 0;
 	if (strcmp(cmd, "list") == 0 || strcmp(cmd, "stats") == 0 ||
@@ -435,6 +444,11 @@ main(int argc, char *argv[])
 		if (argc > 2 || (strcmp(type, "hash") != 0 &&
 		    strcmp(type, "texthash") != 0))
 			cache_tool_usage();
+	} else if (strcmp(cmd, "import") == 0) {
+		if (argc != 3)
+			cache_tool_usage();
+		if (!cache_import_known(argv[1]))
+			return (2);
 	} else
 		cache_tool_usage();
 
@@ -466,8 +480,9 @@ main(int argc, char *argv[])
 		return (rv);
 	}
 	readonly = strcmp(cmd, "purge") != 0 &&
-	    strcmp(cmd, "purge-all") != 0 && strcmp(cmd, "pull") != 0;
-	if (strcmp(cmd, "pull") == 0) {
+	    strcmp(cmd, "purge-all") != 0 && strcmp(cmd, "pull") != 0 &&
+	    strcmp(cmd, "import") != 0;
+	if (strcmp(cmd, "pull") == 0 || strcmp(cmd, "import") == 0) {
 		/* seeding a new host: the cache may not exist yet */
 		if ((c = cache_open(dir, 0, 0, err, sizeof(err))) == NULL) {
 			log_warnx("%s", err);
@@ -511,6 +526,9 @@ main(int argc, char *argv[])
 		rv = cache_fleet_push(cf, c);
 	else if (strcmp(cmd, "pull") == 0)
 		rv = cache_fleet_pull(cf, c);
+	else if (strcmp(cmd, "import") == 0)
+		rv = cache_import_run(c, cf != NULL ? &cf->cache : NULL,
+		    argv[1], argv[2], dry);
 	else {
 		rv = cache_tool_stats(c, dir);
 		cache_tool_counters(cf);
