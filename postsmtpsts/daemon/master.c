@@ -638,8 +638,15 @@ master_reap(struct master *m)
 		struct child *ch = &m->children[i];
 
 		ch->pid = 0;
+		if (ch->kind == CHILD_WORKER) {
+			/* its connections went with it: the others must not
+			 * wait for it to take its share (worker_conn.c) */
+			stats_clear(ch->slot, STATS_WORKER_UP);
+			stats_clear(ch->slot, STATS_CONN_OPEN);
+		}
 		if (m->stopping)
 			continue;
+
 		if (WIFSIGNALED(status))
 			log_warnx("%s %d (pid %ld) killed by signal %d",
 			    master_kind(ch), master_num(ch), (long)pid,

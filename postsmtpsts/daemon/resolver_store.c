@@ -22,8 +22,8 @@
  * file's pages are dropped, so that its RSS does not grow with the
  * domains ever written.  For the same reason, once RESOLVER_TRIM_IDLE_MS
  * pass without a job ending and none runs, the heap's free pages go back
- * to the system (malloc_trim): a cold burst leaves most of a resolver's
- * heap free, in holes glibc does not return by itself.
+ * to the system (xtrim: malloc_trim): a cold burst leaves most of a
+ * resolver's heap free, in holes glibc does not return by itself.
  */
 #include "autoconf.h"
 
@@ -32,9 +32,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <time.h>
-#ifdef HAVE_MALLOC_TRIM
-#include <malloc.h>
-#endif
 
 #include <event2/event.h>
 
@@ -46,6 +43,7 @@
 #include "lib/log.h"
 #include "daemon/resolver_int.h"
 #include "daemon/stats.h"
+#include "lib/xmalloc.h"
 
 #define RESOLVER_WB_GAP_MS	20	/* cache commits at most this often */
 /* Resolvers other than 0: tries to open the cache resolver 0 repairs */
@@ -159,9 +157,7 @@ resolver_trim_cb(evutil_socket_t fd, short what, void *arg)
 	(void)what;
 	if (r->running > 0 || r->nqueued > 0)
 		return;		/* the next job's end arms it again */
-#ifdef HAVE_MALLOC_TRIM
-	(void)malloc_trim(0);
-#endif
+	xtrim();
 }
 
 void

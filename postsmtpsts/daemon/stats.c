@@ -426,6 +426,32 @@ stats_attach(int slot)
 	    (size_t)slot * STATS_SLOT_SIZE);
 }
 
+uint64_t
+stats_peek(int slot, enum stats_id id)
+{
+	const uint64_t	*p;
+
+	if (stats_map == NULL || slot < 0 || slot >= STATS_SLOTS ||
+	    (int)id < 0 || id >= STATS_NCOUNTERS)
+		return (0);
+	p = (const uint64_t *)((const char *)stats_map + STATS_HEADER_SIZE +
+	    (size_t)slot * STATS_SLOT_SIZE);
+	return (__atomic_load_n(&p[id], __ATOMIC_RELAXED));
+}
+
+void
+stats_clear(int slot, enum stats_id id)
+{
+	uint64_t	*p;
+
+	if (stats_map == NULL || slot < 0 || slot >= STATS_SLOTS ||
+	    (int)id < 0 || id >= STATS_NCOUNTERS)
+		return;
+	p = (uint64_t *)((char *)stats_map + STATS_HEADER_SIZE +
+	    (size_t)slot * STATS_SLOT_SIZE);
+	__atomic_store_n(&p[id], 0, __ATOMIC_RELAXED);
+}
+
 void
 stats_close(void)
 {
@@ -612,7 +638,12 @@ stats_render(const struct stats_snapshot *s, struct buf *out)
 	    (unsigned long long)(s->v[STATS_LATENCY_SUM_NS] / 1000000000u),
 	    (unsigned long long)(s->v[STATS_LATENCY_SUM_NS] % 1000000000u),
 	    h, (unsigned long long)cum);
+	buf_appendf(out, "# HELP postsmtpsts_connections_open Postfix "
+	    "connections the workers hold open now.\n# TYPE "
+	    "postsmtpsts_connections_open gauge\npostsmtpsts_connections_open "
+	    "%llu\n", (unsigned long long)s->v[STATS_CONN_OPEN]);
 	buf_appendf(out, "# HELP postsmtpsts_start_time_seconds Start time "
+
 	    "of the daemon (Unix time).\n# TYPE postsmtpsts_start_time_seconds "
 	    "gauge\npostsmtpsts_start_time_seconds %lld\n",
 	    (long long)s->started);

@@ -35,7 +35,7 @@ struct discover_result;
 
 #define STATS_FILE		"stats"	/* inside runtime_dir */
 #define STATS_MAGIC		"PSTSSTAT"	/* 8 bytes, no NUL */
-#define STATS_VERSION		1
+#define STATS_VERSION		2	/* 2: the worker gauges */
 #define STATS_MAX_WORKERS	256		/* >= CONFIG_MAX_WORKERS */
 #define STATS_SLOT_RESOLVER	STATS_MAX_WORKERS
 #define STATS_SLOT_METRICS	(STATS_MAX_WORKERS + 1)
@@ -153,7 +153,14 @@ enum stats_id {
 	    STATS_DANE_FAIL_CLASSES * STATS_RR_COUNT,
 				/* [enum requiretls_level]: lookups by the
 				   TLS level of their answer */
-	STATS_NCOUNTERS = STATS_ANSWERS + REQUIRETLS_LEVEL_COUNT,
+	/* Gauges of a worker slot (not counters: never summed as such but
+	 * for postsmtpsts_connections_open): the Postfix connections the
+	 * slot's worker holds open, and 1 while it runs.  The worker keeps
+	 * them (stats_add, stats_sub), the master clears them when it reaps
+	 * it; the other workers read them to balance accepts (worker.h). */
+	STATS_CONN_OPEN = STATS_ANSWERS + REQUIRETLS_LEVEL_COUNT,
+	STATS_WORKER_UP,
+	STATS_NCOUNTERS,
 };
 
 /*
@@ -182,7 +189,22 @@ stats_add(enum stats_id id, uint64_t n)
 	__atomic_fetch_add(&stats_slot[id], n, __ATOMIC_RELAXED);
 }
 
+/* stats_sub - gauge id -= n (relaxed atomic) */
+static inline void
+stats_sub(enum stats_id id, uint64_t n)
+{
+	__atomic_fetch_sub(&stats_slot[id], n, __ATOMIC_RELAXED);
+}
+
+/* stats_set - gauge id = n (relaxed atomic) */
+static inline void
+stats_set(enum stats_id id, uint64_t n)
+{
+	__atomic_store_n(&stats_slot[id], n, __ATOMIC_RELAXED);
+}
+
 /* stats_clock - monotonic nanoseconds (vDSO clock_gettime: no syscall) */
+
 static inline uint64_t
 stats_clock(void)
 {
@@ -198,6 +220,21 @@ stats_add(enum stats_id id, uint64_t n)
 	(void)id;
 	(void)n;
 }
+
+static inline void
+stats_sub(enum stats_id id, uint64_t n)
+{
+	(void)id;
+	(void)n;
+}
+
+static inline void
+stats_set(enum stats_id id, uint64_t n)
+{
+	(void)id;
+	(void)n;
+}
+
 
 static inline uint64_t
 stats_clock(void)
@@ -296,6 +333,15 @@ int	stats_create(const char *path, int chown, uid_t uid, gid_t gid,
 /* stats_attach - a child: count into slot (0 .. STATS_SLOTS-1) of the
  * inherited mapping; without one, into a private dummy */
 void	stats_attach(int slot);
+
+/* stats_peek - counter id of another slot of the inherited mapping (0
+ * without one) */
+uint64_t stats_peek(int slot, enum stats_id id);
+
+/* stats_clear - the master: zero counter id of slot (a reaped worker's
+ * gauges) */
+void	stats_clear(int slot, enum stats_id id);
+
 
 /* stats_snapshot_self - sum the inherited mapping; -1 if there is none */
 int	stats_snapshot_self(struct stats_snapshot *s);

@@ -36,6 +36,7 @@
 #include "daemon/child.h"
 #include "lib/log.h"
 #include "daemon/sandbox.h"
+#include "daemon/stats.h"
 #include "daemon/worker.h"
 #include "daemon/worker_int.h"
 #include "lib/xmalloc.h"
@@ -159,6 +160,11 @@ worker_new(const struct config *cf, const int *fds, int nfds, int id,
 		    worker_conn_accept_error_cb);
 	}
 	w->ev_trim = evtimer_new(w->base, worker_conn_trim_cb, w);
+	w->ev_balance = evtimer_new(w->base, worker_conn_balance_cb, w);
+	if (w->ev_trim == NULL || w->ev_balance == NULL)
+		fatalx("worker %d: out of memory for its timers", id);
+	/* running: the other workers balance their accepts against ours */
+	stats_set(STATS_WORKER_UP, 1);
 	worker_rclient_start(w);
 	return (w);
 }
@@ -181,6 +187,9 @@ worker_free(struct worker *w)
 	free(w->listeners);
 	event_free(w->ev_trim);
 	w->ev_trim = NULL;
+	event_free(w->ev_balance);
+	w->ev_balance = NULL;
+
 	if (w->cache != NULL)
 		cache_close(w->cache);
 	if (w->ev_drain != NULL)

@@ -90,6 +90,118 @@ worker_conn_trim_cb(evutil_socket_t fd, short what, void *arg)
 	w->conns_peak = w->nconns;
 }
 
+/*
+ * Balance.  Every worker accepts on the same listening sockets, and the
+ * kernel wakes all of them for a new connection: the first to call
+ * accept() takes it, so a worker that is idle more often takes more, and
+ * Postfix's long-lived connections pile up on one worker (bench: 48 of 66
+ * at 64 connections) while another core idles.  So each worker counts its
+ * open connections in its slot of the shared counters (STATS_CONN_OPEN,
+ * STATS_WORKER_UP: stats.h), and one holding more than the least loaded
+ * running worker plus a slack (1 + 1/16) stops accepting (its listeners
+ * off) until a connection of its own closes or the others caught up; it
+ * looks again every WORKER_BALANCE_MS and accepts anyway after
+ * WORKER_BALANCE_MAX_MS, so a worker that is alive but not accepting (busy
+ * in a long callback, stopped) delays new connections by that much at
+ * most.  A dead worker's gauges are cleared by the master when it reaps
+ * it.  This works for unix and inet listeners alike, where SO_REUSEPORT
+ * (inet only) would hash connections to a socket per worker, leave a dead
+ * worker's queue waiting for its restart, and still split 64 connections
+ * unevenly by chance (DESIGN.md "Warm lookups balanced").
+ */
+#define WORKER_BALANCE_MS	5
+#define WORKER_BALANCE_MAX_MS	50
+
+/* balance_min_other - the fewest connections of another running worker of
+ * this generation's count, or -1 if none runs */
+static int64_t
+balance_min_other(const struct worker *w)
+{
+	int64_t		 min = -1, v;
+	int		 j;
+
+	for (j = 0; j < w->cf->workers && j < STATS_MAX_WORKERS; j++) {
+		if (j == w->id || stats_peek(j, STATS_WORKER_UP) == 0)
+			continue;
+		/* a slot shared with a draining worker of the previous
+		 * generation, cleared under it, can dip below 0 */
+		v = (int64_t)stats_peek(j, STATS_CONN_OPEN);
+		if (v < 0)
+			v = 0;
+		if (min == -1 || v < min)
+			min = v;
+	}
+	return (min);
+}
+
+/* balance_over - this worker holds more than its share */
+static int
+balance_over(const struct worker *w)
+{
+	int64_t		 min = balance_min_other(w);
+
+	return (min >= 0 && (int64_t)w->nconns > min + 1 + min / 16);
+}
+
+/* balance_listen - listeners on or off */
+static void
+balance_listen(struct worker *w, int on)
+{
+	int		 i;
+
+	if (w->accept_paused == !on)
+		return;
+	for (i = 0; i < w->nlisteners; i++)
+		if (w->listeners[i] != NULL) {
+			if (on)
+				evconnlistener_enable(w->listeners[i]);
+			else
+				evconnlistener_disable(w->listeners[i]);
+		}
+	w->accept_paused = !on;
+	if (!on)
+		w->paused_at = clock_mono();
+}
+
+/* worker_balance - after an accept or a close: pause or resume accepting */
+static void
+worker_balance(struct worker *w)
+{
+	struct timeval	 tv = { 0, WORKER_BALANCE_MS * 1000 };
+
+	if (w->ev_balance == NULL || w->draining || w->cf->workers < 2)
+		return;
+	if (balance_over(w)) {
+		if (!w->accept_paused) {
+			balance_listen(w, 0);
+			evtimer_add(w->ev_balance, &tv);
+		}
+	} else if (w->accept_paused) {
+		balance_listen(w, 1);
+		event_del(w->ev_balance);
+	}
+}
+
+void
+worker_conn_balance_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct worker	*w = arg;
+	struct timeval	 tv = { 0, WORKER_BALANCE_MS * 1000 };
+	struct timespec	 now;
+
+	(void)fd;
+	(void)what;
+	if (!w->accept_paused || w->draining)
+		return;
+	now = clock_mono();
+	if (!balance_over(w) || (now.tv_sec - w->paused_at.tv_sec) * 1000 +
+	    (now.tv_nsec - w->paused_at.tv_nsec) / 1000000 >=
+	    WORKER_BALANCE_MAX_MS)
+		balance_listen(w, 1);
+	else
+		evtimer_add(w->ev_balance, &tv);
+}
+
 /* slot_free - release a slot (already out of its connection's FIFO) */
 static void
 slot_free(struct slot *sl)
@@ -111,6 +223,7 @@ worker_conn_free(struct conn *c)
 	}
 	TAILQ_REMOVE(&w->conns, c, entry);
 	w->nconns--;
+	stats_sub(STATS_CONN_OPEN, 1);
 	if (c->big || w->conns_peak - w->nconns >= WORKER_TRIM_CONNS)
 		worker_trim_soon(w);
 	stats_inc(STATS_CONN_CLOSED);
@@ -123,6 +236,8 @@ worker_conn_free(struct conn *c)
 	free(c);
 	if (w->draining && w->nconns == 0)
 		event_base_loopexit(w->base, NULL);
+	else
+		worker_balance(w);
 }
 
 /* conn_read_enable - arm or disarm the read event */
@@ -484,12 +599,15 @@ worker_conn_accept_cb(struct evconnlistener *l, evutil_socket_t fd,
 		fatalx("worker %d: out of memory for a connection", w->id);
 	TAILQ_INSERT_TAIL(&w->conns, c, entry);
 	w->nconns++;
+	stats_add(STATS_CONN_OPEN, 1);
 	if (w->nconns > w->conns_peak)
 		w->conns_peak = w->nconns;
 	stats_inc(STATS_CONN_ACCEPTED);
 	conn_read_enable(c, 1);
 	evtimer_add(c->ev_idle, &w->idle);
+	worker_balance(w);
 }
+
 
 void
 worker_conn_accept_error_cb(struct evconnlistener *l, void *arg)

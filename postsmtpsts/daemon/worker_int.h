@@ -130,6 +130,10 @@ struct worker {
 	int		 max_conns;	/* max_connections, or what fds allow */
 	int		 conns_peak;	/* since the last trim */
 	struct event	*ev_trim;
+	struct event	*ev_balance;	/* re-checks a paused accept */
+	int		 accept_paused;	/* listeners off: too many connections
+					   beside the other workers */
+	struct timespec	 paused_at;
 	unsigned long long refused;	/* connections over max_conns */
 	time_t		 last_refuse_log;
 	int		 draining;
@@ -173,7 +177,12 @@ void	worker_conn_accept_cb(struct evconnlistener *l, evutil_socket_t fd,
 /* worker_conn_accept_error_cb - accept(2) failed: log, keep listening */
 void	worker_conn_accept_error_cb(struct evconnlistener *l, void *arg);
 
+/* worker_conn_balance_cb - ev_balance timer (arg: the worker): a paused
+ * accept is looked at again (worker_conn.c, "Balance") */
+void	worker_conn_balance_cb(evutil_socket_t fd, short what, void *arg);
+
 /* worker_conn_trim_cb - ev_trim timer (arg: the worker): the burst of
+
  * closed connections is over, give free memory back */
 void	worker_conn_trim_cb(evutil_socket_t fd, short what, void *arg);
 

@@ -157,21 +157,33 @@ empty_file_gives_defaults(void **state)
 	config_free(cf);
 }
 
+/* workers = 0: half the online cores, at least one; resolvers = 0: every
+ * core, at most CONFIG_AUTO_RESOLVERS */
 static void
 workers_zero_is_online_cpus(void **state)
 {
 	struct config *cf;
-	long	 n = sysconf(_SC_NPROCESSORS_ONLN);
+	long	 n = sysconf(_SC_NPROCESSORS_ONLN) / 2;
+	long	 r = sysconf(_SC_NPROCESSORS_ONLN);
 
 	(void)state;
-	cf = load_ok("workers = 0\n");
+	cf = load_ok("workers = 0\nresolvers = 0\n");
 	if (n < 1)
 		n = 1;
 	if (n > CONFIG_MAX_WORKERS)
 		n = CONFIG_MAX_WORKERS;
+	if (r < 1)
+		r = 1;
+	if (r > CONFIG_AUTO_RESOLVERS)
+		r = CONFIG_AUTO_RESOLVERS;
 	assert_int_equal(cf->workers, n);
+	assert_int_equal(cf->resolvers, r);
+	config_free(cf);
+	cf = load_ok("resolvers = 16\n");
+	assert_int_equal(cf->resolvers, 16);
 	config_free(cf);
 }
+
 
 static const char full_text[] =
 	"# every option, none at its default\n"
@@ -624,6 +636,9 @@ static const struct error_case {
 	    "workers must be between 0 and 256" },
 	{ "workers negative", "workers = -1\n", 1,
 	    "workers must be between 0 and 256, not -1" },
+	{ "resolvers too many", "resolvers = 17\n", 1,
+	    "resolvers must be between 0 and 16" },
+
 	{ "max_connections zero", "max_connections = 0\n", 1,
 	    "max_connections must be between 1 and 1000000" },
 	{ "max_connections too many", "max_connections = 1000001\n", 1,
