@@ -263,6 +263,7 @@ resolver_store_start(struct resolver *r)
 			log_warnx("resolver %d: cache disabled: %s", r->shard,
 			    err);
 	}
+	cache_set_writers(r->cache, cf->resolvers);
 	if ((r->ev_wb = evtimer_new(r->base, resolver_wb_cb, r)) == NULL ||
 	    (r->ev_trim = evtimer_new(r->base, resolver_trim_cb, r)) == NULL)
 		fatalx("resolver: out of memory for the cache timers");

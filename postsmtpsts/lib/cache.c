@@ -184,6 +184,7 @@ cache_open_env(const char *path, size_t map_size, int mode, char *err,
 
 	c = xcalloc(1, sizeof(*c));
 	c->readonly = readonly;
+	c->writers = 1;
 	c->path = xstrdup(path);
 	if ((rc = mdb_env_create(&c->env)) != 0) {
 		c->env = NULL;
@@ -306,6 +307,13 @@ cache_open_recover(const char *path, size_t map_size, char *aside,
 	    "first use starts over)", path, why, aside);
 	return (cache_open_env(path, map_size, CACHE_MODE_WRITER, err, errsz,
 	    &rc));
+}
+
+void
+cache_set_writers(struct cache *c, int n)
+{
+	if (c != NULL)
+		c->writers = n < 1 ? 1 : (size_t)n;
 }
 
 void

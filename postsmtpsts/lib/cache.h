@@ -107,6 +107,11 @@ struct cache *cache_open_recover(const char *path, size_t map_size,
 struct cache *cache_open_cowriter(const char *path, size_t map_size,
 	    char *err, size_t errsz);
 
+/* cache_set_writers - n processes write this cache (the resolvers): the
+ * reserve below which eviction starts ahead of time is n times one
+ * writer's, since each one's commits draw on it */
+void	cache_set_writers(struct cache *c, int n);
+
 /* cache_close - abort any open batch, release the handle; NULL is a no-op */
 void	cache_close(struct cache *c);
 

@@ -322,7 +322,8 @@ cache_evict_grow(struct cache *c)
 	return (0);
 }
 
-/* cache_room_low - 1 if fewer than CACHE_EVICT_RESERVE pages are left:
+/* cache_room_low - 1 if fewer than CACHE_EVICT_RESERVE pages a writer
+ * (cache_set_writers: each resolver's commits draw on it) are left:
  * never used past the end of the data, or on LMDB's free list (some of
  * those wait for a reader or the next commit: an estimate) */
 static int
@@ -342,7 +343,7 @@ cache_room_low(struct cache *c)
 	pages_max = info.me_mapsize / ms.ms_psize;
 	left = pages_max > info.me_last_pgno + 1 ?
 	    pages_max - info.me_last_pgno - 1 : 0;
-	if (left >= CACHE_EVICT_RESERVE)
+	if (left >= CACHE_EVICT_RESERVE * c->writers)
 		return (0);
 	/* the free list (FREE_DBI = 0): values are page-number lists, the
 	 * first word their count */
@@ -353,7 +354,7 @@ cache_room_low(struct cache *c)
 		return (0);
 	}
 	for (rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST);
-	    rc == 0 && left < CACHE_EVICT_RESERVE;
+	    rc == 0 && left < CACHE_EVICT_RESERVE * c->writers;
 	    rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT))
 		if (v.mv_size >= sizeof(ids)) {
 			memcpy(&ids, v.mv_data, sizeof(ids));
@@ -361,7 +362,7 @@ cache_room_low(struct cache *c)
 		}
 	mdb_cursor_close(cur);
 	mdb_txn_abort(txn);
-	return (left < CACHE_EVICT_RESERVE);
+	return (left < CACHE_EVICT_RESERVE * c->writers);
 }
 
 int

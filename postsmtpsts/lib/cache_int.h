@@ -39,6 +39,7 @@ struct cache {
 	size_t		 evict_len;
 	size_t		 map_open;	/* map size before any eviction grew it */
 	unsigned int	 evict_idle;	/* puts before the next early pass */
+	size_t		 writers;	/* processes writing (cache_set_writers) */
 };
 
 /* -- cache.c, for cache_evict.c */

@@ -477,8 +477,10 @@ print("DATA=END")
 PYEOF
 	done
 	: >"$DAEMON_LOG"
-	daemon_start "${lines[@]}" "max_resolutions = 8" \
+	# refresh_concurrency is per resolver: one resolver here
+	RESOLVERS=1 daemon_start "${lines[@]}" "max_resolutions = 8" \
 		"cache { path = \"$RC\" refresh_interval = 1 refresh_concurrency = 1 }" ||
+
 		{ echo "Bail out! daemon did not start"; exit 1; }
 	fetches=0 seen=0
 	for _i in $(seq 1 40); do
