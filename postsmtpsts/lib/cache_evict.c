@@ -294,9 +294,10 @@ cache_evict_chunk(struct cache *c, const struct cache_victim *vic, size_t n,
 
 /* cache_evict_grow - when not even one deletion fits: grow the map by
  * CACHE_EVICT_GROW_PAGES, at most CACHE_EVICT_GROW_MAX (or 1/64 of the
- * map, if more) past the size the handle opened with (the configured
- * max_size: with several resolvers writing, one's growth counts against
- * the others' limit too); 0, or -1 (at the limit, or LMDB refused) */
+ * map, if more) for each writer (cache_set_writers) past the size the
+ * handle opened with (the configured max_size, the same for every
+ * resolver, so their growths do not add up beyond it); 0, or -1 (at the
+ * limit, or LMDB refused) */
 static int
 cache_evict_grow(struct cache *c)
 {
@@ -313,6 +314,8 @@ cache_evict_grow(struct cache *c)
 	limit = c->map_open / 64;
 	if (limit < (size_t)CACHE_EVICT_GROW_MAX * ms.ms_psize)
 		limit = (size_t)CACHE_EVICT_GROW_MAX * ms.ms_psize;
+	/* each writer's commits need their own pages to delete with */
+	limit *= c->writers;
 	if (info.me_mapsize + step > c->map_open + limit)
 		return (-1);
 	if (mdb_env_set_mapsize(c->env, info.me_mapsize + step) != 0)

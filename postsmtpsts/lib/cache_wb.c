@@ -63,7 +63,9 @@ cache_wb_put(struct cache_wb *wb, const char *key,
 		wb->n++;
 	}
 	cache_record_copy(&wb->ent[i].rec, rec);
+	wb->ent[i].full = 0;	/* a new record gets its own tries */
 	return (wb->n);
+
 }
 
 int
@@ -94,14 +96,17 @@ cache_wb_count(const struct cache_wb *wb)
 	return (wb->n);
 }
 
-int
-cache_wb_flush(struct cache_wb *wb, struct cache *c, int64_t now,
-    struct cache_evict_stats *es, cache_wb_done_fn *done, void *arg)
+/* cache_wb_flush_ent - write what is held; keep: hold the records a full
+ * map refused for the first time (compacted to the front) */
+static int
+cache_wb_flush_ent(struct cache_wb *wb, struct cache *c, int64_t now,
+    struct cache_evict_stats *es, cache_wb_done_fn *done, void *arg,
+    int keep)
 {
 	const char	*keys[CACHE_WB_MAX];
 	const struct cache_record *recs[CACHE_WB_MAX];
 	int		 st[CACHE_WB_MAX], ret;
-	size_t		 i, n = wb->n;
+	size_t		 i, n = wb->n, kept = 0;
 
 	memset(es, 0, sizeof(*es));
 	if (n == 0)
@@ -112,11 +117,43 @@ cache_wb_flush(struct cache_wb *wb, struct cache *c, int64_t now,
 	}
 	ret = cache_put_room_many(c, keys, recs, n, now, es, st);
 	for (i = 0; i < n; i++) {
+		if (keep && st[i] == CACHE_FULL && !wb->ent[i].full) {
+			if (kept != i) {
+				/* move the entry down: key, record, flag */
+				memcpy(wb->ent[kept].key, wb->ent[i].key,
+				    sizeof(wb->ent[kept].key));
+				cache_record_release(&wb->ent[kept].rec);
+				wb->ent[kept].rec = wb->ent[i].rec;
+				memset(&wb->ent[i].rec, 0,
+				    sizeof(wb->ent[i].rec));
+				wb->ent[i].key[0] = '\0';
+			}
+			wb->ent[kept].full = 1;
+			kept++;
+			continue;
+		}
 		if (done != NULL)
 			done(arg, wb->ent[i].key, st[i]);
 		cache_record_release(&wb->ent[i].rec);
 		wb->ent[i].key[0] = '\0';
+		wb->ent[i].full = 0;
 	}
-	wb->n = 0;
+	wb->n = kept;
+	if (kept > 0 && ret == CACHE_FULL)
+		ret = CACHE_OK;		/* nothing final failed yet */
 	return (ret);
+}
+
+int
+cache_wb_flush(struct cache_wb *wb, struct cache *c, int64_t now,
+    struct cache_evict_stats *es, cache_wb_done_fn *done, void *arg)
+{
+	return (cache_wb_flush_ent(wb, c, now, es, done, arg, 0));
+}
+
+int
+cache_wb_flush_keep(struct cache_wb *wb, struct cache *c, int64_t now,
+    struct cache_evict_stats *es, cache_wb_done_fn *done, void *arg)
+{
+	return (cache_wb_flush_ent(wb, c, now, es, done, arg, 1));
 }

@@ -31,6 +31,7 @@
 struct cache_wb_ent {
 	char			 key[CACHE_KEY_MAX + 1];
 	struct cache_record	 rec;
+	int			 full;	/* refused by a full map once */
 };
 
 struct cache_wb {
@@ -74,6 +75,17 @@ size_t	cache_wb_count(const struct cache_wb *wb);
  */
 typedef void	cache_wb_done_fn(void *arg, const char *key, int status);
 int	cache_wb_flush(struct cache_wb *wb, struct cache *c, int64_t now,
+	    struct cache_evict_stats *es, cache_wb_done_fn *done, void *arg);
+
+/*
+ * cache_wb_flush_keep - cache_wb_flush(), but a record that a full map
+ * refuses for the first time is held for the next flush instead (done is
+ * not called for it): with several resolvers writing, the room one's
+ * eviction made can go to another's commit, and readers pin freed pages
+ * for a moment; a second refusal is final.  Returns as cache_wb_flush;
+ * cache_wb_count() tells what is held.
+ */
+int	cache_wb_flush_keep(struct cache_wb *wb, struct cache *c, int64_t now,
 	    struct cache_evict_stats *es, cache_wb_done_fn *done, void *arg);
 
 #endif /* POSTSMTPSTS_CACHE_WB_H */
