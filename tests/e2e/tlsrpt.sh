@@ -258,6 +258,49 @@ ok $? "the metrics file has the session counter"
 grep -q '^postsmtpsts_tlsrpt_reports{status="done"} 8$' "$T/tlsrpt.prom"
 ok $? "... and 8 reports done"
 
+# 12. kill -9 in the middle of batches: a log of 150000 sessions
+# (synthetic lines in Postfix's words, to a domain the daemon has cached),
+# a reporter of its own killed again and again while it counts (a few
+# seconds of work), then left to finish: every session exactly once,
+# whatever the kills hit.
+N=150000
+SYN=$T/synthetic.log
+awk -v n=$N -v t="$(date '+%b %d %H:%M:%S')" 'BEGIN {
+	for (i = 1; i <= n; i++) {
+		pid = 1000 + i % 50
+		printf "%s sender sender/smtp[%d]: Verified TLS connection established to mx1.tlsrpt-no-policy.pstest[127.0.0.1]:25: TLSv1.3 with cipher x\n", t, pid
+		printf "%s sender sender/smtp[%d]: S%09d: to=<u@tlsrpt-no-policy.pstest>, relay=mx1.tlsrpt-no-policy.pstest[127.0.0.1]:25, delay=1, dsn=2.0.0, status=sent (250 ok)\n", t, pid, i
+	}
+}' >"$SYN"
+sed -e "s|log = \"$WORLD_SENDER_LOG\"|log = \"$SYN\"|" \
+    -e "s|state_dir = \"$T/tlsrpt\"|state_dir = \"$T/tlsrpt-kill\"|" \
+    -e "/metrics_file/d" "$RCONF" >"$T/kill.conf"
+kstat() {
+	"$REPORTER" -c "$T/kill.conf" --stats 2>/dev/null |
+	    awk -v n="postsmtpsts_tlsrpt_$1_total" '$1 == n { print $2 }'
+}
+mid=0
+for i in 1 2 1 3 1 4 2 5; do
+	"$REPORTER" -f -c "$T/kill.conf" --from-start >>"$T/kill.log" 2>&1 &
+	kpid=$!
+	sleep "0.$i"
+	kill -KILL "$kpid" 2>/dev/null
+	wait "$kpid" 2>/dev/null
+	lines=$(kstat lines)
+	[ "${lines:-0}" -lt $((2 * N)) ] && mid=$((mid + 1))
+	echo "# kill -9 after 0.$i s: ${lines:-0} lines committed"
+done
+[ "$mid" -ge 2 ]
+ok $? "$mid of the 8 kills hit the reporter in mid-count"
+"$REPORTER" -f -c "$T/kill.conf" --once >>"$T/kill.log" 2>&1
+ok $? "a last run counted to the end"
+is "$(kstat sessions)" $N "$N sessions counted, none twice, none lost"
+is "$(kstat lines)" $((2 * N)) "$((2 * N)) lines read, each once"
+"$REPORTER" -c "$T/kill.conf" --dry-run today --domain tlsrpt-no-policy.pstest \
+    >"$T/kill.json" 2>&1
+grep -q "\"total-successful-session-count\":$N," "$T/kill.json"
+ok $? "the day's report says $N"
+
 ( sender_stop )
 ok $? "sender stopped"
 daemon_stop
