@@ -301,6 +301,9 @@ is "$(kstat lines)" $((2 * N)) "$((2 * N)) lines read, each once"
 grep -q "\"total-successful-session-count\":$N," "$T/kill.json"
 ok $? "the day's report says $N"
 
+! grep -E "Sanitizer|runtime error|panic" "$RLOG" "$T/kill.log" | sed 's/^/# /' | grep -q .
+ok $? "no sanitizer report, no panic in the reporter's logs"
+
 ( sender_stop )
 ok $? "sender stopped"
 daemon_stop
