@@ -8,6 +8,9 @@
 #                                    redis-server (the fleet tier, tests/e2e/fleet.sh),
 #                                    gdb (fleet.sh stops a daemon to stage a race),
 #                                    debhelper, lintian, autopkgtest (deb.sh),
+#                                    python3-jsonschema (the RFC 8460 report
+#                                    schema: tests/unit/tlsrpt-schema.sh,
+#                                    tests/e2e/tlsrpt.sh),
 #                                    and Postfix 3.10 from bookworm-backports,
 #                                    downloaded, never installed
 #                                    (tests/e2e/postfix310.sh, below)
@@ -21,12 +24,12 @@ set -eu
 BUILD="build-essential autoconf automake pkgconf libconfuse-dev libevent-dev
 liblmdb-dev lmdb-utils libunbound-dev libcurl4-gnutls-dev libgnutls28-dev
 libidn2-dev libcmocka-dev libsystemd-dev dns-root-data ca-certificates
-libseccomp-dev libhiredis-dev"
+libseccomp-dev libhiredis-dev zlib1g-dev"
 TEST="postfix nsd unbound ldnsutils nginx-light bind9-dnsutils openssl
 python3 curl swaks procps iproute2 valgrind clang libclang-rt-14-dev
 shellcheck python3-prometheus-client systemd man-db groff-base cppcheck
 clang-tidy redis-server gdb debhelper dpkg-dev fakeroot lintian autopkgtest
-tinyproxy-bin"
+tinyproxy-bin python3-jsonschema"
 BENCH="postfix-mta-sts-resolver linux-perf"
 
 # Postfix >= 3.10 for tests/e2e/postfix310.sh, where the system's Postfix

@@ -407,9 +407,10 @@ main(int argc, char *argv[])
 	else if (dry != NULL)
 		rc = send_dry_run(cf, main_day(dry), domain, stdout);
 	else if (!cf->tlsrpt.enable) {
-		log_warnx("tlsrpt: off in %s (tlsrpt { enable = true } turns "
-		    "it on)", file);
-		rc = 1;
+		/* not an error: the unit may be enabled before the option */
+		log_info("tlsrpt: off in %s (tlsrpt { enable = true } turns "
+		    "it on): nothing to do", file);
+		rc = 0;
 	} else
 		rc = main_run(cf, from_start, once, sendday != NULL ?
 		    main_day(sendday) : -1);
