@@ -116,6 +116,7 @@ follow_rotated(struct follow *f, uint64_t dev, uint64_t ino)
 	DIR		*d;
 
 	if ((d = opendir(dir)) != NULL) {
+		// cppcheck-suppress readdirCalled ; one thread, readdir_r is deprecated
 		while ((de = readdir(d)) != NULL) {
 			if (strncmp(de->d_name, base, strlen(base)) != 0 ||
 			    strcmp(de->d_name, base) == 0)
@@ -430,12 +431,13 @@ follow_open(const char *log, const void *pos, size_t poslen, int from_start,
 long
 follow_read(struct follow *f, size_t max, follow_cb *cb, void *arg)
 {
+	if (f->journal) {
 #ifdef HAVE_SYSTEMD
-	if (f->journal)
 		return (follow_journal_read(f, max, cb, arg));
-#endif
-	if (f->journal)
+#else
 		return (-1);
+#endif
+	}
 	return (follow_file_read(f, max, cb, arg));
 }
 

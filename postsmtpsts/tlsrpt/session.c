@@ -24,8 +24,8 @@ session_init(struct session_table *t, const char *report_sender)
 	memset(t, 0, sizeof(*t));
 	if (report_sender == NULL)
 		return;
-	for (i = 0; report_sender[i] != '\0' &&
-	    i < sizeof(t->report_sender) - 1; i++)
+	for (i = 0; i < sizeof(t->report_sender) - 1 &&
+	    report_sender[i] != '\0'; i++)
 		t->report_sender[i] = (char)domain_lower(
 		    (unsigned char)report_sender[i]);
 	t->report_sender[i] = '\0';
