@@ -25,6 +25,7 @@
 #endif
 
 #include "lib/buf.h"
+#include "lib/hash.h"
 #include "lib/log.h"
 #include "lib/xmalloc.h"
 #include "tlsrpt/follow.h"
@@ -32,6 +33,8 @@
 #include "tlsrpt/pack.h"
 
 #define FOLLOW_POS_FILE		1
+#define FOLLOW_ID_BYTES		256	/* a file's first bytes, hashed: its
+					   identity beside the inode */
 #define FOLLOW_POS_JOURNAL	2
 #define FOLLOW_JOURNAL		"journal"
 #define FOLLOW_MAIL_FACILITY	"SYSLOG_FACILITY=2"	/* LOG_MAIL >> 3 */
@@ -69,10 +72,40 @@ follow_file_reset(struct follow *f, uint64_t off)
 	f->lover = 0;
 }
 
+/*
+ * follow_ident - the hash of the first n bytes of fd (n <= what was read
+ * of it): an inode number may be reused by a new file once the old one is
+ * deleted, and the bytes a log begins with never change; -1 if the file
+ * is shorter than n
+ */
+static int
+follow_ident(int fd, uint32_t n, uint64_t *h)
+{
+	char	 b[FOLLOW_ID_BYTES];
+	ssize_t	 r;
+
+	if (n > sizeof(b))
+		n = sizeof(b);
+	if ((r = pread(fd, b, n, 0)) != (ssize_t)n)
+		return (-1);
+	*h = hash_fnv1a(b, n);
+	return (0);
+}
+
+/* follow_same - fd is the file of identity (n, h) */
+static int
+follow_same(int fd, uint32_t n, uint64_t h)
+{
+	uint64_t v;
+
+	return (follow_ident(fd, n, &v) == 0 && v == h);
+}
+
 /* follow_file_at - open path at offset off (a file shorter than off was
  * truncated: from its start) */
 static int
-follow_file_at(struct follow *f, const char *path, uint64_t off)
+follow_file_at(struct follow *f, const char *path, uint64_t off,
+    uint32_t idlen, uint64_t id)
 {
 	struct stat	 st;
 	int		 fd;
@@ -82,6 +115,12 @@ follow_file_at(struct follow *f, const char *path, uint64_t off)
 	if (fstat(fd, &st) == -1) {
 		close(fd);
 		return (-1);
+	}
+	if (off > 0 && !follow_same(fd, idlen, id)) {
+		log_warnx("tlsrpt: %s does not begin as the file of the saved "
+		    "position did (its inode was reused): read from its start",
+		    path);
+		off = 0;
 	}
 	if ((uint64_t)st.st_size < off) {
 		log_warnx("tlsrpt: %s is shorter than the saved offset %"
@@ -143,26 +182,29 @@ follow_file_open(struct follow *f, struct unpack *u, int have, int from_start,
     char *err, size_t errsz)
 {
 	struct stat	 st;
-	uint64_t	 dev = 0, ino = 0, off = 0;
+	uint64_t	 dev = 0, ino = 0, off = 0, id = 0;
+	uint32_t	 idlen = 0;
 	char		*old;
 
 	if (have) {
 		dev = unpack_u64(u);
 		ino = unpack_u64(u);
 		off = unpack_u64(u);
+		idlen = unpack_u32(u);
+		id = unpack_u64(u);
 		if (unpack_done(u) == -1)
 			have = 0;
 	}
 	if (stat(f->path, &st) == 0 && have && (uint64_t)st.st_dev == dev &&
 	    (uint64_t)st.st_ino == ino) {
-		if (follow_file_at(f, f->path, off) == 0)
+		if (follow_file_at(f, f->path, off, idlen, id) == 0)
 			return (0);
 	} else if (have) {
 		/* rotated while we were away: finish the old file first */
 		if ((old = follow_rotated(f, dev, ino)) != NULL) {
 			log_info("tlsrpt: %s was rotated to %s: reading it "
 			    "from offset %" PRIu64 " first", f->path, old, off);
-			if (follow_file_at(f, old, off) == 0) {
+			if (follow_file_at(f, old, off, idlen, id) == 0) {
 				free(old);
 				return (0);
 			}
@@ -171,9 +213,9 @@ follow_file_open(struct follow *f, struct unpack *u, int have, int from_start,
 		log_warnx("tlsrpt: the file of the saved position (inode %"
 		    PRIu64 ") is gone: its lines after offset %" PRIu64
 		    " are lost; %s from its start", ino, off, f->path);
-		if (follow_file_at(f, f->path, 0) == 0)
+		if (follow_file_at(f, f->path, 0, 0, 0) == 0)
 			return (0);
-	} else if (follow_file_at(f, f->path, 0) == 0) {
+	} else if (follow_file_at(f, f->path, 0, 0, 0) == 0) {
 		/* no position: from the start, or from the end */
 		if (!from_start && fstat(f->fd, &st) == 0 &&
 		    lseek(f->fd, st.st_size, SEEK_SET) != -1)
@@ -212,7 +254,7 @@ follow_file_switch(struct follow *f)
 	if (f->llen > 0)
 		log_warnx("tlsrpt: %s: the last line of the rotated file was "
 		    "never finished: dropped", f->path);
-	if (follow_file_at(f, f->path, 0) == -1)
+	if (follow_file_at(f, f->path, 0, 0, 0) == -1)
 		return (0);
 	log_info("tlsrpt: following %s", f->desc);
 	return (1);
@@ -444,6 +486,9 @@ follow_read(struct follow *f, size_t max, follow_cb *cb, void *arg)
 void
 follow_pos(struct follow *f, struct buf *out)
 {
+	uint64_t	 id = 0;
+	uint32_t	 n;
+
 	if (f->journal) {
 #ifdef HAVE_SYSTEMD
 		pack_u8(out, FOLLOW_POS_JOURNAL);
@@ -451,10 +496,16 @@ follow_pos(struct follow *f, struct buf *out)
 #endif
 		return;
 	}
+	n = f->committed < FOLLOW_ID_BYTES ? (uint32_t)f->committed :
+	    FOLLOW_ID_BYTES;
+	if (f->fd == -1 || follow_ident(f->fd, n, &id) == -1)
+		n = 0;
 	pack_u8(out, FOLLOW_POS_FILE);
 	pack_u64(out, (uint64_t)f->dev);
 	pack_u64(out, (uint64_t)f->ino);
 	pack_u64(out, f->committed);
+	pack_u32(out, n);
+	pack_u64(out, id);
 }
 
 const char *

@@ -203,6 +203,50 @@ rotated_away(void **state)
 	buf_free(&b);
 }
 
+/* reused_inode - a saved position whose inode now holds another file
+ * (the old one deleted, the number reused): the first bytes differ, so the
+ * file is read from its start, not from the old offset */
+static void
+reused_inode(void **state)
+{
+	struct follow	*f;
+	struct got	 g;
+	struct buf	 b;
+	char		 err[256];
+	FILE		*fp;
+
+	(void)state;
+	put(logpath, "old1\nold2\n");
+	assert_non_null(f = follow_open(logpath, NULL, 0, 1, err,
+	    sizeof(err)));
+	readall(f, &g);
+	buf_init(&b, FOLLOW_POS_MAX);
+	pos(f, &b);
+	follow_close(f);
+	/* the same inode, new contents, longer than the saved offset */
+	assert_non_null(fp = fopen(logpath, "w"));
+	fputs("new1\nnew2\nnew3\n", fp);
+	fclose(fp);
+	assert_non_null(f = follow_open(logpath, b.data, b.len, 0, err,
+	    sizeof(err)));
+	readall(f, &g);
+	assert_string_equal(g.text, "new1|new2|new3");
+	follow_close(f);
+	/* and an unchanged file goes on at the offset */
+	assert_non_null(f = follow_open(logpath, NULL, 0, 1, err,
+	    sizeof(err)));
+	readall(f, &g);
+	pos(f, &b);
+	follow_close(f);
+	put(logpath, "new4\n");
+	assert_non_null(f = follow_open(logpath, b.data, b.len, 0, err,
+	    sizeof(err)));
+	readall(f, &g);
+	assert_string_equal(g.text, "new4");
+	follow_close(f);
+	buf_free(&b);
+}
+
 /* truncation - copytruncate: the file is read again from its start */
 static void
 truncation(void **state)
@@ -277,6 +321,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(partial_lines, setup, teardown),
 		cmocka_unit_test_setup_teardown(rotation, setup, teardown),
 		cmocka_unit_test_setup_teardown(rotated_away, setup, teardown),
+		cmocka_unit_test_setup_teardown(reused_inode, setup, teardown),
 		cmocka_unit_test_setup_teardown(truncation, setup, teardown),
 		cmocka_unit_test_setup_teardown(too_long, setup, teardown),
 		cmocka_unit_test_setup_teardown(waiting, setup, teardown),
