@@ -301,7 +301,48 @@ is "$(kstat lines)" $((2 * N)) "$((2 * N)) lines read, each once"
 grep -q "\"total-successful-session-count\":$N," "$T/kill.json"
 ok $? "the day's report says $N"
 
-! grep -E "Sanitizer|runtime error|panic" "$RLOG" "$T/kill.log" | sed 's/^/# /' | grep -q .
+# 13. A collector in trouble, and the rate limit: the same log counted
+# into a state of its own, today's reports sent with rate_limit = 1 (one
+# report an hour per destination) while the collector answers 503, and
+# retry_for = 0 (what is not sent now is given up at once). The log is
+# this run's whole log: the file rotated in 4. (gzip'd) and the current
+# one, so that every domain has its sessions.
+ALL=$T/all.log
+find "$(dirname "$WORLD_SENDER_LOG")" -name "$(basename "$WORLD_SENDER_LOG").*" \
+    -newer "$RCONF" -exec zcat -f {} + >"$ALL"
+cat "$WORLD_SENDER_LOG" >>"$ALL"
+sed -e "s|log = \"$WORLD_SENDER_LOG\"|log = \"$ALL\"|" \
+    -e "s|state_dir = \"$T/tlsrpt\"|state_dir = \"$T/tlsrpt-rate\"|" \
+    -e "/metrics_file/d" -e "s|send_delay = 0|send_delay = 0 rate_limit = 1 retry_for = 0|" \
+    "$RCONF" >"$T/rate.conf"
+rstat() {
+	"$REPORTER" -c "$T/rate.conf" --stats 2>/dev/null |
+	    awk -v n="postsmtpsts_tlsrpt_$1_total" '$1 == n { print $2 }'
+}
+echo 503 >"$WORLD_COLLECTOR_DIR/status"
+b_mail=$(world_mx_count good tlsrpt-reports.pstest)
+b_https=$(find "$WORLD_COLLECTOR_DIR" -name '*.body' | wc -l)
+MAIL_CONFIG=$WORLD_SENDER_DIR/etc "$REPORTER" -f -v -c "$T/rate.conf" \
+    --from-start --once --send today >>"$T/rate.log" 2>&1
+rc=$?
+rm -f "$WORLD_COLLECTOR_DIR/status"
+ok $rc "a run with the collector at 503 and rate_limit = 1"
+is "$(rstat reports_made)" 9 "9 reports made, one for each domain of the log"
+is "$(rstat reports_no_rua)" 1 "... tlsrpt-hostile-rua's with nowhere to go"
+is "$(rstat deliveries_rate_limited)" 14 "7 reports held back per destination by the rate limit (14)"
+is "$(rstat deliveries)" 2 "one delivery per destination was tried"
+is "$(rstat deliveries_failed)" 1 "... the POST failed (503)"
+grep -q "report=deferred, again in 300 s: http-status: HTTP status 503" "$T/rate.log"
+ok $? "the 503 was taken as temporary (the first retry in 5 minutes)"
+is "$(rstat reports_sent)" 1 "one report sent (by mail), the rest given up (retry_for = 0)"
+is "$(rstat reports_failed)" 7 "7 reports failed"
+wait_until 30 "[ \$(world_mx_count good tlsrpt-reports.pstest) -ge $((b_mail + 1)) ]"
+sleep 1
+is "$(world_mx_count good tlsrpt-reports.pstest)" $((b_mail + 1)) "one more mail, no more"
+is "$(find "$WORLD_COLLECTOR_DIR" -name '*.body' | wc -l)" $((b_https + 1)) \
+    "one more POST (answered 503), no more"
+
+! grep -E "Sanitizer|runtime error|panic" "$RLOG" "$T/kill.log" "$T/rate.log" | sed 's/^/# /' | grep -q .
 ok $? "no sanitizer report, no panic in the reporter's logs"
 
 ( sender_stop )
