@@ -104,8 +104,13 @@ config_tlsrpt_build(struct config_ctx *ctx, cfg_t *cfg, struct config *cf)
 	else
 		t->log = config_value_path(ctx, sec, "tlsrpt", "log", 0);
 	t->state_dir = config_value_path(ctx, sec, "tlsrpt", "state_dir", 0);
+	/*
+	 * The map is looked for only when the reporter is on: a
+	 * configuration whose maps have other names (the reporter off, as
+	 * it is by default) loads as it did before the tlsrpt section.
+	 */
 	s = config_value_str(sec, "map");
-	if (config_find_map(cf, s, strlen(s)) == NULL)
+	if (t->enable && config_find_map(cf, s, strlen(s)) == NULL)
 		config_error(ctx, sec, "map", 0, "tlsrpt: no map \"%s\"",
 		    config_error_esc(esc, sizeof(esc), s));
 	t->map = xstrdup(s);

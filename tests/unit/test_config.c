@@ -1058,6 +1058,14 @@ tlsrpt_errors(void **state)
 	cf = load_text("tlsrpt { sender = \"-oQ@x.example\" }\n", err, NULL);
 	assert_null(cf);
 	assert_non_null(strstr(err, "is not an address local@domain"));
+	/*
+	 * ... but not the map: while off, a configuration whose maps have
+	 * other names loads as it did before the tlsrpt section
+	 */
+	cf = load_ok("map \"sts\" {\n\tdane = no\n}\n");
+	assert_null(config_find_map(cf, "postfix", 7));
+	assert_false(cf->tlsrpt.enable);
+	config_free(cf);
 }
 
 /* -- the fleet section (fleet.h) ---------------------------------------- */
