@@ -11,6 +11,9 @@
 #                                    imported, tests/e2e/cache-import.sh),
 #                                    gdb (fleet.sh stops a daemon to stage a race),
 #                                    debhelper, lintian, autopkgtest (deb.sh),
+#                                    python3-jsonschema (the RFC 8460 report
+#                                    schema: tests/unit/tlsrpt-schema.sh,
+#                                    tests/e2e/tlsrpt.sh),
 #                                    and Postfix 3.10 from bookworm-backports,
 #                                    downloaded, never installed
 #                                    (tests/e2e/postfix310.sh, below)
@@ -29,7 +32,7 @@ TEST="postfix nsd unbound ldnsutils nginx-light bind9-dnsutils openssl
 python3 curl swaks procps iproute2 valgrind clang libclang-rt-14-dev
 shellcheck python3-prometheus-client systemd man-db groff-base cppcheck
 clang-tidy redis-server gdb debhelper dpkg-dev fakeroot lintian autopkgtest
-tinyproxy-bin postfix-mta-sts-resolver python3-redis faketime"
+tinyproxy-bin postfix-mta-sts-resolver python3-redis faketime python3-jsonschema"
 BENCH="linux-perf"
 
 # Postfix >= 3.10 for tests/e2e/postfix310.sh, where the system's Postfix

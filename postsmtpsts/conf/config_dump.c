@@ -59,6 +59,48 @@ config_dump_list(FILE *fp, const char *indent, const char *name, char **v)
 	fputs(i > 0 ? " }\n" : "}\n", fp);
 }
 
+/* config_dump_tlsrpt - the tlsrpt section (postsmtpsts-tlsrpt(8)) */
+static void
+config_dump_tlsrpt(const struct config *cf, FILE *fp)
+{
+	const struct config_tlsrpt *t = &cf->tlsrpt;
+	const char	*sep = " ";
+
+	fprintf(fp, "\ntlsrpt {\n\tenable = %s\n", t->enable ? "true" :
+	    "false");
+	config_dump_kv(fp, "\t", "organization_name", t->organization_name);
+	config_dump_kv(fp, "\t", "contact_info", t->contact_info);
+	config_dump_kv(fp, "\t", "submitter", t->submitter);
+	config_dump_kv(fp, "\t", "sender", t->sender);
+	config_dump_kv(fp, "\t", "log", t->log);
+	config_dump_kv(fp, "\t", "state_dir", t->state_dir);
+	config_dump_kv(fp, "\t", "map", t->map);
+	fputs("\tpolicy_types = {", fp);
+	if (t->policy_types & CONFIG_TLSRPT_STS) {
+		fprintf(fp, "%s\"sts\"", sep);
+		sep = ", ";
+	}
+	if (t->policy_types & CONFIG_TLSRPT_TLSA) {
+		fprintf(fp, "%s\"tlsa\"", sep);
+		sep = ", ";
+	}
+	if (t->policy_types & CONFIG_TLSRPT_NONE) {
+		fprintf(fp, "%s\"no-policy-found\"", sep);
+		sep = ", ";
+	}
+	fputs(sep[0] == ',' ? " }\n" : "}\n", fp);
+	config_dump_kv(fp, "\t", "sendmail", t->sendmail);
+	fprintf(fp, "\tsend_delay = %d\n", t->send_delay);
+	fprintf(fp, "\tretry_for = %d\n", t->retry_for);
+	fprintf(fp, "\tmax_report_size = %zu\n", t->max_report_size);
+	fprintf(fp, "\trate_limit = %d\n", t->rate_limit);
+	config_dump_kv(fp, "\t", "sending_mta_ip", t->sending_mta_ip);
+	fprintf(fp, "\tkeep_days = %d\n", t->keep_days);
+	config_dump_kv(fp, "\t", "metrics_file", t->metrics_file);
+	fprintf(fp, "\ttimeout = %d\n", t->timeout);
+	fputs("}\n", fp);
+}
+
 void
 config_dump(const struct config *cf, FILE *fp)
 {
@@ -175,6 +217,7 @@ config_dump(const struct config *cf, FILE *fp)
 	    cf->cache.refresh_concurrency);
 	fprintf(fp, "\tenabled = %s\n", cf->cache.enabled ? "true" : "false");
 	fputs("}\n", fp);
+	config_dump_tlsrpt(cf, fp);
 	if (!cf->fleet.enabled)
 		return;
 	sv = config_fleet_list(&cf->fleet, &n, &what);

@@ -4,12 +4,12 @@
  * Private to the files that read the file through libconfuse:
  * config_load.c (the adapter: schema, value callbacks, the entry points),
  * config_error.c (file:line errors), config_value.c (option values,
- * checked), config_sections.c, config_listen.c and config_fleet.c (the
- * section builders).  Calls run one way: config_load.c calls the builders,
- * the builders config_value.c, and all of them config_error.c.  These are
- * the only files that include confuse.h, and they include it through this
- * header; config_dump.c and every module outside conf/ see the struct
- * config of lib/config.h only.
+ * checked), config_sections.c, config_listen.c, config_fleet.c and
+ * config_tlsrpt.c (the section builders).  Calls run one way:
+ * config_load.c calls the builders, the builders config_value.c, and all
+ * of them config_error.c.  These are the only files that include
+ * confuse.h, and they include it through this header; config_dump.c and
+ * every module outside conf/ see the struct config of lib/config.h only.
  */
 #ifndef CONFIG_INT_H
 #define CONFIG_INT_H
@@ -128,5 +128,9 @@ void	config_listen_metrics(struct config_ctx *, cfg_t *, struct config *);
 
 /* config_fleet.c: the fleet section, its secret files read */
 void	config_fleet_build(struct config_ctx *, cfg_t *, struct config *);
+
+/* config_tlsrpt.c: the tlsrpt section (postsmtpsts-tlsrpt(8)); after the
+ * maps, whose names it checks */
+void	config_tlsrpt_build(struct config_ctx *, cfg_t *, struct config *);
 
 #endif

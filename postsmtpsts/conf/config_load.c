@@ -137,6 +137,34 @@ static cfg_opt_t config_fleet_opts[] = {
 	CFG_END()
 };
 
+/* the TLSRPT reporter, postsmtpsts-tlsrpt(8) (config_tlsrpt.c); the
+ * daemon does not read it */
+static cfg_opt_t config_tlsrpt_opts[] = {
+	CFG_BOOL_CB("enable", cfg_false, CFGF_NONE, config_cb_bool),
+	CFG_STR_CB("organization_name", "", CFGF_NONE, config_cb_str),
+	CFG_STR_CB("contact_info", "", CFGF_NONE, config_cb_str),
+	CFG_STR_CB("submitter", "", CFGF_NONE, config_cb_str),
+	CFG_STR_CB("sender", "", CFGF_NONE, config_cb_str),
+	CFG_STR_CB("log", "journal", CFGF_NONE, config_cb_str),
+	CFG_STR_CB("state_dir", CONFIG_DEFAULT_TLSRPT_DIR, CFGF_NONE,
+	    config_cb_str),
+	CFG_STR_CB("map", CONFIG_DEFAULT_MAP, CFGF_NONE, config_cb_str),
+	CFG_STR_LIST_CB("policy_types",
+	    "{\"sts\", \"tlsa\", \"no-policy-found\"}", CFGF_NONE,
+	    config_cb_str),
+	CFG_STR_CB("sendmail", CONFIG_DEFAULT_SENDMAIL, CFGF_NONE,
+	    config_cb_str),
+	CFG_INT_CB("send_delay", 3600, CFGF_NONE, config_cb_int),
+	CFG_INT_CB("retry_for", 86400, CFGF_NONE, config_cb_int),
+	CFG_INT_CB("max_report_size", 1048576, CFGF_NONE, config_cb_int),
+	CFG_INT_CB("rate_limit", 60, CFGF_NONE, config_cb_int),
+	CFG_STR_CB("sending_mta_ip", "", CFGF_NONE, config_cb_str),
+	CFG_INT_CB("keep_days", 7, CFGF_NONE, config_cb_int),
+	CFG_STR_CB("metrics_file", "", CFGF_NONE, config_cb_str),
+	CFG_INT_CB("timeout", 60, CFGF_NONE, config_cb_int),
+	CFG_END()
+};
+
 #define CONFIG_TITLED	(CFGF_MULTI | CFGF_TITLE | CFGF_NO_TITLE_DUPES)
 
 static cfg_opt_t config_opts[] = {
@@ -164,6 +192,7 @@ static cfg_opt_t config_opts[] = {
 	CFG_SEC("https", config_https_opts, CFGF_NONE),
 	CFG_SEC("cache", config_cache_opts, CFGF_NONE),
 	CFG_SEC("fleet", config_fleet_opts, CFGF_NONE),
+	CFG_SEC("tlsrpt", config_tlsrpt_opts, CFGF_NONE),
 	CFG_END()
 };
 
@@ -545,6 +574,7 @@ config_load(const char *path, char *errbuf, size_t errsz)
 	config_sections_https(&ctx, cfg, cf);
 	config_sections_cache(&ctx, cfg, cf);
 	config_fleet_build(&ctx, cfg, cf);
+	config_tlsrpt_build(&ctx, cfg, cf);
 	if (ctx.nerr > 0) {
 		config_free(cf);
 		cf = NULL;

@@ -133,6 +133,16 @@ config_free(struct config *cf)
 	}
 	free(cf->fleet.key_file);
 	free(cf->fleet.password_file);
+	free(cf->tlsrpt.organization_name);
+	free(cf->tlsrpt.contact_info);
+	free(cf->tlsrpt.submitter);
+	free(cf->tlsrpt.sender);
+	free(cf->tlsrpt.log);
+	free(cf->tlsrpt.state_dir);
+	free(cf->tlsrpt.map);
+	free(cf->tlsrpt.sendmail);
+	free(cf->tlsrpt.sending_mta_ip);
+	free(cf->tlsrpt.metrics_file);
 	free(cf->file);
 	free(cf);
 }

@@ -29,6 +29,8 @@
 #define CONFIG_DEFAULT_LISTEN		"inet:127.0.0.1:8461"
 #define CONFIG_DEFAULT_MAP		"postfix"	/* Postfix < 3.10 */
 #define CONFIG_DEFAULT_MAP_TLSRPT	"postfix310"	/* >= 3.10: tlsrpt */
+#define CONFIG_DEFAULT_TLSRPT_DIR	LOCALSTATEDIR "/lib/postsmtpsts/tlsrpt"
+#define CONFIG_DEFAULT_SENDMAIL		"/usr/sbin/sendmail"
 
 /*
  * Limits config_load() enforces (inclusive).  Times in seconds.
@@ -58,6 +60,15 @@
 #define CONFIG_MAX_PATH		1023	/* any configured path, bytes */
 #define CONFIG_MAX_RUNTIME_DIR	75	/* leaves room in sun_path (108) */
 #define CONFIG_MAX_NAME		32	/* user and group names */
+#define CONFIG_MAX_TLSRPT_TEXT	256	/* tlsrpt: organization, contact */
+#define CONFIG_MIN_TLSRPT_REPORT 4096	/* tlsrpt: max_report_size, bytes */
+#define CONFIG_MAX_TLSRPT_REPORT (10 * 1024 * 1024) /* RFC 8460 §5.3: a
+					   "commonly observed" receiver limit */
+#define CONFIG_MAX_TLSRPT_DELAY	86400	/* tlsrpt: send_delay, seconds */
+#define CONFIG_MAX_TLSRPT_RETRY	(7 * 86400)	/* tlsrpt: retry_for */
+#define CONFIG_MAX_TLSRPT_RATE	100000	/* tlsrpt: reports/destination/hour */
+#define CONFIG_MAX_TLSRPT_KEEP	366	/* tlsrpt: keep_days */
+#define CONFIG_MAX_TLSRPT_TIMEOUT 600	/* tlsrpt: one delivery, seconds */
 #define CONFIG_MAX_ERRORS	50	/* reported per config_load() */
 #define CONFIG_MAX_FLEET_SERVERS 8	/* fleet: servers tried in turn */
 #define CONFIG_MAX_FLEET_PREFIX	64	/* fleet: key prefix, bytes */
@@ -204,6 +215,40 @@ struct config_fleet {
 	char		*key_file;		/* for messages */
 };
 
+/*
+ * The TLSRPT reporter, postsmtpsts-tlsrpt(8) (RFC 8460): off unless
+ * enable.  The daemon does not read this section; the reporter needs the
+ * rest of the file too (the map, the cache, dns, https).  policy_types is
+ * a set of bits 1 << (RFC 8460 policy type: 0 no-policy-found, 1 sts,
+ * 2 tlsa, as tlsrpt/result.h numbers them).
+ */
+#define CONFIG_TLSRPT_NONE	0x1	/* no-policy-found */
+#define CONFIG_TLSRPT_STS	0x2	/* sts */
+#define CONFIG_TLSRPT_TLSA	0x4	/* tlsa */
+struct config_tlsrpt {
+	int		 enable;
+	char		*organization_name;	/* organization-name */
+	char		*contact_info;		/* contact-info */
+	char		*submitter;		/* the reporting domain:
+						   TLS-Report-Submitter */
+	char		*sender;		/* local@domain: envelope
+						   sender and From: */
+	char		*log;			/* "journal" or a file path */
+	char		*state_dir;		/* its LMDB environment */
+	char		*map;			/* the map Postfix asks */
+	unsigned int	 policy_types;		/* CONFIG_TLSRPT_* bits */
+	char		*sendmail;		/* Postfix's sendmail(1) */
+	int		 send_delay;		/* after the UTC day ends */
+	int		 retry_for;		/* give a report up after */
+	size_t		 max_report_size;	/* gzip'd bytes */
+	int		 rate_limit;		/* reports per destination and
+						   hour */
+	char		*sending_mta_ip;	/* sending-mta-ip, or NULL */
+	int		 keep_days;		/* counts kept after sending */
+	char		*metrics_file;		/* Prometheus text, or NULL */
+	int		 timeout;		/* one delivery, seconds */
+};
+
 struct config {
 	char		*file;			/* the file it came from */
 	struct config_listen *listen;
@@ -235,6 +280,7 @@ struct config {
 	struct config_https https;
 	struct config_cache cache;
 	struct config_fleet fleet;
+	struct config_tlsrpt tlsrpt;
 };
 
 /* config_dane_some_name - "dane", "dane-only" or "ignore" */

@@ -3,7 +3,10 @@
  * through a proxy
  *
  * Interface (https.h): https_new() sets up one fetcher on the caller's
- * event base, https_fetch() starts one fetch, https_cancel() drops it.
+ * event base, https_fetch() starts one fetch, https_cancel() drops it;
+ * https_post() is the same transfer as a POST to a URL of the caller's
+ * (postsmtpsts-tlsrpt's reports, RFC 8460 §5.3): same addresses, same
+ * certificate check, any 2xx for a success, the reply only logged.
  * https_error_name() and https_media_type_ok() are in https_names.c
  * (apart, for the link-time fake in tests/fake).
  * Every fetch, with or without https.proxy, is a transfer of libcurl's
@@ -111,12 +114,18 @@
 #define HTTPS_ADDR_MAX		INET6_ADDRSTRLEN
 #define HTTPS_PORT		443
 #define HTTPS_MS_PER_S		1000
+#define HTTPS_MAX_URL		(HTTPS_MAX_HOST + 8 + 6 + HTTPS_MAX_PATH + 1)
 
 struct https_fetch {
 	TAILQ_ENTRY(https_fetch) entry;
 	struct https	*h;
 	char		*host;
 	char		*url;
+	unsigned int	 port;
+	int		 post;		/* https_post(): a POST, any 2xx */
+	char		*postdata;	/* its body (a copy) */
+	size_t		 postlen;
+	struct curl_slist *headers;	/* its Content-Type */
 	char		 addrs[HTTPS_MAX_ADDRS][HTTPS_ADDR_MAX];
 	size_t		 naddrs;
 	https_cb	*cb;
@@ -346,6 +355,8 @@ https_fetch_free(struct https_fetch *f)
 	if (f->share != NULL)
 		curl_share_cleanup(f->share);
 	curl_slist_free_all(f->resolve);
+	curl_slist_free_all(f->headers);
+	free(f->postdata);
 	if (f->early != NULL)
 		event_free(f->early);
 	buf_free(&f->body);
@@ -379,6 +390,17 @@ https_judge_head(struct https_fetch *f, long status, const char *ctype,
 	if (ctype != NULL) {
 		snprintf(f->content_type, sizeof(f->content_type), "%s", ctype);
 		f->have_content_type = 1;
+	}
+	if (f->post) {
+		/* RFC 8460 §5.3: "a 'successful' response ... typically a
+		 * 200 or 201"; redirects are not followed */
+		if (status >= 200 && status <= 299)
+			return (0);
+		f->abort_kind = https_status_kind(status);
+		snprintf(f->detail, sizeof(f->detail), "HTTP status %ld%s",
+		    status, f->abort_kind == HTTPS_ERR_REDIRECT ?
+		    " (redirects are not followed)" : "");
+		return (-1);
 	}
 	/* RFC 8461 §3.3: "only HTTP 200" - redirects are not followed */
 	if (status != 200) {
@@ -545,6 +567,15 @@ https_write_cb(char *ptr, size_t size, size_t nmemb, void *userdata)
 	}
 	if (!f->head_checked && https_check_head(f) == -1)
 		return (0);
+	if (f->post) {
+		/* a POST's reply: kept for the log up to its bound, the rest
+		 * read and dropped */
+		if (f->body.len < HTTPS_POST_MAX_REPLY)
+			buf_append(&f->body, ptr, n < HTTPS_POST_MAX_REPLY -
+			    f->body.len ? n : HTTPS_POST_MAX_REPLY -
+			    f->body.len);
+		return (n);
+	}
 	if (n > f->h->max_body - f->body.len) {
 		f->abort_kind = HTTPS_ERR_TOO_LARGE;
 		snprintf(f->detail, sizeof(f->detail),
@@ -760,7 +791,7 @@ https_resolve_entry(struct https_fetch *f, struct buf *b)
 {
 	size_t	 i;
 
-	buf_appendf(b, "%s:%d:", f->host, HTTPS_PORT);
+	buf_appendf(b, "%s:%u:", f->host, f->port);
 	for (i = 0; i < f->naddrs; i++) {
 		if (i > 0)
 			buf_append_char(b, ',');
@@ -841,7 +872,15 @@ https_setup(struct https_fetch *f)
 	HTTPS_SETOPT(CURLOPT_TIMEOUT_MS, h->timeout_ms);
 	HTTPS_SETOPT(CURLOPT_LOW_SPEED_LIMIT, (long)HTTPS_LOW_SPEED_LIMIT);
 	HTTPS_SETOPT(CURLOPT_LOW_SPEED_TIME, (long)HTTPS_LOW_SPEED_TIME);
-	HTTPS_SETOPT(CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)h->max_body);
+	if (f->post) {
+		HTTPS_SETOPT(CURLOPT_POST, 1L);
+		HTTPS_SETOPT(CURLOPT_POSTFIELDSIZE_LARGE,
+		    (curl_off_t)f->postlen);
+		HTTPS_SETOPT(CURLOPT_POSTFIELDS, f->postdata);
+		HTTPS_SETOPT(CURLOPT_HTTPHEADER, f->headers);
+	} else
+		HTTPS_SETOPT(CURLOPT_MAXFILESIZE_LARGE,
+		    (curl_off_t)h->max_body);
 	HTTPS_SETOPT(CURLOPT_USERAGENT, HTTPS_USER_AGENT);
 	HTTPS_SETOPT(CURLOPT_NOSIGNAL, 1L);
 	HTTPS_SETOPT(CURLOPT_WRITEFUNCTION, https_write_cb);
@@ -856,23 +895,35 @@ https_setup(struct https_fetch *f)
 	return (0);
 }
 
-struct https_fetch *
-https_fetch(struct https *h, const char *host, const char *const *addrs,
-    size_t naddrs, https_cb *cb, void *arg)
+/* https_path_ok - a POST path: '/' first, then URI characters only */
+static int
+https_path_ok(const char *path)
 {
-	struct https_fetch	*f;
+	size_t	 i, len = strlen(path);
+
+	if (len == 0 || len > HTTPS_MAX_PATH || path[0] != '/')
+		return (0);
+	for (i = 0; i < len; i++)
+		if ((unsigned char)path[i] <= ' ' ||
+		    (unsigned char)path[i] >= 0x7f || path[i] == '#')
+			return (0);
+	return (1);
+}
+
+/*
+ * https_start - the part of https_fetch() and https_post() after f is
+ * made: the host, the URL (path NULL: the policy's), the addresses, the
+ * curl handle
+ */
+static struct https_fetch *
+https_start(struct https_fetch *f, const char *host, const char *path,
+    const char *const *addrs, size_t naddrs)
+{
+	struct https		*h = f->h;
 	struct in6_addr		 a6;
 	struct in_addr		 a4;
 	size_t			 i;
 	CURLMcode		 mc;
-
-	f = xcalloc(1, sizeof(*f));
-	f->h = h;
-	f->cb = cb;
-	f->arg = arg;
-	f->host = xstrdup(host);
-	buf_init(&f->body, h->max_body);
-	TAILQ_INSERT_TAIL(&h->fetches, f, entry);
 
 	if (domain_check(host, strlen(host), DOMAIN_NAME_UNDERSCORE, 1,
 	    NULL) != DOMAIN_CHECK_OK) {
@@ -880,11 +931,19 @@ https_fetch(struct https *h, const char *host, const char *const *addrs,
 		return (https_fail_early(f, HTTPS_ERR_OTHER,
 		    "invalid host name"));
 	}
-	f->url = xmalloc(strlen(host) + sizeof("https://") +
-	    sizeof(HTTPS_WELL_KNOWN_PATH));
-	snprintf(f->url, strlen(host) + sizeof("https://") +
-	    sizeof(HTTPS_WELL_KNOWN_PATH), "https://%s%s", host,
-	    HTTPS_WELL_KNOWN_PATH);
+	if (path != NULL && !https_path_ok(path)) {
+		f->url = xstrdup("");
+		return (https_fail_early(f, HTTPS_ERR_OTHER, "invalid path"));
+	}
+	f->url = xmalloc(HTTPS_MAX_URL);
+	if (path == NULL)
+		snprintf(f->url, HTTPS_MAX_URL, "https://%s%s", host,
+		    HTTPS_WELL_KNOWN_PATH);
+	else if (f->port == HTTPS_PORT)
+		snprintf(f->url, HTTPS_MAX_URL, "https://%s%s", host, path);
+	else
+		snprintf(f->url, HTTPS_MAX_URL, "https://%s:%u%s", host,
+		    f->port, path);
 	for (i = 0; i < naddrs && f->naddrs < HTTPS_MAX_ADDRS; i++) {
 		/* only literals: a name here would reach the system resolver */
 		if (inet_pton(AF_INET, addrs[i], &a4) == 1)
@@ -907,6 +966,68 @@ https_fetch(struct https *h, const char *host, const char *const *addrs,
 		    curl_multi_strerror(mc)));
 	f->in_multi = 1;
 	return (f);
+}
+
+/* https_new_fetch - a fetch of h for host, on the running list */
+static struct https_fetch *
+https_new_fetch(struct https *h, const char *host, size_t maxbody,
+    https_cb *cb, void *arg)
+{
+	struct https_fetch	*f;
+
+	f = xcalloc(1, sizeof(*f));
+	f->h = h;
+	f->cb = cb;
+	f->arg = arg;
+	f->host = xstrdup(host);
+	f->port = HTTPS_PORT;
+	buf_init(&f->body, maxbody);
+	TAILQ_INSERT_TAIL(&h->fetches, f, entry);
+	return (f);
+}
+
+struct https_fetch *
+https_fetch(struct https *h, const char *host, const char *const *addrs,
+    size_t naddrs, https_cb *cb, void *arg)
+{
+	struct https_fetch	*f;
+
+	f = https_new_fetch(h, host, h->max_body, cb, arg);
+	return (https_start(f, host, NULL, addrs, naddrs));
+}
+
+struct https_fetch *
+https_post(struct https *h, const char *host, unsigned int port,
+    const char *path, const char *const *addrs, size_t naddrs,
+    const char *ctype, const void *body, size_t len, https_cb *cb, void *arg)
+{
+	struct https_fetch	*f;
+	char			 hdr[HTTPS_MAX_CTYPE + 16];
+	size_t			 i;
+
+	f = https_new_fetch(h, host, HTTPS_POST_MAX_REPLY, cb, arg);
+	f->post = 1;
+	f->port = port;
+	f->postdata = xmalloc(len > 0 ? len : 1);
+	if (len > 0)
+		memcpy(f->postdata, body, len);
+	f->postlen = len;
+	for (i = 0; ctype[i] != '\0'; i++)
+		if ((unsigned char)ctype[i] < ' ' ||
+		    (unsigned char)ctype[i] >= 0x7f)
+			break;
+	if (port == 0 || port > 65535 || ctype[i] != '\0' ||
+	    (size_t)snprintf(hdr, sizeof(hdr), "Content-Type: %s", ctype) >=
+	    sizeof(hdr)) {
+		f->url = xstrdup("");
+		return (https_fail_early(f, HTTPS_ERR_OTHER,
+		    "invalid port or content type"));
+	}
+	/* "Expect:" off: no 100-continue round trip before the body */
+	if ((f->headers = curl_slist_append(NULL, hdr)) == NULL ||
+	    (f->headers = curl_slist_append(f->headers, "Expect:")) == NULL)
+		fatalx("https: out of memory");
+	return (https_start(f, host, path, addrs, naddrs));
 }
 
 void

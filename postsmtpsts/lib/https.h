@@ -28,6 +28,8 @@ struct config_https;
 #define HTTPS_MAX_BODY		65536	/* RFC 8461 §3.3: 64 KiB policy */
 #define HTTPS_MAX_ADDRS		32	/* addresses per fetch */
 #define HTTPS_MAX_HOST		253
+#define HTTPS_MAX_PATH		1024	/* https_post(): path and query */
+#define HTTPS_POST_MAX_REPLY	4096	/* https_post(): reply bytes kept */
 #define HTTPS_DEFAULT_CONNECT_TIMEOUT_MS 10000
 #define HTTPS_DEFAULT_TIMEOUT_MS 60000
 #define HTTPS_LOW_SPEED_LIMIT	64	/* bytes/s below which ... */
@@ -82,6 +84,22 @@ struct https	*https_new(struct event_base *base,
 struct https_fetch *https_fetch(struct https *h, const char *host,
 		    const char *const *addrs, size_t naddrs, https_cb *cb,
 		    void *arg);
+
+/*
+ * https_post - POST body[0..len) as Content-Type ctype to
+ * https://host:port/path (path starts with '/': RFC 3986 path and query,
+ * no blank, control byte or fragment), connecting only to addrs as
+ * https_fetch() does, with the same certificate check (trust.c), TLS
+ * version, timeouts and no redirects (a 3xx is HTTPS_ERR_REDIRECT).  Any
+ * 2xx is HTTPS_OK (RFC 8460 §5.3: TLSRPT reports to an https: rua);
+ * another status HTTPS_ERR_HTTP_STATUS.  The reply body is kept, for a
+ * log line, up to HTTPS_POST_MAX_REPLY bytes; body is copied.  For
+ * postsmtpsts-tlsrpt(8).  Never NULL.
+ */
+struct https_fetch *https_post(struct https *h, const char *host,
+		    unsigned int port, const char *path,
+		    const char *const *addrs, size_t naddrs, const char *ctype,
+		    const void *body, size_t len, https_cb *cb, void *arg);
 
 /*
  * https_check - read the trust store cf names (ca_file, or the system's) as

@@ -275,16 +275,29 @@ facts_answer(const char *domain, const struct cache_record *rec,
     const struct cache_record *dane, const struct config_map *map,
     struct sts_policy *pol, struct buf *out, int *tlsrpt_dropped)
 {
+	struct decide_result res;
+	int		 st;
+
+	st = facts_decide(domain, rec, dane, map, map->tlsrpt, pol, out, &res);
+	if (tlsrpt_dropped != NULL)
+		*tlsrpt_dropped = res.tlsrpt_dropped;
+	return (st);
+}
+
+int
+facts_decide(const char *domain, const struct cache_record *rec,
+    const struct cache_record *dane, const struct config_map *map,
+    int lines, struct sts_policy *pol, struct buf *out,
+    struct decide_result *res)
+{
 	struct decide_input in;
 	struct decide_options opt;
-	struct decide_result res;
 	struct buf	 text;
 	const char	*mx;
 	size_t		 pos;
 
 	memset(&in, 0, sizeof(in));
-	if (tlsrpt_dropped != NULL)
-		*tlsrpt_dropped = 0;
+	memset(res, 0, sizeof(*res));
 	in.domain = domain;
 	facts_decide_options(map, &opt);
 	if (map->dane && dane != NULL && dane->kind == CACHE_KIND_DANE)
@@ -308,7 +321,7 @@ facts_answer(const char *domain, const struct cache_record *rec,
 		pol->text[0] = '\0';
 		/* Canonical policy lines, only for TLSRPT policy_string: the
 		 * hot path without tlsrpt formats nothing. */
-		if (map->tlsrpt) {
+		if (lines) {
 			buf_init_fixed(&text, pol->text, sizeof(pol->text) - 1);
 			buf_appendf(&text, "version: STSv1\nmode: %s\n",
 			    sts_policy_mode_name(pol->mode));
@@ -333,12 +346,12 @@ facts_answer(const char *domain, const struct cache_record *rec,
 		in.sts = DECIDE_STS_POLICY;
 		in.policy = pol;
 	}
-	if (decide(&in, &opt, out, &res) == -1) {
+	if (decide(&in, &opt, out, res) == -1) {
 		buf_reset(out);
 		buf_append_str(out, "policy answer could not be formed");
+		res->status = SOCKMAP_TEMP;
+		res->answer = "temp";
 		return (SOCKMAP_TEMP);
 	}
-	if (tlsrpt_dropped != NULL)
-		*tlsrpt_dropped = res.tlsrpt_dropped;
-	return (res.status);
+	return (res->status);
 }

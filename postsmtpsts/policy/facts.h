@@ -149,4 +149,20 @@ int	facts_answer(const char *domain, const struct cache_record *rec,
 	    const struct cache_record *dane, const struct config_map *map,
 	    struct sts_policy *pol, struct buf *out, int *tlsrpt_dropped);
 
+/*
+ * facts_decide - facts_answer() with decide()'s whole result in *res
+ * (source, answer, status; status TEMP and answer "temp" when no answer
+ * could be formed), for a caller that needs to know which policy
+ * answered and not only the reply: postsmtpsts-tlsrpt(8) reports on the
+ * policy the worker applied, through this same function.  With lines
+ * set, pol gets the canonical policy lines of an STS record ("version:
+ * STSv1", "mode: ...", "mx: ..." each, "max_age: ...": RFC 8460 §4.4
+ * policy-string) whether or not the map has tlsrpt; the reply carries
+ * the TLSRPT attributes only if the map has tlsrpt.  Returns the status.
+ */
+int	facts_decide(const char *domain, const struct cache_record *rec,
+	    const struct cache_record *dane, const struct config_map *map,
+	    int lines, struct sts_policy *pol, struct buf *out,
+	    struct decide_result *res);
+
 #endif

@@ -1,9 +1,10 @@
 /*
  * fake_https.h - a scripted https.h for tests, substituted at link time
  *
- * fake_https.c defines every function of https.h but the names and the
- * media type check (lib/https_names.c), so a test program linking it
- * never pulls lib/https.o.  Each fetch is counted per host, with the
+ * fake_https.c defines every function of https.h (https_post() as a
+ * fetch of its host) but the names and the media type check
+ * (lib/https_names.c), so a test program linking it never pulls
+ * lib/https.o.  Each fetch is counted per host, with the
  * addresses it was given.  A host with a scripted result
  * (fake_https_script) has its fetches completed from the event loop, by a
  * timer on the base given to https_new() (virtual with fake_event.c),

@@ -1006,6 +1006,83 @@ free_null_and_find_on_null(void **state)
 	assert_string_equal(config_answer_name(CONFIG_ANSWER_MAY), "may");
 }
 
+/* -- the tlsrpt section (postsmtpsts-tlsrpt(8)) ------------------------ */
+
+static void
+tlsrpt_section_loads(void **state)
+{
+	struct config *cf;
+	char	*d1;
+
+	(void)state;
+	cf = load_ok("");
+	assert_false(cf->tlsrpt.enable);	/* off by default */
+	assert_string_equal(cf->tlsrpt.log, "journal");
+	assert_string_equal(cf->tlsrpt.map, "postfix");
+	assert_string_equal(cf->tlsrpt.state_dir, LOCALSTATEDIR
+	    "/lib/postsmtpsts/tlsrpt");
+	assert_int_equal(cf->tlsrpt.policy_types, CONFIG_TLSRPT_STS |
+	    CONFIG_TLSRPT_TLSA | CONFIG_TLSRPT_NONE);
+	assert_int_equal(cf->tlsrpt.max_report_size, 1048576);
+	assert_null(cf->tlsrpt.sender);
+	config_free(cf);
+	cf = load_ok("tlsrpt {\n\tenable = true\n"
+	    "\torganization_name = \"Example Sender, Inc.\"\n"
+	    "\tcontact_info = \"mailto:tls@sender.example\"\n"
+	    "\tsubmitter = \"mail.sender.example\"\n"
+	    "\tsender = \"tlsrpt-noreply@sender.example\"\n"
+	    "\tlog = \"/var/log/mail.log\"\n"
+	    "\tpolicy_types = { \"sts\" }\n"
+	    "\tsending_mta_ip = \"2001:db8::25\"\n"
+	    "\tsend_delay = 0\n}\n");
+	assert_true(cf->tlsrpt.enable);
+	assert_string_equal(cf->tlsrpt.submitter, "mail.sender.example");
+	assert_string_equal(cf->tlsrpt.log, "/var/log/mail.log");
+	assert_int_equal(cf->tlsrpt.policy_types, CONFIG_TLSRPT_STS);
+	assert_string_equal(cf->tlsrpt.sending_mta_ip, "2001:db8::25");
+	assert_int_equal(cf->tlsrpt.send_delay, 0);
+	d1 = dump_round_trip(cf);
+	assert_non_null(strstr(d1, "\tpolicy_types = { \"sts\" }\n"));
+	free(d1);
+	config_free(cf);
+}
+
+static void
+tlsrpt_errors(void **state)
+{
+	char	 err[TEST_ERRSZ];
+	struct config *cf;
+
+	(void)state;
+	cf = load_text("tlsrpt {\n\tenable = true\n"
+	    "\tsender = \"a\\nb@c.example\"\n"
+	    "\tsubmitter = \"192.0.2.1\"\n"
+	    "\tpolicy_types = { \"sts\", \"dane\" }\n"
+	    "\tmap = \"nope\"\n"
+	    "\tmax_report_size = 100\n}\n", err, NULL);
+	assert_null(cf);
+	assert_non_null(strstr(err, "organization_name must be set"));
+	assert_non_null(strstr(err, "contact_info must be set"));
+	assert_non_null(strstr(err, ":3: tlsrpt: sender must be printable"));
+	assert_non_null(strstr(err, ":4: tlsrpt: submitter \"192.0.2.1\" is "
+	    "not a domain name"));
+	assert_non_null(strstr(err, ":5: tlsrpt: policy type \"dane\""));
+	assert_non_null(strstr(err, ":6: tlsrpt: no map \"nope\""));
+	assert_non_null(strstr(err, ":7: tlsrpt: max_report_size must be"));
+	/* checked even while off: -t finds it before the switch is on */
+	cf = load_text("tlsrpt { sender = \"-oQ@x.example\" }\n", err, NULL);
+	assert_null(cf);
+	assert_non_null(strstr(err, "is not an address local@domain"));
+	/*
+	 * ... but not the map: while off, a configuration whose maps have
+	 * other names loads as it did before the tlsrpt section
+	 */
+	cf = load_ok("map \"sts\" {\n\tdane = no\n}\n");
+	assert_null(config_find_map(cf, "postfix", 7));
+	assert_false(cf->tlsrpt.enable);
+	config_free(cf);
+}
+
 /* -- the fleet section (fleet.h) ---------------------------------------- */
 
 /* secret_file - a 0600 file holding text; the caller unlinks and frees */
@@ -1220,6 +1297,8 @@ main(void)
 		cmocka_unit_test(small_errbuf_is_terminated),
 		cmocka_unit_test(unreadable_files),
 		cmocka_unit_test(free_null_and_find_on_null),
+		cmocka_unit_test(tlsrpt_section_loads),
+		cmocka_unit_test(tlsrpt_errors),
 		cmocka_unit_test(fleet_section_loads),
 		cmocka_unit_test(fleet_errors_name_file_and_line),
 		cmocka_unit_test(fleet_sentinels_load),

@@ -200,6 +200,8 @@ issue_chain() {
 }
 
 issue default test "$CERT_START" "$CERT_END" default.pstest
+# tlsrpt-collector (tests/world/tlsrpt-collector): an https: rua
+issue collector test "$CERT_START" "$CERT_END" "$COLLECTOR_NAME"
 issue wrong-name test "$CERT_START" "$CERT_END" wrong-name.pstest
 declare -a C_CERTID
 for ((i = 0; i < ncases; i++)); do

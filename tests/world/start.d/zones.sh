@@ -141,8 +141,9 @@ for ((i = 0; i < ncases; i++)); do
 	# extra records: "owner TYPE RDATA|...", owner relative to the domain
 	# (@ = the domain); {domain}, {spki:SERVER} (SHA-256 of an MX
 	# server's public key, for TLSA 3 1 1), {spki:ca} (of the test CA's
-	# key, for TLSA 2 1 1), {addr:SERVER} (an MX server's address) and
-	# {addr:ns} (nsd's) are substituted.
+	# key, for TLSA 2 1 1), {addr:SERVER} (an MX server's address),
+	# {addr:ns} (nsd's), {addr:blackhole} and {addr:collector}
+	# (tlsrpt-collector's) are substituted.
 	if [[ ${C_RR[i]} != - ]]; then
 		IFS='|' read -ra rrs <<<"${C_RR[i]}"
 		for r in "${rrs[@]}"; do
@@ -161,6 +162,7 @@ for ((i = 0; i < ncases; i++)); do
 			done
 			r=${r//\{addr:ns\}/$NS_ADDR}
 			r=${r//\{addr:blackhole\}/$BLACKHOLE_ADDR}
+			r=${r//\{addr:collector\}/$COLLECTOR_ADDR}
 			while [[ $r =~ \{addr:([a-z0-9]+)\} ]]; do
 				srv=${BASH_REMATCH[1]}
 				[[ -n ${mx_addr_of[$srv]:-} ]] ||

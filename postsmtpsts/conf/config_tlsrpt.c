@@ -1,0 +1,159 @@
+/*
+ * config_tlsrpt.c - the tlsrpt section: postsmtpsts-tlsrpt(8)
+ *
+ * Interface: config_int.h (config_tlsrpt_build), the section's options:
+ * config_load.c, their meaning: postsmtpsts.conf(5) and lib/config.h
+ * (struct config_tlsrpt).  Every value is checked whether or not the
+ * reporter is enabled, so "postsmtpsts -t" finds a mistake before the
+ * switch is turned on; with enable = true the reporter's identity
+ * (organization_name, contact_info, submitter, sender) must be set.
+ * The text values go into report JSON, mail headers and a command line
+ * (sender), so they are printable ASCII, and sender and submitter are
+ * held to the host-name and address syntax.
+ */
+#include "autoconf.h"
+
+#include <sys/socket.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
+#include <string.h>
+
+#include "conf/config_int.h"
+#include "lib/config.h"
+#include "lib/domain.h"
+#include "lib/xmalloc.h"
+
+/* config_tlsrpt_text - a printable ASCII text option (may be empty) */
+static char *
+config_tlsrpt_text(struct config_ctx *ctx, cfg_t *sec, const char *name,
+    int required)
+{
+	const char	*s = config_value_str(sec, name);
+	size_t		 i;
+
+	if (*s == '\0') {
+		if (required)
+			config_error(ctx, sec, name, 0, "tlsrpt: %s must be "
+			    "set when enable is true", name);
+		return (NULL);
+	}
+	for (i = 0; s[i] != '\0'; i++)
+		if ((unsigned char)s[i] < 0x20 || (unsigned char)s[i] > 0x7e)
+			break;
+	if (s[i] != '\0' || i > CONFIG_MAX_TLSRPT_TEXT) {
+		config_error(ctx, sec, name, 0, "tlsrpt: %s must be printable "
+		    "ASCII of at most %d bytes", name, CONFIG_MAX_TLSRPT_TEXT);
+		return (NULL);
+	}
+	return (xstrdup(s));
+}
+
+/* config_tlsrpt_mailbox_ok - local@domain: a dot-atom local part (no
+ * blank, quote, angle bracket or control byte: it goes on sendmail's
+ * command line and into From:), a host name */
+static int
+config_tlsrpt_mailbox_ok(const char *s)
+{
+	const char	*at = strrchr(s, '@');
+	size_t		 i;
+
+	if (at == NULL || at == s || at - s > 64 || s[0] == '.' ||
+	    s[0] == '-' || at[-1] == '.')
+		return (0);
+	for (i = 0; s + i < at; i++)
+		if (strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		    "0123456789!#$%&'*+-/=?^_`{|}~.", s[i]) == NULL ||
+		    (s[i] == '.' && s[i + 1] == '.'))
+			return (0);
+	return (domain_check(at + 1, strlen(at + 1), 0, 2, NULL) ==
+	    DOMAIN_CHECK_OK);
+}
+
+void
+config_tlsrpt_build(struct config_ctx *ctx, cfg_t *cfg, struct config *cf)
+{
+	cfg_t		*sec = cfg_getsec(cfg, "tlsrpt");
+	struct config_tlsrpt *t = &cf->tlsrpt;
+	char		 esc[LOG_ESCAPE_MAX + 8];
+	unsigned char	 bin[sizeof(struct in6_addr)];
+	const char	*s;
+	unsigned int	 i, n;
+	int		 req;
+
+	t->enable = cfg_getbool(sec, "enable") ? 1 : 0;
+	req = t->enable;
+	t->organization_name = config_tlsrpt_text(ctx, sec,
+	    "organization_name", req);
+	t->contact_info = config_tlsrpt_text(ctx, sec, "contact_info", req);
+	if ((t->submitter = config_tlsrpt_text(ctx, sec, "submitter", req)) !=
+	    NULL && domain_check(t->submitter, strlen(t->submitter), 0, 2,
+	    NULL) != DOMAIN_CHECK_OK)
+		config_error(ctx, sec, "submitter", 0, "tlsrpt: submitter "
+		    "\"%s\" is not a domain name", config_error_esc(esc,
+		    sizeof(esc), t->submitter));
+	if ((t->sender = config_tlsrpt_text(ctx, sec, "sender", req)) != NULL &&
+	    !config_tlsrpt_mailbox_ok(t->sender))
+		config_error(ctx, sec, "sender", 0, "tlsrpt: sender \"%s\" is "
+		    "not an address local@domain", config_error_esc(esc,
+		    sizeof(esc), t->sender));
+	s = config_value_str(sec, "log");
+	if (strcmp(s, "journal") == 0)
+		t->log = xstrdup(s);
+	else
+		t->log = config_value_path(ctx, sec, "tlsrpt", "log", 0);
+	t->state_dir = config_value_path(ctx, sec, "tlsrpt", "state_dir", 0);
+	/*
+	 * The map is looked for only when the reporter is on: a
+	 * configuration whose maps have other names (the reporter off, as
+	 * it is by default) loads as it did before the tlsrpt section.
+	 */
+	s = config_value_str(sec, "map");
+	if (t->enable && config_find_map(cf, s, strlen(s)) == NULL)
+		config_error(ctx, sec, "map", 0, "tlsrpt: no map \"%s\"",
+		    config_error_esc(esc, sizeof(esc), s));
+	t->map = xstrdup(s);
+	n = cfg_size(sec, "policy_types");
+	t->policy_types = 0;
+	for (i = 0; i < n; i++) {
+		s = cfg_getnstr(sec, "policy_types", i);
+		if (strcmp(s, "no-policy-found") == 0)
+			t->policy_types |= CONFIG_TLSRPT_NONE;
+		else if (strcmp(s, "sts") == 0)
+			t->policy_types |= CONFIG_TLSRPT_STS;
+		else if (strcmp(s, "tlsa") == 0)
+			t->policy_types |= CONFIG_TLSRPT_TLSA;
+		else
+			config_error(ctx, sec, "policy_types", i, "tlsrpt: "
+			    "policy type \"%s\" is not sts, tlsa or "
+			    "no-policy-found", config_error_esc(esc,
+			    sizeof(esc), s));
+	}
+	t->sendmail = config_value_path(ctx, sec, "tlsrpt", "sendmail", 0);
+	t->send_delay = (int)config_value_int(ctx, sec, "tlsrpt",
+	    "send_delay", 0, CONFIG_MAX_TLSRPT_DELAY);
+	t->retry_for = (int)config_value_int(ctx, sec, "tlsrpt", "retry_for",
+	    0, CONFIG_MAX_TLSRPT_RETRY);
+	t->max_report_size = (size_t)config_value_int(ctx, sec, "tlsrpt",
+	    "max_report_size", CONFIG_MIN_TLSRPT_REPORT,
+	    CONFIG_MAX_TLSRPT_REPORT);
+	t->rate_limit = (int)config_value_int(ctx, sec, "tlsrpt", "rate_limit",
+	    1, CONFIG_MAX_TLSRPT_RATE);
+	s = config_value_str(sec, "sending_mta_ip");
+	if (*s != '\0') {
+		if (inet_pton(AF_INET, s, bin) != 1 &&
+		    inet_pton(AF_INET6, s, bin) != 1)
+			config_error(ctx, sec, "sending_mta_ip", 0, "tlsrpt: "
+			    "sending_mta_ip \"%s\" is not an IP address",
+			    config_error_esc(esc, sizeof(esc), s));
+		else
+			t->sending_mta_ip = xstrdup(s);
+	}
+	t->keep_days = (int)config_value_int(ctx, sec, "tlsrpt", "keep_days",
+	    1, CONFIG_MAX_TLSRPT_KEEP);
+	t->metrics_file = config_value_path(ctx, sec, "tlsrpt",
+	    "metrics_file", 1);
+	t->timeout = (int)config_value_int(ctx, sec, "tlsrpt", "timeout", 1,
+	    CONFIG_MAX_TLSRPT_TIMEOUT);
+}

@@ -1,0 +1,423 @@
+/*
+ * count.c - from log lines to the day's counts, one batch at a time
+ *
+ * Interface and what is counted where: count.h.
+ */
+#include "autoconf.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "lib/buf.h"
+#include "lib/cache.h"
+#include "lib/clock.h"
+#include "lib/config.h"
+#include "lib/log.h"
+#include "lib/sockmap.h"
+#include "lib/xmalloc.h"
+#include "policy/decide.h"
+#include "policy/facts.h"
+#include "policy/pins.h"
+#include "policy/sts_policy.h"
+#include "tlsrpt/agg.h"
+#include "tlsrpt/count.h"
+#include "tlsrpt/follow.h"
+#include "tlsrpt/maillog.h"
+#include "tlsrpt/report.h"
+#include "tlsrpt/rstate.h"
+#include "tlsrpt/session.h"
+#include "tlsrpt/store.h"
+#include "tlsrpt/verdict.h"
+
+#define COUNT_ENC_MAX		(4 * 1024 * 1024)	/* one encoded value */
+#define COUNT_CACHE_RETRY	10	/* seconds between cache opens */
+
+int64_t
+count_line_time(const struct maillog_time *t, int64_t now)
+{
+	struct tm	 tm, nowtm;
+	time_t		 n = (time_t)now, v;
+
+	if (!t->set)
+		return (now);
+	memset(&tm, 0, sizeof(tm));
+	tm.tm_mon = t->mon - 1;
+	tm.tm_mday = t->mday;
+	tm.tm_hour = t->hour;
+	tm.tm_min = t->min;
+	tm.tm_sec = t->sec > 59 ? 59 : t->sec;	/* a leap second */
+	if (t->year != 0) {
+		tm.tm_year = t->year - 1900;
+		if ((v = timegm(&tm)) == (time_t)-1)
+			return (now);
+		return ((int64_t)v - (t->has_offset ? t->offset_min * 60 : 0));
+	}
+	/* BSD syslog: local time, no year */
+	if (localtime_r(&n, &nowtm) == NULL)
+		return (now);
+	tm.tm_year = nowtm.tm_year;
+	tm.tm_isdst = -1;
+	if ((v = mktime(&tm)) == (time_t)-1)
+		return (now);
+	if ((int64_t)v > now + 86400) {
+		/* December's lines read in January */
+		tm.tm_year--;
+		tm.tm_isdst = -1;
+		if ((v = mktime(&tm)) == (time_t)-1)
+			return (now);
+	}
+	return ((int64_t)v);
+}
+
+/* count_cache - the daemon's cache, opened on first need (it may not
+ * exist before the daemon ran) */
+static struct cache *
+count_cache(struct count *c)
+{
+	char	 err[256];
+
+	if (c->cache != NULL || c->now < c->cache_retry)
+		return (c->cache);
+	c->cache_retry = c->now + COUNT_CACHE_RETRY;
+	if ((c->cache = cache_open(c->cf->cache.path, 0, 1, err,
+	    sizeof(err))) == NULL)
+		log_warnx("tlsrpt: the daemon's cache %s: %s: sessions are "
+		    "not counted until it opens", c->cf->cache.path, err);
+	return (c->cache);
+}
+
+/* count_mx - the policy's mx patterns, '\n' after each, into c->mx */
+static void
+count_mx(struct count *c)
+{
+	const char	*mx;
+	size_t		 pos, len;
+
+	buf_reset(&c->mx);
+	for (pos = 0; (mx = sts_policy_mx_next(c->pol, &pos, &len)) != NULL; ) {
+		buf_append(&c->mx, mx, len);
+		buf_append_char(&c->mx, '\n');
+	}
+}
+
+/* count_add - add one judged session to its domain's counts of the day */
+static void
+count_add(struct count *c, const char *domain, int64_t day,
+    const struct agg_desc *desc, const struct session_outcome *o,
+    enum tlsrpt_result result)
+{
+	char		 key[RSTATE_KEY_LEN];
+	const void	*v;
+	size_t		 vlen;
+	struct agg	 a;
+	int		 rc;
+
+	if ((rc = store_get(c->store, rstate_key(key, 'r', day, domain), &v,
+	    &vlen)) == 1) {
+		c->batch.late++;
+		log_debug(1, "tlsrpt: domain=%s day=%s late: its report was "
+		    "made", domain, key + 2);
+		return;
+	}
+	if (rc == -1) {
+		c->error = 1;
+		return;
+	}
+	agg_init(&a);
+	rstate_key(key, 'c', day, domain);
+	if ((rc = store_get(c->store, key, &v, &vlen)) == 1 &&
+	    agg_decode(v, vlen, &a) == -1)
+		log_warnx("tlsrpt: %s does not decode: counted anew", key);
+	if (rc == -1) {
+		c->error = 1;
+		return;
+	}
+	agg_add(&a, desc, o->host, o->addr, result, o->reason);
+	buf_reset(&c->enc);
+	agg_encode(&a, &c->enc);
+	agg_free(&a);
+	if (c->enc.error || store_put(c->store, key, c->enc.data,
+	    c->enc.len) == -1) {
+		c->error = 1;
+		return;
+	}
+	c->batch.sessions++;
+	if (result == TLSRPT_RESULT_NONE)
+		c->batch.success++;
+	else
+		c->batch.failure++;
+}
+
+/* count_outcome - a session: name its policy, judge it, count it */
+static void
+count_outcome(const struct session_outcome *o, void *arg)
+{
+	struct count	*c = arg;
+	struct cache	*cache;
+	struct decide_input in;
+	struct decide_pin pin;
+	struct decide_result res;
+	struct verdict_policy vp;
+	struct agg_desc	 desc;
+	const struct cache_record *rec = NULL, *dane = NULL;
+	char		 dkey[CACHE_KEY_MAX + 1];
+	enum tlsrpt_result result;
+
+	if ((cache = count_cache(c)) == NULL) {
+		c->batch.unknown++;
+		return;
+	}
+	/* the worker's order: a pin in force answers first */
+	if (pins_decide_input(c->cf, o->domain, NULL, &pin, &in) ==
+	    PINS_IN_FORCE) {
+		c->batch.unknown++;
+		return;
+	}
+	if (cache_get(cache, o->domain, strlen(o->domain), &c->rec) ==
+	    CACHE_HIT)
+		rec = &c->rec;
+	cache_dane_key(o->domain, strlen(o->domain), dkey);
+	if (cache_get(cache, dkey, strlen(dkey), &c->dane) == CACHE_HIT)
+		dane = &c->dane;
+	facts_decide(o->domain, rec, dane, c->map, 1, c->pol, &c->reply,
+	    &res);
+	verdict_policy(rec, dane, &res, &vp);
+	if (!vp.report) {
+		c->batch.unknown++;
+		log_debug(1, "tlsrpt: domain=%s answer=%s: not reported",
+		    o->domain, res.answer);
+		return;
+	}
+	if ((c->cf->tlsrpt.policy_types & (1u << vp.type)) == 0) {
+		c->batch.excluded++;
+		return;
+	}
+	result = verdict_session(&vp, o->trust, o->result);
+	memset(&desc, 0, sizeof(desc));
+	desc.type = vp.type;
+	desc.strings = desc.mx = "";
+	if (vp.type == TLSRPT_POLICY_STS && vp.failure == TLSRPT_RESULT_NONE &&
+	    c->pol->textlen > 0) {
+		count_mx(c);
+		if (!c->mx.error) {
+			desc.strings = c->pol->text;
+			desc.slen = c->pol->textlen;
+			desc.mx = c->mx.data != NULL ? c->mx.data : "";
+			desc.mlen = c->mx.len;
+		}
+	}
+	log_debug(1, "tlsrpt: domain=%s mx=%s addr=%s trust=%s logged=%s "
+	    "policy=%s level=%s result=%s", o->domain, o->host, o->addr,
+	    maillog_trust_name(o->trust), tlsrpt_result_name(o->result),
+	    tlsrpt_policy_type_name(vp.type), verdict_level_name(vp.level),
+	    tlsrpt_result_name(result));
+	count_add(c, o->domain, report_day(o->when), &desc, o, result);
+}
+
+/* count_confirm - the cleanup line of one of our mails: never a session,
+ * and that destination took it */
+static void
+count_confirm(struct count *c, const struct maillog_event *ev, int64_t when)
+{
+	char		 domain[DOMAIN_BUFSZ], key[RSTATE_KEY_LEN];
+	const void	*v;
+	size_t		 vlen, dest;
+	int64_t		 day;
+	struct rstate	 r;
+
+	if (c->cf->tlsrpt.submitter == NULL || rstate_msgid_parse(ev->msgid,
+	    strlen(ev->msgid), c->cf->tlsrpt.submitter, &day, &dest,
+	    domain) == -1)
+		return;
+	session_mark_report(c->sessions, ev->qid, when);
+	c->batch.confirmed++;
+	if (store_get(c->store, rstate_key(key, 'r', day, domain), &v,
+	    &vlen) != 1 || rstate_decode(v, vlen, &r) == -1 ||
+	    dest >= r.ndest || r.dest[dest].state != RDEST_INTENT)
+		return;
+	r.dest[dest].state = RDEST_SENT;
+	log_info("tlsrpt: domain=%s day=%s dest=%s report=sent queue_id=%s "
+	    "(confirmed by the log)", domain, key + 2, r.dest[dest].uri,
+	    ev->qid);
+	buf_reset(&c->enc);
+	rstate_encode(&r, &c->enc);
+	if (c->enc.error || store_put(c->store, key, c->enc.data,
+	    c->enc.len) == -1)
+		c->error = 1;
+}
+
+/* count_line - one line of the log */
+static void
+count_line(const struct follow_line *l, void *arg)
+{
+	struct count	*c = arg;
+	struct maillog_event ev;
+	char		 esc[LOG_ESCAPE_MAX + 8];
+	enum maillog_kind k;
+	int64_t		 when;
+
+	c->batch.lines++;
+	if (l->too_long) {
+		c->batch.malformed++;
+		return;
+	}
+	if (l->journal) {
+		k = maillog_message(l->prog, l->proglen, l->pid, l->text,
+		    l->len, &ev);
+		when = l->time != 0 ? l->time : c->now;
+	} else {
+		k = maillog_line(l->text, l->len, &ev);
+		when = count_line_time(&ev.time, c->now);
+	}
+	switch (k) {
+	case MAILLOG_IGNORED:
+		return;
+	case MAILLOG_MALFORMED:
+		c->batch.malformed++;
+		log_warnx("tlsrpt: a log line of a form the reporter reads "
+		    "does not parse (a newer Postfix?), not counted: \"%s\"",
+		    log_escape(esc, sizeof(esc), l->text, l->len));
+		return;
+	case MAILLOG_MESSAGE_ID:
+		count_confirm(c, &ev, when);
+		return;
+	default:
+		session_event(c->sessions, &ev, when, count_outcome, c);
+		return;
+	}
+}
+
+int
+count_stored_pos(struct store *s, struct buf *out)
+{
+	const void	*v;
+	size_t		 vlen;
+	int		 rc;
+
+	if ((rc = store_get(s, "pos", &v, &vlen)) != 1)
+		return (rc == 0 ? 1 : -1);
+	buf_append(out, v, vlen);
+	return (out->error ? -1 : 0);
+}
+
+int
+count_reload(struct count *c)
+{
+	const void	*v;
+	size_t		 vlen;
+	int		 rc = 0;
+
+	session_init(c->sessions, c->cf->tlsrpt.sender);
+	if (store_begin(c->store, 0) == -1)
+		return (-1);
+	if (store_get(c->store, "sessions", &v, &vlen) == 1 &&
+	    session_decode(v, vlen, c->sessions) == -1) {
+		log_warnx("tlsrpt: the saved session lines do not decode: "
+		    "their sessions are lost");
+		rc = 0;
+	}
+	store_abort(c->store);
+	return (rc);
+}
+
+int
+count_open(struct count *c, const struct config *cf, struct store *store)
+{
+	memset(c, 0, sizeof(*c));
+	c->cf = cf;
+	c->store = store;
+	if ((c->map = config_find_map(cf, cf->tlsrpt.map,
+	    strlen(cf->tlsrpt.map))) == NULL) {
+		log_warnx("tlsrpt: no map \"%s\"", cf->tlsrpt.map);
+		return (-1);
+	}
+	c->sessions = xmalloc(sizeof(*c->sessions));
+	c->pol = xmalloc(sizeof(*c->pol));
+	buf_init(&c->reply, SOCKMAP_MAX_OK_DATA);
+	buf_init(&c->enc, COUNT_ENC_MAX);
+	buf_init(&c->mx, AGG_MAX_TEXT);
+	cache_record_init(&c->rec);
+	cache_record_init(&c->dane);
+	return (count_reload(c));
+}
+
+void
+count_close(struct count *c)
+{
+	cache_close(c->cache);
+	free(c->sessions);
+	free(c->pol);
+	buf_free(&c->reply);
+	buf_free(&c->enc);
+	buf_free(&c->mx);
+	cache_record_release(&c->rec);
+	cache_record_release(&c->dane);
+	memset(c, 0, sizeof(*c));
+}
+
+/* count_counters - the batch's counters into the store */
+static int
+count_counters(struct count *c)
+{
+	const struct count_stats *b = &c->batch;
+	const struct { const char *name; uint64_t n; } m[] = {
+		{ "lines", b->lines },
+		{ "lines_malformed", b->malformed },
+		{ "sessions", b->sessions },
+		{ "sessions_success", b->success },
+		{ "sessions_failure", b->failure },
+		{ "sessions_unknown_policy", b->unknown },
+		{ "sessions_excluded", b->excluded },
+		{ "sessions_late", b->late },
+		{ "reports_confirmed", b->confirmed },
+	};
+	size_t	 i;
+
+	for (i = 0; i < sizeof(m) / sizeof(m[0]); i++)
+		if (m[i].n > 0 && store_counter_add(c->store, m[i].name,
+		    m[i].n) == -1)
+			return (-1);
+	return (0);
+}
+
+long
+count_batch(struct count *c, struct follow *f, size_t max)
+{
+	long	 n;
+
+	c->now = clock_wall();
+	c->error = 0;
+	memset(&c->batch, 0, sizeof(c->batch));
+	if (store_begin(c->store, 1) == -1)
+		return (-1);
+	if ((n = follow_read(f, max, count_line, c)) == -1)
+		goto fail;
+	session_expire(c->sessions, c->now);
+	buf_reset(&c->enc);
+	session_encode(c->sessions, &c->enc);
+	if (c->error || c->enc.error || store_put(c->store, "sessions",
+	    c->enc.data, c->enc.len) == -1)
+		goto fail;
+	buf_reset(&c->enc);
+	follow_pos(f, &c->enc);
+	if (c->enc.error || store_put(c->store, "pos", c->enc.data,
+	    c->enc.len) == -1 || count_counters(c) == -1)
+		goto fail;
+	if (store_commit(c->store) == -1)
+		return (-1);
+	c->total.lines += c->batch.lines;
+	c->total.malformed += c->batch.malformed;
+	c->total.sessions += c->batch.sessions;
+	c->total.success += c->batch.success;
+	c->total.failure += c->batch.failure;
+	c->total.unknown += c->batch.unknown;
+	c->total.excluded += c->batch.excluded;
+	c->total.late += c->batch.late;
+	c->total.confirmed += c->batch.confirmed;
+	return (n);
+fail:
+	store_abort(c->store);
+	return (-1);
+}

@@ -1,0 +1,132 @@
+/*
+ * metrics.c - the reporter's counters, in Prometheus' text format
+ *
+ * Interface: metrics.h.
+ */
+#include "autoconf.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/config.h"
+#include "lib/log.h"
+#include "tlsrpt/metrics.h"
+#include "tlsrpt/rstate.h"
+#include "tlsrpt/store.h"
+
+/* The counters, with their help text: every name the reporter adds to. */
+static const struct {
+	const char	*name;
+	const char	*help;
+} metrics_counters[] = {
+	{ "lines", "Log lines read" },
+	{ "lines_malformed", "Log lines of a form read, that did not parse" },
+	{ "sessions", "TLS sessions counted into reports" },
+	{ "sessions_success", "Of those, successful" },
+	{ "sessions_failure", "Of those, failed" },
+	{ "sessions_unknown_policy", "Sessions not counted: no policy named "
+	    "(nothing cached, a pin, a TEMP answer)" },
+	{ "sessions_excluded", "Sessions not counted: policy type not in "
+	    "tlsrpt.policy_types" },
+	{ "sessions_late", "Sessions not counted: their day's report was "
+	    "made" },
+	{ "reports_confirmed", "Own report mails seen in Postfix's queue" },
+	{ "reports_made", "Reports made (a policy domain and a day)" },
+	{ "reports_sent", "Reports taken by a destination" },
+	{ "reports_failed", "Reports given up" },
+	{ "reports_no_rua", "Reports not sent: no usable TLSRPT record" },
+	{ "reports_too_large", "Reports over max_report_size with their "
+	    "failure details" },
+	{ "rua_refused", "rua URIs refused (scheme, syntax, IP literal, too "
+	    "many)" },
+	{ "deliveries", "Delivery attempts (mail or HTTPS)" },
+	{ "deliveries_failed", "Delivery attempts that failed" },
+	{ "deliveries_rate_limited", "Deliveries put off by the rate limit" },
+};
+
+/* metrics_states - count the reports by status */
+static int
+metrics_state(const char *key, const void *v, size_t vlen, void *arg)
+{
+	uint64_t	*n = arg;
+	struct rstate	 r;
+
+	(void)key;
+	if (rstate_decode(v, vlen, &r) == 0 && r.status <= RSTATE_FAILED)
+		n[r.status]++;
+	return (0);
+}
+
+int
+metrics_emit(struct store *s, FILE *fp)
+{
+	uint64_t	 st[RSTATE_FAILED + 1] = { 0 };
+	size_t		 i;
+	int		 k;
+
+	if (store_begin(s, 0) == -1)
+		return (-1);
+	for (i = 0; i < sizeof(metrics_counters) /
+	    sizeof(metrics_counters[0]); i++)
+		fprintf(fp, "# HELP postsmtpsts_tlsrpt_%s_total %s\n"
+		    "# TYPE postsmtpsts_tlsrpt_%s_total counter\n"
+		    "postsmtpsts_tlsrpt_%s_total %" PRIu64 "\n",
+		    metrics_counters[i].name, metrics_counters[i].help,
+		    metrics_counters[i].name, metrics_counters[i].name,
+		    store_counter(s, metrics_counters[i].name));
+	store_walk(s, "r/", metrics_state, st);
+	store_abort(s);
+	fprintf(fp, "# HELP postsmtpsts_tlsrpt_reports Reports kept, by "
+	    "status\n# TYPE postsmtpsts_tlsrpt_reports gauge\n");
+	for (k = RSTATE_PENDING; k <= RSTATE_FAILED; k++)
+		fprintf(fp, "postsmtpsts_tlsrpt_reports{status=\"%s\"} %"
+		    PRIu64 "\n", rstate_status_name((enum rstate_status)k),
+		    st[k]);
+	return (ferror(fp) ? -1 : 0);
+}
+
+int
+metrics_print(const struct config *cf, FILE *fp)
+{
+	struct store	*s;
+	char		 err[512];
+	int		 rc;
+
+	if ((s = store_open(cf->tlsrpt.state_dir, 1, err, sizeof(err))) ==
+	    NULL) {
+		fprintf(stderr, "postsmtpsts-tlsrpt: state %s\n", err);
+		return (1);
+	}
+	rc = metrics_emit(s, fp);
+	store_close(s);
+	return (rc == 0 ? 0 : 1);
+}
+
+void
+metrics_write(const struct config *cf, struct store *s, const struct count *c,
+    const struct send *sd)
+{
+	char	 tmp[CONFIG_MAX_PATH + 16];
+	FILE	*fp;
+	int	 ok;
+
+	(void)c;
+	(void)sd;
+	if (cf->tlsrpt.metrics_file == NULL)
+		return;
+	snprintf(tmp, sizeof(tmp), "%s.tmp", cf->tlsrpt.metrics_file);
+	if ((fp = fopen(tmp, "w")) == NULL) {
+		log_warn("tlsrpt: %s", tmp);
+		return;
+	}
+	ok = metrics_emit(s, fp) == 0;
+	if (fclose(fp) != 0)
+		ok = 0;
+	if (!ok || rename(tmp, cf->tlsrpt.metrics_file) == -1) {
+		log_warn("tlsrpt: %s", cf->tlsrpt.metrics_file);
+		unlink(tmp);
+	}
+}
