@@ -82,12 +82,12 @@ static int
 follow_ident(int fd, uint32_t n, uint64_t *h)
 {
 	char	 b[FOLLOW_ID_BYTES];
-	ssize_t	 r;
 
 	if (n > sizeof(b))
 		n = sizeof(b);
-	if ((r = pread(fd, b, n, 0)) != (ssize_t)n)
+	if (pread(fd, b, n, 0) != (ssize_t)n)
 		return (-1);
+
 	*h = hash_fnv1a(b, n);
 	return (0);
 }
