@@ -130,26 +130,39 @@ resolver_stored(void *arg, const char *key, int st)
 	}
 }
 
-void
-resolver_store_flush(struct resolver *r)
+/*
+ * resolver_flush - commit what the write-behind array holds; a record a
+ * full map refuses for the first time is held and tried again after the
+ * gap (cache_wb_flush_keep), unless last (at exit: every refusal is final)
+ */
+static void
+resolver_flush(struct resolver *r, int last)
 {
 	struct cache_evict_stats es;
 	struct timeval	 gap = { 0, RESOLVER_WB_GAP_MS * 1000 };
 	size_t		 n;
 
-
 	if (r->ev_wb != NULL)
 		event_del(r->ev_wb);
 	if (r->cache == NULL || (n = cache_wb_count(&r->wb)) == 0)
 		return;
-	(void)cache_wb_flush_keep(&r->wb, r->cache, clock_wall(), &es,
-	    resolver_stored, r);
+	if (last)
+		(void)cache_wb_flush(&r->wb, r->cache, clock_wall(), &es,
+		    resolver_stored, r);
+	else
+		(void)cache_wb_flush_keep(&r->wb, r->cache, clock_wall(), &es,
+		    resolver_stored, r);
 	resolver_evicted(&es);
 	r->wb_last = clock_mono();
 	resolver_wrote(r, (int)(n - cache_wb_count(&r->wb)));
-	/* what a full map refused once is tried again after the gap */
 	if (cache_wb_count(&r->wb) > 0 && r->ev_wb != NULL)
 		evtimer_add(r->ev_wb, &gap);
+}
+
+void
+resolver_store_flush(struct resolver *r)
+{
+	resolver_flush(r, 0);
 }
 
 /* resolver_trim_cb - no job ended for RESOLVER_TRIM_IDLE_MS */
@@ -277,17 +290,11 @@ resolver_store_start(struct resolver *r)
 void
 resolver_store_stop(struct resolver *r, int keep)
 {
-
-	struct cache_evict_stats es;
-
 	/* what the jobs learned last, the cancelled ones' too; a record a
 	 * full map refused once gets its second try now */
-	if (keep)
-		resolver_store_flush(r);
-	if (keep && r->cache != NULL && cache_wb_count(&r->wb) > 0) {
-		(void)cache_wb_flush(&r->wb, r->cache, clock_wall(), &es,
-		    resolver_stored, r);
-		resolver_evicted(&es);
+	if (keep) {
+		resolver_flush(r, 0);
+		resolver_flush(r, 1);
 	}
 	cache_wb_release(&r->wb);
 

@@ -160,7 +160,7 @@ balance_listen(struct worker *w, int on)
 		}
 	w->accept_paused = !on;
 	if (!on)
-		w->paused_at = clock_mono();
+		w->paused_at_ms = clock_ms();
 }
 
 /* worker_balance - after an accept or a close: pause or resume accepting */
@@ -187,16 +187,14 @@ worker_conn_balance_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct worker	*w = arg;
 	struct timeval	 tv = { 0, WORKER_BALANCE_MS * 1000 };
-	struct timespec	 now;
 
 	(void)fd;
 	(void)what;
 	if (!w->accept_paused || w->draining)
 		return;
-	now = clock_mono();
-	if (!balance_over(w) || (now.tv_sec - w->paused_at.tv_sec) * 1000 +
-	    (now.tv_nsec - w->paused_at.tv_nsec) / 1000000 >=
-	    WORKER_BALANCE_MAX_MS)
+	if (!balance_over(w) ||
+	    clock_ms() - w->paused_at_ms >= WORKER_BALANCE_MAX_MS)
+
 		balance_listen(w, 1);
 	else
 		evtimer_add(w->ev_balance, &tv);

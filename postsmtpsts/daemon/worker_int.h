@@ -133,7 +133,8 @@ struct worker {
 	struct event	*ev_balance;	/* re-checks a paused accept */
 	int		 accept_paused;	/* listeners off: too many connections
 					   beside the other workers */
-	struct timespec	 paused_at;
+	int64_t		 paused_at_ms;	/* clock_ms() when paused */
+
 	unsigned long long refused;	/* connections over max_conns */
 	time_t		 last_refuse_log;
 	int		 draining;

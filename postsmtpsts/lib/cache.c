@@ -209,17 +209,20 @@ cache_open_env(const char *path, size_t map_size, int mode, char *err,
 	if (!readonly) {
 		if ((rc = mdb_env_info(c->env, &info)) != 0)
 			goto fail;
-		/* A new environment without a configured size: LMDB's
-		 * default (1 MiB) holds a few thousand domains only. */
-		if (map_size == 0 && info.me_last_txnid == 0 &&
-		    info.me_mapsize < CACHE_DEFAULT_MAP_SIZE &&
-		    (rc = mdb_env_set_mapsize(c->env,
-		    CACHE_DEFAULT_MAP_SIZE)) != 0)
-			goto fail;
 		/* What eviction may grow the map past (cache_evict_grow):
 		 * the configured size, the same for every resolver, so that
 		 * several writers' growths do not add up. */
 		c->map_open = map_size > 0 ? map_size : info.me_mapsize;
+		/* A new environment without a configured size: LMDB's
+		 * default (1 MiB) holds a few thousand domains only. */
+		if (map_size == 0 && info.me_last_txnid == 0 &&
+		    info.me_mapsize < CACHE_DEFAULT_MAP_SIZE) {
+			if ((rc = mdb_env_set_mapsize(c->env,
+			    CACHE_DEFAULT_MAP_SIZE)) != 0)
+				goto fail;
+			c->map_open = CACHE_DEFAULT_MAP_SIZE;
+		}
+
 		/* Slots of killed workers would pin old snapshots. */
 		if ((rc = mdb_reader_check(c->env, &dead)) != 0)
 			goto fail;

@@ -308,8 +308,6 @@ cache_evict_grow(struct cache *c)
 	if (mdb_env_info(c->env, &info) != 0 ||
 	    mdb_env_stat(c->env, &ms) != 0)
 		return (-1);
-	if (c->map_open == 0)
-		c->map_open = info.me_mapsize;
 	step = (size_t)CACHE_EVICT_GROW_PAGES * ms.ms_psize;
 	limit = c->map_open / 64;
 	if (limit < (size_t)CACHE_EVICT_GROW_MAX * ms.ms_psize)

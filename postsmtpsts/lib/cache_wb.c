@@ -115,7 +115,8 @@ cache_wb_flush_ent(struct cache_wb *wb, struct cache *c, int64_t now,
 		keys[i] = wb->ent[i].key;
 		recs[i] = &wb->ent[i].rec;
 	}
-	ret = cache_put_room_many(c, keys, recs, n, now, es, st);
+	(void)cache_put_room_many(c, keys, recs, n, now, es, st);
+	ret = CACHE_OK;		/* the first final failure, if any */
 	for (i = 0; i < n; i++) {
 		if (keep && st[i] == CACHE_FULL && !wb->ent[i].full) {
 			if (kept != i) {
@@ -132,6 +133,8 @@ cache_wb_flush_ent(struct cache_wb *wb, struct cache *c, int64_t now,
 			kept++;
 			continue;
 		}
+		if (st[i] != CACHE_OK && ret == CACHE_OK)
+			ret = st[i];
 		if (done != NULL)
 			done(arg, wb->ent[i].key, st[i]);
 		cache_record_release(&wb->ent[i].rec);
@@ -139,9 +142,8 @@ cache_wb_flush_ent(struct cache_wb *wb, struct cache *c, int64_t now,
 		wb->ent[i].full = 0;
 	}
 	wb->n = kept;
-	if (kept > 0 && ret == CACHE_FULL)
-		ret = CACHE_OK;		/* nothing final failed yet */
 	return (ret);
+
 }
 
 int
