@@ -158,6 +158,13 @@ sandbox_filter(int no_inet)
 
 	if ((ctx = seccomp_init(SCMP_ACT_ALLOW)) == NULL)
 		fatalx("sandbox: seccomp_init failed");
+#if SCMP_VER_MAJOR > 2 || (SCMP_VER_MAJOR == 2 && SCMP_VER_MINOR >= 5)
+	/* A binary tree of the rules: every allowed system call (a warm
+	 * lookup's read and send among them) passes log2 of the ~45 rules
+	 * instead of all of them.  Where libseccomp cannot, the linear
+	 * filter it builds instead is as strict. */
+	(void)seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2);
+#endif
 	for (i = 0; i < sizeof(sandbox_denied) / sizeof(sandbox_denied[0]);
 	    i++)
 		sandbox_rule(seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM),

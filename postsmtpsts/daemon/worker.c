@@ -197,6 +197,7 @@ worker_free(struct worker *w)
 	cache_record_release(&w->rec);
 	cache_record_release(&w->drec);
 	free(w->pin_lapsed);
+	free(w->memo);
 	free(w);
 }
 

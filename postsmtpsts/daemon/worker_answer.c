@@ -20,7 +20,10 @@
  * facts of RFC 7672 are a second entry, read only for a map with
  * dane = yes); then the resolver (WORKER_ANSWER_ASK: worker_rclient.c),
  * whose deadline answer (RFC 8461 §5: fail open by default) is also the
- * answer when the resolver knows nothing.
+ * answer when the resolver knows nothing.  A cache answer given within
+ * the same second and cache version is repeated from the answer memo
+ * before any of this (below, "The answer memo": it holds only what the
+ * cache answered, so the order above is kept).
  *
  * A cache answer from an STS record whose TXT id check is due
  * (facts_txt_due: the TXT TTL has passed) is sent at once, and then the
@@ -84,7 +87,7 @@ worker_tlsrpt_dropped(struct worker *w, const char *domain,
 enum sockmap_status
 worker_answer_facts(struct worker *w, const char *domain,
     const struct cache_record *sts, const struct cache_record *dane,
-    const struct config_map *map, struct buf *data)
+    const struct config_map *map, struct buf *data, int *droppedp)
 {
 	enum sockmap_status st;
 	int		 dropped;
@@ -92,6 +95,8 @@ worker_answer_facts(struct worker *w, const char *domain,
 	st = facts_answer(domain, sts, dane, map, &w->pol, data, &dropped);
 	if (dropped)
 		worker_tlsrpt_dropped(w, domain, sts, map);
+	if (droppedp != NULL)
+		*droppedp = dropped;
 	return (st);
 }
 
@@ -123,8 +128,9 @@ worker_cache_answer(struct worker *w, struct worker_answer_verdict *v)
 	enum sockmap_status st;
 	char		 err[256], key[CACHE_KEY_MAX + 1];
 	size_t		 klen;
+	uint64_t	 version;
 	time_t		 now;
-	int		 due;
+	int		 due, dropped;
 
 	if (!w->cf->cache.enabled)
 		return (-1);
@@ -144,6 +150,8 @@ worker_cache_answer(struct worker *w, struct worker_answer_verdict *v)
 			return (-1);
 		}
 	}
+	/* before the reads: a commit after it makes the memo miss */
+	version = cache_version(w->cache);
 	if (cache_get(w->cache, domain, len, &w->rec) != CACHE_HIT ||
 	    w->rec.kind == CACHE_KIND_DANE) {
 		stats_cache_read(STATS_CACHE_MISS);
@@ -170,7 +178,7 @@ worker_cache_answer(struct worker *w, struct worker_answer_verdict *v)
 	due = facts_txt_due(&w->rec, (int64_t)now);
 	buf_init_fixed(&data, w->data, sizeof(w->data));
 	st = worker_answer_facts(w, domain, &w->rec, map->dane ? &w->drec :
-	    NULL, map, &data);
+	    NULL, map, &data, &dropped);
 	stats_lookup(STATS_SRC_CACHE, st, data.data, data.len, w->t0);
 	log_debug(1, "domain=%s map=%s source=cache answer=%s", domain,
 	    map->name, sockmap_status_name(st));
@@ -179,7 +187,99 @@ worker_cache_answer(struct worker *w, struct worker_answer_verdict *v)
 	v->len = data.len;
 	v->txtcheck = due;
 	v->now = now;
+	v->version = version;
+	/* a due TXT re-check and a dropped-attributes warning are not
+	 * repeated by the memo: such answers go the full way every time */
+	v->memo = !due && !dropped && version != 0;
 	return (0);
+}
+
+/*
+ * The answer memo.  A warm lookup's full path (normalize the key, two
+ * LMDB reads, decode and validate both records, decide, format) costs
+ * more user time than the constant-answer server's whole request; at
+ * Postfix's rates the same few domains come again and again.  So the
+ * worker keeps its last cache answers in a small direct-mapped table
+ * keyed by map and key, and answers again from it while nothing it was
+ * made from can have changed:
+ *  - the cache: cache_version() (LMDB's last committed transaction id, of
+ *    any process) is what it was before the reads; every resolver commit
+ *    (a new policy, a refresh, a deletion, an eviction) changes it;
+ *  - the time: freshness and the TXT re-check are decided in whole
+ *    seconds of clock_wall(), so the answer stands for the rest of the
+ *    second it was made in;
+ *  - the configuration: a worker process has one for its life (a reload
+ *    starts new workers); a pin that is in force answers before the
+ *    cache, so the memo holds only unpinned keys, and a pin's "until"
+ *    can only lapse.
+ * The key is kept only when it is already the normalized domain (Postfix
+ * folds table keys to lower case), so a hit skips domain_normalize() too;
+ * a hit is counted and logged as the cache answer it repeats.  Answers
+ * that ask for a TXT re-check or warn about dropped TLSRPT attributes are
+ * never kept (their side effects must happen), nor keys or replies over
+ * WORKER_MEMO_KEY / WORKER_MEMO_DATA bytes.  Measured in bench/README.md
+ * ("Measured 2026-12-06: the warm path").
+ */
+
+/* worker_memo_slot - the memo slot of map and key[0..len) */
+static struct worker_memo *
+worker_memo_slot(struct worker *w, const struct config_map *map,
+    const char *key, size_t len)
+{
+	uint32_t	 h = hash_fnv1a(key, len);
+
+	h ^= (uint32_t)(map - w->cf->maps) * 0x9e3779b1u;
+	return (&w->memo[h % WORKER_MEMO_SLOTS]);
+}
+
+/* worker_memo_answer - v's answer from the memo (v->map set); 0 if hit */
+static int
+worker_memo_answer(struct worker *w, const char *key, size_t key_len,
+    struct worker_answer_verdict *v)
+{
+	const struct worker_memo *m;
+
+	if (w->memo == NULL || key_len == 0 || key_len > WORKER_MEMO_KEY)
+		return (-1);
+	m = worker_memo_slot(w, v->map, key, key_len);
+	if (m->map != v->map || m->key_len != key_len ||
+	    memcmp(m->key, key, key_len) != 0 ||
+	    m->second != clock_wall() ||
+	    m->version != cache_version(w->cache))
+		return (-1);
+	stats_cache_read(STATS_CACHE_HIT);
+	stats_lookup(STATS_SRC_CACHE, m->st, m->data, m->data_len, w->t0);
+	log_debug(1, "domain=%.*s map=%s source=cache answer=%s",
+	    (int)key_len, key, v->map->name, sockmap_status_name(m->st));
+	v->st = m->st;
+	v->data = m->data_len > 0 ? m->data : NULL;
+	v->len = m->data_len;
+	return (0);
+}
+
+/* worker_memo_keep - remember v's cache answer to key[0..key_len) */
+static void
+worker_memo_keep(struct worker *w, const char *key, size_t key_len,
+    const struct worker_answer_verdict *v)
+{
+	struct worker_memo *m;
+
+	if (!v->memo || key_len == 0 || key_len > WORKER_MEMO_KEY ||
+	    v->len > WORKER_MEMO_DATA || key_len != v->domain_len ||
+	    memcmp(key, v->domain, key_len) != 0)
+		return;
+	if (w->memo == NULL)
+		w->memo = xcalloc(WORKER_MEMO_SLOTS, sizeof(*w->memo));
+	m = worker_memo_slot(w, v->map, key, key_len);
+	m->map = v->map;
+	m->version = v->version;
+	m->second = v->now;
+	m->key_len = (uint16_t)key_len;
+	memcpy(m->key, key, key_len);
+	m->data_len = (uint16_t)v->len;
+	if (v->len > 0)
+		memcpy(m->data, v->data, v->len);
+	m->st = v->st;
 }
 
 /*
@@ -251,6 +351,8 @@ worker_answer(struct worker *w, const char *name, size_t name_len,
 		v->len = 16;
 		return (WORKER_ANSWER_REPLY);
 	}
+	if (worker_memo_answer(w, key, key_len, v) == 0)
+		return (WORKER_ANSWER_REPLY);
 	ds = domain_normalize(key, key_len, v->domain);
 	if (ds != DOMAIN_OK) {
 		if (ds == DOMAIN_INVALID)
@@ -265,7 +367,11 @@ worker_answer(struct worker *w, const char *name, size_t name_len,
 		return (WORKER_ANSWER_REPLY);
 	}
 	v->domain_len = strlen(v->domain);
-	if (worker_pin_answer(w, v) == 0 || worker_cache_answer(w, v) == 0)
+	if (worker_pin_answer(w, v) == 0)
 		return (WORKER_ANSWER_REPLY);
+	if (worker_cache_answer(w, v) == 0) {
+		worker_memo_keep(w, key, key_len, v);
+		return (WORKER_ANSWER_REPLY);
+	}
 	return (WORKER_ANSWER_ASK);
 }

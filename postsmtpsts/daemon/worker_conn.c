@@ -20,9 +20,12 @@
  * many requests, so connections are persistent and many are open at once.
  *
  * Per connection:
- *  - input is decoded in place from the connection's input evbuffer; a
- *    request longer than SOCKMAP_MAX_QUERY is refused as soon as its length
- *    prefix is read, so a 1 MB claim is never buffered;
+ *  - input is decoded in place: from the worker's read buffer when the
+ *    connection holds nothing (whole requests, the usual case), else from
+ *    the connection's input evbuffer, which keeps only a partial frame or
+ *    what a pause left; a request longer than SOCKMAP_MAX_QUERY is refused
+ *    as soon as its length prefix is read, so a 1 MB claim is never
+ *    buffered;
  *  - a broken frame gets one PERM reply and the connection is closed after
  *    it is written (nothing after a broken frame can be re-synchronized);
  *  - a malformed request inside a good frame gets PERM and the connection
@@ -31,7 +34,8 @@
  *    we stop reading above WORKER_OUTPUT_HIGH bytes of pending output, so
  *    memory per connection stays bounded;
  *  - an idle connection (or one stalled mid-request) is closed after
- *    idle_timeout seconds.
+ *    idle_timeout seconds (one timer a connection, not moved at each
+ *    read: when it fires it waits for the rest since the last read).
  * Connections over max_connections are accepted and closed at once: the
  * listener stays responsive and Postfix retries.  At most max_inflight
  * requests per connection wait for an answer; above that the connection
@@ -41,6 +45,7 @@
 #include "autoconf.h"
 
 #include <sys/queue.h>
+#include <sys/socket.h>
 
 #include <errno.h>
 #include <stdlib.h>
@@ -253,14 +258,43 @@ conn_read_enable(struct conn *c, int on)
  * conn_output - write what is pending now; wait for EV_WRITE for the rest
  *
  * Writing at once, and arming EV_WRITE only when the socket is full, is
- * what keeps a warm lookup at three system calls (read, write, epoll_wait).
+ * what keeps a warm lookup at two system calls and a share of one
+ * epoll_wait (read, send).
  * Frees the connection (returns -1) when it is closing and done.
  */
+/*
+ * conn_send - write c->out until it is empty or the socket is full: -1 on
+ * a write error (errno), else 0
+ *
+ * A warm reply is one evbuffer chain: one send(2), which costs the kernel
+ * less than the writev(2) evbuffer_write() makes of it; several chains (a
+ * client that reads slowly) go out in one writev(2) as before.
+ */
+static int
+conn_send(struct conn *c)
+{
+	struct evbuffer_iovec v[2];
+	ssize_t		 n;
+	int		 nv;
+
+	while (evbuffer_get_length(c->out) > 0 &&
+	    (nv = evbuffer_peek(c->out, -1, NULL, v, 2)) > 0) {
+		if (nv > 1 || v[0].iov_len == 0)
+			return (evbuffer_write(c->out, c->fd) == -1 ? -1 : 0);
+		n = send(c->fd, v[0].iov_base, v[0].iov_len, MSG_NOSIGNAL);
+		if (n == -1)
+			return (-1);
+		evbuffer_drain(c->out, (size_t)n);
+		if ((size_t)n < v[0].iov_len)
+			break;
+	}
+	return (0);
+}
+
 static int
 conn_output(struct conn *c)
 {
-	if (evbuffer_get_length(c->out) > 0 &&
-	    evbuffer_write(c->out, c->fd) == -1 &&
+	if (evbuffer_get_length(c->out) > 0 && conn_send(c) == -1 &&
 	    errno != EAGAIN && errno != EINTR) {
 		log_debug(1, "connection write error: %s", strerror(errno));
 		worker_conn_free(c);
@@ -409,21 +443,24 @@ conn_answer(struct conn *c, const char *name, size_t name_len,
 }
 
 /*
- * conn_process - decode and answer every complete request in the input
+ * conn_decode - decode and answer every complete request in p[0..len)
  *
- * Returns -1 if the connection was freed.
+ * *used gets the bytes consumed: a partial frame at the end, or what is
+ * left when the connection pauses (its output over WORKER_OUTPUT_HIGH, or
+ * max_inflight lookups waiting), is the caller's to keep.  Returns -1 if
+ * the connection was freed or is closing after a broken frame (then
+ * everything counts as used).
  */
 static int
-conn_process(struct conn *c)
+conn_decode(struct conn *c, const char *p, size_t len, size_t *used)
 {
-	struct evbuffer	*in = c->in;
 	struct evbuffer	*out = c->out;
 	enum netstring_status st;
 	const char	*payload, *name, *key, *why;
-	size_t		 len, want, plen, used, name_len, key_len;
-	unsigned char	*p;
+	size_t		 off = 0, plen, n, name_len, key_len;
 
-	while ((len = evbuffer_get_length(in)) > 0 && !c->closing) {
+	*used = 0;
+	while (off < len && !c->closing) {
 		if (evbuffer_get_length(out) > WORKER_OUTPUT_HIGH ||
 		    c->nslots >= c->w->cf->max_inflight) {
 			/* The client is not reading, or has too many
@@ -432,18 +469,12 @@ conn_process(struct conn *c)
 				c->big = 1;
 			conn_read_enable(c, 0);
 			c->reading_paused = 1;
-			return (0);
+			break;
 		}
-		want = len < WORKER_MAX_FRAME ? len : WORKER_MAX_FRAME;
-		if ((p = evbuffer_pullup(in, (ev_ssize_t)want)) == NULL) {
-			log_warnx("evbuffer_pullup failed: closing");
-			worker_conn_free(c);
-			return (-1);
-		}
-		st = netstring_decode((const char *)p, want, SOCKMAP_MAX_QUERY,
-		    &payload, &plen, &used);
+		st = netstring_decode(p + off, len - off, SOCKMAP_MAX_QUERY,
+		    &payload, &plen, &n);
 		if (st == NETSTRING_INCOMPLETE)
-			return (0);
+			break;
 		if (st != NETSTRING_OK) {
 			log_warnx("malformed request: %s: closing connection",
 			    netstring_strerror(st));
@@ -451,7 +482,7 @@ conn_process(struct conn *c)
 			worker_conn_reply(c, SOCKMAP_PERM,
 			    netstring_strerror(st),
 			    strlen(netstring_strerror(st)));
-			evbuffer_drain(in, len);
+			*used = len;
 			worker_conn_close_after_write(c);
 			return (-1);
 		}
@@ -463,8 +494,38 @@ conn_process(struct conn *c)
 			worker_conn_reply(c, SOCKMAP_PERM, why, strlen(why));
 		} else
 			conn_answer(c, name, name_len, key, key_len);
-		evbuffer_drain(in, used);
+		off += n;
 	}
+	*used = off;
+	return (0);
+}
+
+/*
+ * conn_process - decode and answer every complete request kept in c->in
+ *
+ * c->in holds less than one frame plus one read (conn_read_cb), so it is
+ * made contiguous whole.  Returns -1 if the connection was freed.
+ */
+static int
+conn_process(struct conn *c)
+{
+	struct evbuffer	*in = c->in;
+	size_t		 len, used;
+	unsigned char	*p;
+	int		 r;
+
+	if (c->closing || (len = evbuffer_get_length(in)) == 0)
+		return (0);
+	if ((p = evbuffer_pullup(in, (ev_ssize_t)len)) == NULL) {
+		log_warnx("evbuffer_pullup failed: closing");
+		worker_conn_free(c);
+		return (-1);
+	}
+	r = conn_decode(c, (const char *)p, len, &used);
+	/* a broken frame: c may be gone, and its input with it */
+	if (r == -1)
+		return (-1);
+	evbuffer_drain(in, used);
 	return (0);
 }
 
@@ -497,6 +558,7 @@ conn_read_cb(evutil_socket_t fd, short what, void *arg)
 	struct conn	*c = arg;
 	struct worker	*w = c->w;
 	ssize_t		 n;
+	size_t		 used;
 
 	(void)what;
 	n = read(fd, w->rbuf, sizeof(w->rbuf));
@@ -512,14 +574,30 @@ conn_read_cb(evutil_socket_t fd, short what, void *arg)
 		worker_conn_close_after_write(c);
 		return;
 	}
-	evtimer_add(c->ev_idle, &w->idle);
-	if (evbuffer_add(c->in, w->rbuf, (size_t)n) == -1) {
-		log_warnx("evbuffer_add failed: closing connection");
-		worker_conn_free(c);
-		return;
+	/* the idle timer is not moved at every read (a heap operation per
+	 * request): conn_idle_cb looks at this and waits for the rest */
+	c->active_ms = clock_ms();
+	if (evbuffer_get_length(c->in) == 0 && !c->closing) {
+		/* The usual case, whole requests: answered from rbuf in
+		 * place; only a partial frame, or what a pause left, is
+		 * kept in c->in. */
+		if (conn_decode(c, w->rbuf, (size_t)n, &used) == -1)
+			return;
+		if (used < (size_t)n && evbuffer_add(c->in, w->rbuf + used,
+		    (size_t)n - used) == -1) {
+			log_warnx("evbuffer_add failed: closing connection");
+			worker_conn_free(c);
+			return;
+		}
+	} else {
+		if (evbuffer_add(c->in, w->rbuf, (size_t)n) == -1) {
+			log_warnx("evbuffer_add failed: closing connection");
+			worker_conn_free(c);
+			return;
+		}
+		if (conn_process(c) == -1)
+			return;
 	}
-	if (conn_process(c) == -1)
-		return;
 	conn_kick(c);
 }
 
@@ -540,16 +618,28 @@ conn_write_cb(evutil_socket_t fd, short what, void *arg)
 	conn_kick(c);
 }
 
-/* conn_idle_cb - no request for idle_timeout seconds */
+/* conn_idle_cb - the idle timer: no request for idle_timeout seconds, or
+ * wait for the rest of it since the last read */
 static void
 conn_idle_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct conn	*c = arg;
+	struct timeval	 tv;
+	int64_t		 idle_ms, since;
 
 	(void)fd;
 	(void)what;
+	idle_ms = (int64_t)c->w->idle.tv_sec * 1000 + c->w->idle.tv_usec / 1000;
+	since = clock_ms() - c->active_ms;
+	if (since >= 0 && since < idle_ms) {
+		tv.tv_sec = (time_t)((idle_ms - since) / 1000);
+		tv.tv_usec = (suseconds_t)((idle_ms - since) % 1000 * 1000);
+		evtimer_add(c->ev_idle, &tv);
+		return;
+	}
 	/* Idle means idle: a connection waiting for a lookup is not. */
 	if (!TAILQ_EMPTY(&c->fifo)) {
+		c->active_ms = clock_ms();
 		evtimer_add(c->ev_idle, &c->w->idle);
 		return;
 	}
@@ -602,6 +692,7 @@ worker_conn_accept_cb(struct evconnlistener *l, evutil_socket_t fd,
 		w->conns_peak = w->nconns;
 	stats_inc(STATS_CONN_ACCEPTED);
 	conn_read_enable(c, 1);
+	c->active_ms = clock_ms();
 	evtimer_add(c->ev_idle, &w->idle);
 	worker_balance(w);
 }

@@ -57,6 +57,25 @@ struct config_map;
 #define WORKER_TRIM_DELAY_MS	200
 #define WORKER_DROPPED_MEMO	64	/* domains whose dropped TLSRPT is
 					   logged (worker_tlsrpt_dropped) */
+/* The answer memo (worker_answer.c): slots, and the longest key and reply
+ * data it keeps (Postfix's keys and plain policies are far shorter; a
+ * longer one is answered the full way every time). */
+#define WORKER_MEMO_SLOTS	256
+#define WORKER_MEMO_KEY		128
+#define WORKER_MEMO_DATA	512
+
+/* One remembered cache answer: valid while the cache's version and the
+ * wall-clock second are those it was made at. */
+struct worker_memo {
+	const struct config_map *map;
+	uint64_t	 version;	/* cache_version() before the reads */
+	time_t		 second;	/* clock_wall() of the reads */
+	uint16_t	 key_len;	/* 0: empty slot */
+	uint16_t	 data_len;
+	enum sockmap_status st;
+	char		 key[WORKER_MEMO_KEY];	/* normalized domain */
+	char		 data[WORKER_MEMO_DATA];
+};
 
 struct inflight;
 struct worker;
@@ -107,7 +126,8 @@ struct conn {
 	int		 fd;
 	struct event	*ev_read;
 	struct event	*ev_write;
-	struct event	*ev_idle;
+	struct event	*ev_idle;	/* idle_timeout after active_ms */
+	int64_t		 active_ms;	/* clock_ms() of the last read */
 	struct evbuffer	*in;
 	struct evbuffer	*out;
 	int		 reading;	/* ev_read armed */
@@ -165,6 +185,8 @@ struct worker {
 							   logged for these */
 	unsigned char	*pin_lapsed;	/* per cf->domains[i]: its lapse is
 					   logged (allocated at the first) */
+	struct worker_memo *memo;	/* WORKER_MEMO_SLOTS, at the first
+					   cache answer */
 	struct sts_policy pol;
 };
 
@@ -228,6 +250,9 @@ struct worker_answer_verdict {
 					   id check is due: after replying,
 					   ask for a re-check of domain */
 	time_t		 now;		/* txtcheck: the time of the read */
+	uint64_t	 version;	/* cache answer: cache_version() before
+					   its reads */
+	int		 memo;		/* cache answer the memo may keep */
 	const struct config_map *map;	/* the map, NULL if unknown */
 	char		 domain[DOMAIN_BUFSZ];	/* normalized, when the key
 						   is a plain domain */
@@ -248,11 +273,12 @@ enum worker_answer_kind worker_answer(struct worker *w, const char *name,
 /*
  * worker_answer_facts - the reply to a lookup of domain for map from its
  * records (sts, dane: either NULL when not known), into data; warns once
- * when a tlsrpt map's attributes had to be left out.  Returns the status.
+ * when a tlsrpt map's attributes had to be left out (then *dropped, if
+ * not NULL, is 1; else 0).  Returns the status.
  */
 enum sockmap_status worker_answer_facts(struct worker *w, const char *domain,
 	    const struct cache_record *sts, const struct cache_record *dane,
-	    const struct config_map *map, struct buf *data);
+	    const struct config_map *map, struct buf *data, int *dropped);
 
 /* worker_answer_unknown - nothing is known: the deadline answer, into
  * data */

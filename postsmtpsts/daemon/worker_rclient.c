@@ -246,7 +246,7 @@ rclient_reply(struct worker *w, const struct ipc_reply *rep)
 		if (ok)
 			st = worker_answer_facts(w, rep->domain, have_sts ?
 			    &w->rec : NULL, have_dane ? &w->drec : NULL,
-			    sl->map, &data);
+			    sl->map, &data, NULL);
 		else
 			st = worker_answer_unknown(w, &data);
 		log_debug(1, "domain=%s map=%s source=resolver answer=%s",

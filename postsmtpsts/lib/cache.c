@@ -319,6 +319,16 @@ cache_set_writers(struct cache *c, int n)
 		c->writers = n < 1 ? 1 : (size_t)n;
 }
 
+uint64_t
+cache_version(struct cache *c)
+{
+	MDB_envinfo	 info;
+
+	if (c == NULL || c->env == NULL || mdb_env_info(c->env, &info) != 0)
+		return (0);
+	return ((uint64_t)info.me_last_txnid);
+}
+
 void
 cache_close(struct cache *c)
 {

@@ -112,6 +112,15 @@ struct cache *cache_open_cowriter(const char *path, size_t map_size,
  * writer's, since each one's commits draw on it */
 void	cache_set_writers(struct cache *c, int n);
 
+/*
+ * cache_version - the id of the last committed write transaction, of any
+ * process: it changes with every commit, so an answer derived from the
+ * cache at version v is still what a lookup would find while
+ * cache_version() is v (the worker's answer memo, worker_answer.c).  No
+ * transaction, no lock: LMDB's newer meta page.  0 on error.
+ */
+uint64_t cache_version(struct cache *c);
+
 /* cache_close - abort any open batch, release the handle; NULL is a no-op */
 void	cache_close(struct cache *c);
 

@@ -746,6 +746,46 @@ put_get_del(void **state)
 	cache_close(c);
 }
 
+/* cache_version: every commit of the writer moves it, as a reader handle
+ * on the same files sees it; reads, aborted batches and failed writes
+ * do not (the worker's answer memo trusts an unchanged version) */
+static void
+version_moves_with_each_commit(void **state)
+{
+	struct tdir *t = *state;
+	struct cache *w, *r;
+	static struct cache_record got;
+	uint64_t	 v0, v1, v2;
+
+	w = test_open(t, TEST_MAP_SIZE, 0);
+	r = test_open(t, 0, 1);
+	assert_int_equal(cache_version(NULL), 0);
+	v0 = cache_version(r);
+	assert_true(v0 == cache_version(w));
+	test_fill(w, 1, 1, 0);
+	v1 = cache_version(r);
+	assert_true(v1 > v0);
+	/* reads move nothing */
+	for (int i = 0; i < 10; i++)
+		assert_int_equal(test_get(r, "d00001.example", &got),
+		    CACHE_HIT);
+	assert_true(cache_version(r) == v1);
+	/* an aborted batch moves nothing; a committed one moves it once */
+	assert_int_equal(cache_txn_begin(w), CACHE_OK);
+	test_record(&rec_a, 7);
+	assert_int_equal(cache_put(w, "d00007.example", &rec_a), CACHE_OK);
+	cache_txn_abort(w);
+	assert_true(cache_version(r) == v1);
+	test_fill(w, 2, 5, 1);
+	v2 = cache_version(r);
+	assert_true(v2 == v1 + 1);
+	/* a deletion is a commit too */
+	assert_int_equal(cache_del(w, "d00002.example"), CACHE_OK);
+	assert_true(cache_version(r) > v2);
+	cache_close(r);
+	cache_close(w);
+}
+
 static void
 keys_must_be_normalized(void **state)
 {
@@ -2109,6 +2149,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(open_creates_private_directory,
 		    tdir_setup, tdir_teardown),
 		cmocka_unit_test_setup_teardown(put_get_del,
+		    tdir_setup, tdir_teardown),
+		cmocka_unit_test_setup_teardown(version_moves_with_each_commit,
 		    tdir_setup, tdir_teardown),
 		cmocka_unit_test_setup_teardown(keys_must_be_normalized,
 		    tdir_setup, tdir_teardown),
