@@ -150,8 +150,6 @@ worker_cache_answer(struct worker *w, struct worker_answer_verdict *v)
 			return (-1);
 		}
 	}
-	/* before the reads: a commit after it makes the memo miss */
-	version = cache_version(w->cache);
 	if (cache_get(w->cache, domain, len, &w->rec) != CACHE_HIT ||
 	    w->rec.kind == CACHE_KIND_DANE) {
 		stats_cache_read(STATS_CACHE_MISS);
@@ -161,6 +159,9 @@ worker_cache_answer(struct worker *w, struct worker_answer_verdict *v)
 		stats_cache_read(STATS_CACHE_STALE);
 		return (-1);
 	}
+	/* the snapshot read: the memo's version (both reads must have had
+	 * the same, else it keeps nothing) */
+	version = cache_read_version(w->cache);
 	if (map->dane) {
 		/* the DANE facts are a second entry ("dane:" + domain) */
 		klen = cache_dane_key(domain, len, key);
@@ -173,6 +174,8 @@ worker_cache_answer(struct worker *w, struct worker_answer_verdict *v)
 			stats_cache_read(STATS_CACHE_STALE);
 			return (-1);
 		}
+		if (cache_read_version(w->cache) != version)
+			version = 0;
 	}
 	stats_cache_read(STATS_CACHE_HIT);
 	due = facts_txt_due(&w->rec, (int64_t)now);
@@ -203,8 +206,11 @@ worker_cache_answer(struct worker *w, struct worker_answer_verdict *v)
  * keyed by map and key, and answers again from it while nothing it was
  * made from can have changed:
  *  - the cache: cache_version() (LMDB's last committed transaction id, of
- *    any process) is what it was before the reads; every resolver commit
- *    (a new policy, a refresh, a deletion, an eviction) changes it;
+ *    any process) is the id of the snapshot both reads saw
+ *    (cache_read_version); every resolver commit (a new policy, a
+ *    refresh, a deletion, an eviction) changes it.  Not cache_version()
+ *    before the reads: LMDB writes the meta page before new readers see
+ *    the snapshot, so that would be a moment ahead of what was read;
  *  - the time: freshness and the TXT re-check are decided in whole
  *    seconds of clock_wall(), so the answer stands for the rest of the
  *    second it was made in;
@@ -217,7 +223,8 @@ worker_cache_answer(struct worker *w, struct worker_answer_verdict *v)
  * a hit is counted and logged as the cache answer it repeats.  Answers
  * that ask for a TXT re-check or warn about dropped TLSRPT attributes are
  * never kept (their side effects must happen), nor keys or replies over
- * WORKER_MEMO_KEY / WORKER_MEMO_DATA bytes.  Measured in bench/README.md
+ * WORKER_MEMO_KEY / WORKER_MEMO_DATA bytes.  A hit's debug line says
+ * "memo=hit".  Measured in bench/README.md
  * ("Measured 2026-12-06: the warm path").
  */
 
@@ -249,7 +256,7 @@ worker_memo_answer(struct worker *w, const char *key, size_t key_len,
 		return (-1);
 	stats_cache_read(STATS_CACHE_HIT);
 	stats_lookup(STATS_SRC_CACHE, m->st, m->data, m->data_len, w->t0);
-	log_debug(1, "domain=%.*s map=%s source=cache answer=%s",
+	log_debug(1, "domain=%.*s map=%s source=cache answer=%s memo=hit",
 	    (int)key_len, key, v->map->name, sockmap_status_name(m->st));
 	v->st = m->st;
 	v->data = m->data_len > 0 ? m->data : NULL;

@@ -250,8 +250,9 @@ struct worker_answer_verdict {
 					   id check is due: after replying,
 					   ask for a re-check of domain */
 	time_t		 now;		/* txtcheck: the time of the read */
-	uint64_t	 version;	/* cache answer: cache_version() before
-					   its reads */
+	uint64_t	 version;	/* cache answer: the snapshot its reads
+					   saw (cache_read_version), 0 if
+					   they saw two */
 	int		 memo;		/* cache answer the memo may keep */
 	const struct config_map *map;	/* the map, NULL if unknown */
 	char		 domain[DOMAIN_BUFSZ];	/* normalized, when the key

@@ -320,6 +320,12 @@ cache_set_writers(struct cache *c, int n)
 }
 
 uint64_t
+cache_read_version(const struct cache *c)
+{
+	return (c == NULL ? 0 : c->read_version);
+}
+
+uint64_t
 cache_version(struct cache *c)
 {
 	MDB_envinfo	 info;
@@ -388,6 +394,7 @@ cache_get(struct cache *c, const char *domain, size_t len,
 		    domain, mdb_strerror(rc));
 		st = CACHE_ERROR;
 	}
+	c->read_version = txn == c->rtxn ? (uint64_t)mdb_txn_id(txn) : 0;
 	if (txn == c->rtxn)
 		mdb_txn_reset(c->rtxn);
 	return (st);

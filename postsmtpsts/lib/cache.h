@@ -115,11 +115,18 @@ void	cache_set_writers(struct cache *c, int n);
 /*
  * cache_version - the id of the last committed write transaction, of any
  * process: it changes with every commit, so an answer derived from the
- * cache at version v is still what a lookup would find while
- * cache_version() is v (the worker's answer memo, worker_answer.c).  No
- * transaction, no lock: LMDB's newer meta page.  0 on error.
+ * snapshot with id v (cache_read_version) is still what a lookup would
+ * find while cache_version() is v (the worker's answer memo,
+ * worker_answer.c).  No transaction, no lock: LMDB's newer meta page,
+ * which a commit writes before it lets new readers see the snapshot, so
+ * it may run ahead of cache_read_version() for a moment, never behind.
+ * 0 on error.
  */
 uint64_t cache_version(struct cache *c);
+
+/* cache_read_version - the snapshot (transaction id) the last cache_get
+ * read; 0 if it read a batch's own writes, or none was made */
+uint64_t cache_read_version(const struct cache *c);
 
 /* cache_close - abort any open batch, release the handle; NULL is a no-op */
 void	cache_close(struct cache *c);

@@ -29,6 +29,8 @@ struct cache {
 	MDB_env		*env;
 	MDB_dbi		 dbi;
 	MDB_txn		*rtxn;		/* reset read txn, or NULL */
+	uint64_t	 read_version;	/* snapshot of the last cache_get: its
+					   txn id, 0 if it read a batch */
 	MDB_txn		*wtxn;		/* open batch; NULL: none, failed */
 	int		 batch;		/* a batch is open */
 	int		 batch_status;	/* CACHE_OK, or what ended it */

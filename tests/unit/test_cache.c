@@ -762,23 +762,33 @@ version_moves_with_each_commit(void **state)
 	assert_int_equal(cache_version(NULL), 0);
 	v0 = cache_version(r);
 	assert_true(v0 == cache_version(w));
+	assert_int_equal(cache_read_version(r), 0);
 	test_fill(w, 1, 1, 0);
 	v1 = cache_version(r);
 	assert_true(v1 > v0);
-	/* reads move nothing */
+	/* reads move nothing, and read the snapshot cache_version names */
 	for (int i = 0; i < 10; i++)
 		assert_int_equal(test_get(r, "d00001.example", &got),
 		    CACHE_HIT);
 	assert_true(cache_version(r) == v1);
+	assert_true(cache_read_version(r) == v1);
+	/* a miss is a read of the snapshot too */
+	assert_int_equal(test_get(r, "d09999.example", &got), CACHE_MISS);
+	assert_true(cache_read_version(r) == v1);
 	/* an aborted batch moves nothing; a committed one moves it once */
 	assert_int_equal(cache_txn_begin(w), CACHE_OK);
 	test_record(&rec_a, 7);
 	assert_int_equal(cache_put(w, "d00007.example", &rec_a), CACHE_OK);
+	/* a read of the batch's own writes is no snapshot */
+	assert_int_equal(test_get(w, "d00007.example", &got), CACHE_HIT);
+	assert_int_equal(cache_read_version(w), 0);
 	cache_txn_abort(w);
 	assert_true(cache_version(r) == v1);
 	test_fill(w, 2, 5, 1);
 	v2 = cache_version(r);
 	assert_true(v2 == v1 + 1);
+	assert_int_equal(test_get(r, "d00006.example", &got), CACHE_HIT);
+	assert_true(cache_read_version(r) == v2);
 	/* a deletion is a commit too */
 	assert_int_equal(cache_del(w, "d00002.example"), CACHE_OK);
 	assert_true(cache_version(r) > v2);
