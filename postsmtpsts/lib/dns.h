@@ -124,4 +124,8 @@ const char	*dns_status_name(enum dns_status st);
 /* dns_rcode_name - "NOERROR", "SERVFAIL", ... or "RCODE<n>" in buf */
 const char	*dns_rcode_name(int rcode, char *buf, size_t bufsz);
 
+/* dns_name_eq - 1 if a and b (presentation form, NUL-terminated) are the
+ * same DNS name: ASCII case and one final dot aside (no escapes) */
+int		 dns_name_eq(const char *a, const char *b);
+
 #endif

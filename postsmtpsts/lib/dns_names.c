@@ -3,15 +3,19 @@
  * and counters
  *
  * Interface (dns.h): dns_security_name(), dns_status_name(),
- * dns_rcode_name().  Pure, no I/O.  They live apart from dns.c so that a
- * test which links tests/fake/fake_dns.c instead of dns.c (link-time
- * substitution of the I/O: the linker must never need dns.o) still logs
- * the real names: a fake that restates them would drift from them.
+ * dns_rcode_name(), and dns_name_eq() (what a name compares equal to).
+ * Pure, no I/O.  They live apart from dns.c so that a test which links
+ * tests/fake/fake_dns.c instead of dns.c (link-time substitution of the
+ * I/O: the linker must never need dns.o) still logs the real names and
+ * matches names as the DANE walk does: a fake that restates them would
+ * drift from them.
  */
 #include "autoconf.h"
 
 #include <stddef.h>
 #include <stdio.h>
+#include <string.h>
+#include <strings.h>
 
 #include "lib/dns.h"
 
@@ -56,4 +60,16 @@ dns_rcode_name(int rcode, char *buf, size_t bufsz)
 		return (names[rcode]);
 	snprintf(buf, bufsz, "RCODE%d", rcode);
 	return (buf);
+}
+
+int
+dns_name_eq(const char *a, const char *b)
+{
+	size_t	 la = strlen(a), lb = strlen(b);
+
+	if (la > 0 && a[la - 1] == '.')
+		la--;
+	if (lb > 0 && b[lb - 1] == '.')
+		lb--;
+	return (la == lb && strncasecmp(a, b, la) == 0);
 }

@@ -59,7 +59,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "policy/dane.h"
 #include "lib/dns.h"
@@ -596,19 +595,6 @@ dane_keep_addrs(struct dane_host *h, const struct dns_result *res)
 	}
 }
 
-/* dane_name_eq - same DNS name, ignoring case and one trailing dot */
-static int
-dane_name_eq(const char *a, const char *b)
-{
-	size_t	 la = strlen(a), lb = strlen(b);
-
-	if (la > 0 && a[la - 1] == '.')
-		la--;
-	if (lb > 0 && b[lb - 1] == '.')
-		lb--;
-	return (la == lb && strncasecmp(a, b, la) == 0);
-}
-
 /*
  * dane_aaaa_needed - after the A answer of a host, 1 if the AAAA answer
  * can still change the host's state.  A and AAAA live at the same name in
@@ -666,7 +652,7 @@ dane_host_addr_cb(const struct dns_result *res, void *arg)
 		dane_keep_addrs(h, res);
 		dane_ttl(dn, res->ttl);
 		if (res->canonname != NULL && res->havedata &&
-		    !dane_name_eq(res->canonname, h->name) &&
+		    !dns_name_eq(res->canonname, h->name) &&
 		    strlen(res->canonname) < sizeof(hq->canon)) {
 			snprintf(hq->canon, sizeof(hq->canon), "%s",
 			    res->canonname);

@@ -59,25 +59,12 @@ static struct dns_query	*fake_queries;
 static int		 fake_nqueries;
 static struct fake_script *fake_scripts;
 
-/* fake_name_eq - DNS names equal, case and a final dot aside */
-static int
-fake_name_eq(const char *a, const char *b)
-{
-	size_t	 la = strlen(a), lb = strlen(b);
-
-	if (la > 0 && a[la - 1] == '.')
-		la--;
-	if (lb > 0 && b[lb - 1] == '.')
-		lb--;
-	return (la == lb && strncasecmp(a, b, la) == 0);
-}
-
 /* fake_match - q asks name/type (wildcards: NULL, 0) */
 static int
 fake_match(const struct dns_query *q, const char *name, int rrtype)
 {
 	return ((rrtype == 0 || q->rrtype == rrtype) &&
-	    (name == NULL || fake_name_eq(q->name, name)));
+	    (name == NULL || dns_name_eq(q->name, name)));
 }
 
 /* fake_query_done - the query is answered or cancelled */
@@ -149,7 +136,7 @@ fake_script_find(const char *name, int rrtype)
 	struct fake_script *s;
 
 	for (s = fake_scripts; s != NULL; s = s->next)
-		if (s->rrtype == rrtype && fake_name_eq(s->name, name))
+		if (s->rrtype == rrtype && dns_name_eq(s->name, name))
 			return (s);
 	return (NULL);
 }
@@ -453,7 +440,7 @@ fake_dns_unscript(const char *name, int rrtype)
 	struct fake_script **l, *s;
 
 	for (l = &fake_scripts; (s = *l) != NULL; l = &s->next)
-		if (s->rrtype == rrtype && fake_name_eq(s->name, name)) {
+		if (s->rrtype == rrtype && dns_name_eq(s->name, name)) {
 			*l = s->next;
 			free(s);
 			return;

@@ -665,10 +665,26 @@ names_for_logs(void **state)
 	assert_string_equal(dns_rcode_name(23, buf, sizeof(buf)), "RCODE23");
 }
 
+/* dns_name_eq: the DANE walk's (and the fake DNS's) name comparison */
+static void
+name_equality(void **state)
+{
+	(void)state;
+	assert_true(dns_name_eq("mx.example.com", "MX.Example.COM"));
+	assert_true(dns_name_eq("mx.example.com.", "mx.example.com"));
+	assert_true(dns_name_eq("mx.example.com", "mx.example.com."));
+	assert_true(dns_name_eq("", "."));
+	assert_false(dns_name_eq("mx.example.com..", "mx.example.com"));
+	assert_false(dns_name_eq("mx.example.co", "mx.example.com"));
+	assert_false(dns_name_eq("mx1.example.com", "mx.example.com"));
+	assert_false(dns_name_eq("mx.example.com", ""));
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(name_equality),
 		cmocka_unit_test(txt_answer_has_rdata_and_ttl),
 		cmocka_unit_test(nxdomain_is_reported),
 		cmocka_unit_test(silent_server_times_out),
