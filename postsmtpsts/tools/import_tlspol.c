@@ -356,6 +356,38 @@ itg_time(struct itg *g, int64_t *unix_s)
 	return (0);
 }
 
+/* itg_next_field - the next field of a struct value of type t: 1 and its
+ * index in *f (start at -1) and *fl, 0 at the struct's end, -1 on error */
+static int
+itg_next_field(struct itg *g, const struct itg_type *t, int64_t *f,
+    const struct itg_field **fl)
+{
+	uint64_t	 d;
+
+	if (itg_uint(g, &d) == -1)
+		return (-1);
+	if (d == 0)
+		return (0);
+	if (d > t->nfields || (*f += (int64_t)d) >= (int64_t)t->nfields)
+		return (itg_fail(g, "bad field number"));
+	*fl = &t->field[*f];
+	return (1);
+}
+
+/* itg_policy_field - a Policy (string) or TTL (uint) field fl into *b:
+ * 1 if fl is one of them, 0 if not, -1 on error */
+static int
+itg_policy_field(struct itg *g, const struct itg_field *fl,
+    struct import_tlspol_branch *b)
+{
+	if (strcmp(fl->name, "Policy") == 0 && fl->id == ITG_STRING)
+		return (itg_bytes(g, (const unsigned char **)&b->policy,
+		    &b->policylen) == -1 ? -1 : 1);
+	if (strcmp(fl->name, "TTL") == 0 && fl->id == ITG_UINT)
+		return (itg_uint(g, &b->ttl) == -1 ? -1 : 1);
+	return (0);
+}
+
 /* itg_branch - the struct value of type id holding ExpiresAt, Policy and
  * TTL (PolicyBranch, or Expirable with ExpiresAt alone) into *b */
 static int
@@ -365,77 +397,53 @@ itg_branch(struct itg *g, int64_t id, struct import_tlspol_branch *b,
 	const struct itg_type *t;
 	const struct itg_type *ft;
 	const struct itg_field *fl;
-	uint64_t	 d;
 	int64_t		 f;
+	int		 r;
 
 	t = itg_type_of(g, id);
 	if (t == NULL || t->kind != ITG_STRUCT)
 		return (itg_skip(g, id, depth));
-	for (f = -1;;) {
-		if (itg_uint(g, &d) == -1)
-			return (-1);
-		if (d == 0)
-			return (0);
-		if (d > t->nfields || (f += (int64_t)d) >= (int64_t)t->nfields)
-			return (itg_fail(g, "bad field number"));
-		fl = &t->field[f];
+	for (f = -1; (r = itg_next_field(g, t, &f, &fl)) == 1;) {
 		ft = itg_type_of(g, fl->id);
 		if (strcmp(fl->name, "ExpiresAt") == 0 && ft != NULL &&
 		    ft->kind == ITG_ENCODER) {
 			if (itg_time(g, &b->expires_at) == -1)
 				return (-1);
 			b->has_expires = 1;
-		} else if (strcmp(fl->name, "Policy") == 0 &&
-		    fl->id == ITG_STRING) {
-			if (itg_bytes(g, (const unsigned char **)&b->policy,
-			    &b->policylen) == -1)
-				return (-1);
-		} else if (strcmp(fl->name, "TTL") == 0 &&
-		    fl->id == ITG_UINT) {
-			if (itg_uint(g, &b->ttl) == -1)
+		} else if ((r = itg_policy_field(g, fl, b)) != 0) {
+			if (r == -1)
 				return (-1);
 		} else if (itg_skip(g, fl->id, depth - 1) == -1)
 			return (-1);
 	}
+	return (r);
 }
 
-/* itg_entry - a CacheStruct value of type id into *e */
+/* itg_entry - a CacheStruct value of type id into *e (the policy and TTL
+ * of the oldest layout are fields of its own: into e->legacy) */
 static int
 itg_entry(struct itg *g, int64_t id, struct import_tlspol_entry *e)
 {
 	const struct itg_type *t;
 	const struct itg_field *fl;
-	uint64_t	 d;
 	int64_t		 f;
-	int		 depth = IMPORT_TLSPOL_DEPTH - 1;
+	int		 depth = IMPORT_TLSPOL_DEPTH - 1, r;
 
 	t = itg_type_of(g, id);
-	for (f = -1;;) {
-		if (itg_uint(g, &d) == -1)
-			return (-1);
-		if (d == 0)
-			return (0);
-		if (d > t->nfields || (f += (int64_t)d) >= (int64_t)t->nfields)
-			return (itg_fail(g, "bad field number"));
-		fl = &t->field[f];
+	for (f = -1; (r = itg_next_field(g, t, &f, &fl)) == 1;) {
 		if (strcmp(fl->name, "Expirable") == 0) {
 			if (itg_branch(g, fl->id, &e->legacy, depth) == -1)
 				return (-1);
 		} else if (strcmp(fl->name, "MtaSts") == 0) {
 			if (itg_branch(g, fl->id, &e->mtasts, depth) == -1)
 				return (-1);
-		} else if (strcmp(fl->name, "Policy") == 0 &&
-		    fl->id == ITG_STRING) {
-			if (itg_bytes(g, (const unsigned char **)
-			    &e->legacy.policy, &e->legacy.policylen) == -1)
-				return (-1);
-		} else if (strcmp(fl->name, "TTL") == 0 &&
-		    fl->id == ITG_UINT) {
-			if (itg_uint(g, &e->legacy.ttl) == -1)
+		} else if ((r = itg_policy_field(g, fl, &e->legacy)) != 0) {
+			if (r == -1)
 				return (-1);
 		} else if (itg_skip(g, fl->id, depth) == -1)
 			return (-1);
 	}
+	return (r);
 }
 
 /* itg_value - the one value message: map[string]*CacheStruct */
