@@ -368,8 +368,10 @@ itg_next_field(struct itg *g, const struct itg_type *t, int64_t *f,
 		return (-1);
 	if (d == 0)
 		return (0);
-	if (d > t->nfields || (*f += (int64_t)d) >= (int64_t)t->nfields)
-		return (itg_fail(g, "bad field number"));
+	if (d > t->nfields || (*f += (int64_t)d) >= (int64_t)t->nfields) {
+		(void)itg_fail(g, "bad field number");
+		return (-1);
+	}
 	*fl = &t->field[*f];
 	return (1);
 }
