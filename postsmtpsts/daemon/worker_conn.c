@@ -577,20 +577,16 @@ conn_read_cb(evutil_socket_t fd, short what, void *arg)
 	/* the idle timer is not moved at every read (a heap operation per
 	 * request): conn_idle_cb looks at this and waits for the rest */
 	c->active_ms = clock_ms();
-	if (evbuffer_get_length(c->in) == 0 && !c->closing) {
-		/* The usual case, whole requests: answered from rbuf in
-		 * place; only a partial frame, or what a pause left, is
-		 * kept in c->in. */
-		if (conn_decode(c, w->rbuf, (size_t)n, &used) == -1)
-			return;
-		if (used < (size_t)n && evbuffer_add(c->in, w->rbuf + used,
-		    (size_t)n - used) == -1) {
-			log_warnx("evbuffer_add failed: closing connection");
-			worker_conn_free(c);
-			return;
-		}
-	} else {
-		if (evbuffer_add(c->in, w->rbuf, (size_t)n) == -1) {
+	/* The usual case, whole requests: answered from rbuf in place; only
+	 * a partial frame, or what a pause left, is kept in c->in (and
+	 * looked at again there, which for those two stops at once). */
+	used = 0;
+	if (evbuffer_get_length(c->in) == 0 &&
+	    conn_decode(c, w->rbuf, (size_t)n, &used) == -1)
+		return;
+	if (used < (size_t)n) {
+		if (evbuffer_add(c->in, w->rbuf + used, (size_t)n - used) ==
+		    -1) {
 			log_warnx("evbuffer_add failed: closing connection");
 			worker_conn_free(c);
 			return;

@@ -68,7 +68,8 @@ struct config_map;
  * wall-clock second are those it was made at. */
 struct worker_memo {
 	const struct config_map *map;
-	uint64_t	 version;	/* cache_version() before the reads */
+	uint64_t	 version;	/* the snapshot its reads saw
+					   (cache_read_version) */
 	time_t		 second;	/* clock_wall() of the reads */
 	uint16_t	 key_len;	/* 0: empty slot */
 	uint16_t	 data_len;
