@@ -213,6 +213,17 @@ isr_string(struct isr_json *j, char *out, size_t outsz, size_t *olen)
 	return (0);
 }
 
+/* isr_digits - skip a run of decimal digits at pos: how many there were */
+static size_t
+isr_digits(struct isr_json *j)
+{
+	size_t		 ds = j->pos;
+
+	while (j->pos < j->len && j->p[j->pos] >= '0' && j->p[j->pos] <= '9')
+		j->pos++;
+	return (j->pos - ds);
+}
+
 /* isr_number - a JSON number at pos; *v gets it when it is a whole
  * number 0..UINT64_MAX written without sign, fraction or exponent, and
  * *whole says whether it was */
@@ -242,10 +253,7 @@ isr_number(struct isr_json *j, uint64_t *v, int *whole)
 	if (j->pos < j->len && j->p[j->pos] == '.') {
 		*whole = 0;
 		j->pos++;
-		for (ds = j->pos; j->pos < j->len && j->p[j->pos] >= '0' &&
-		    j->p[j->pos] <= '9'; )
-			j->pos++;
-		if (j->pos == ds)
+		if (isr_digits(j) == 0)
 			return (isr_fail(j, "bad number"));
 	}
 	if (j->pos < j->len && (j->p[j->pos] == 'e' || j->p[j->pos] == 'E')) {
@@ -254,10 +262,7 @@ isr_number(struct isr_json *j, uint64_t *v, int *whole)
 		if (j->pos < j->len && (j->p[j->pos] == '+' ||
 		    j->p[j->pos] == '-'))
 			j->pos++;
-		for (ds = j->pos; j->pos < j->len && j->p[j->pos] >= '0' &&
-		    j->p[j->pos] <= '9'; )
-			j->pos++;
-		if (j->pos == ds)
+		if (isr_digits(j) == 0)
 			return (isr_fail(j, "bad number"));
 	}
 	return (0);
