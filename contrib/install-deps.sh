@@ -27,7 +27,7 @@ set -eu
 BUILD="build-essential autoconf automake pkgconf libconfuse-dev libevent-dev
 liblmdb-dev lmdb-utils libunbound-dev libcurl4-gnutls-dev libgnutls28-dev
 libidn2-dev libcmocka-dev libsystemd-dev dns-root-data ca-certificates
-libseccomp-dev libhiredis-dev libsqlite3-dev zlib1g-dev"
+libseccomp-dev libhiredis-dev libsqlite3-dev zlib1g-dev libjson-c-dev"
 TEST="postfix nsd unbound ldnsutils nginx-light bind9-dnsutils openssl
 python3 curl swaks procps iproute2 valgrind clang libclang-rt-14-dev
 shellcheck python3-prometheus-client systemd man-db groff-base cppcheck

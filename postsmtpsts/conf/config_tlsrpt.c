@@ -71,6 +71,61 @@ config_tlsrpt_mailbox_ok(const char *s)
 	    DOMAIN_CHECK_OK);
 }
 
+/*
+ * config_tlsrpt_list - a trusted_* list, NULL-terminated, each entry
+ * checked by ok (NULL: why not); *n its length
+ */
+static char **
+config_tlsrpt_list(struct config_ctx *ctx, cfg_t *sec, const char *name,
+    const char *(*ok)(const char *), size_t *n)
+{
+	char		 esc[LOG_ESCAPE_MAX + 8];
+	char	       **v;
+	const char	*s, *why;
+	unsigned int	 i, size = cfg_size(sec, name);
+
+	*n = 0;
+	if (size > CONFIG_MAX_TLSRPT_TRUSTED) {
+		config_error(ctx, sec, name, 0, "tlsrpt: %s: at most %d "
+		    "entries", name, CONFIG_MAX_TLSRPT_TRUSTED);
+		size = CONFIG_MAX_TLSRPT_TRUSTED;
+	}
+	v = xcalloc((size_t)size + 1, sizeof(*v));
+	for (i = 0; i < size; i++) {
+		s = cfg_getnstr(sec, name, i);
+		if ((why = ok(s)) != NULL) {
+			config_error(ctx, sec, name, i, "tlsrpt: %s \"%s\": %s",
+			    name, config_error_esc(esc, sizeof(esc), s), why);
+			continue;
+		}
+		v[(*n)++] = xstrdup(s);
+	}
+	return (v);
+}
+
+/* config_tlsrpt_user_ok - a user name or a numeric id */
+static const char *
+config_tlsrpt_user_ok(const char *s)
+{
+	return (config_value_name_ok(s) ? NULL :
+	    "not a user name or a numeric id");
+}
+
+/* config_tlsrpt_word_ok - a _COMM (at most 15 bytes, as the kernel keeps
+ * it) or a unit pattern: printable, no blank */
+static const char *
+config_tlsrpt_word_ok(const char *s)
+{
+	size_t	 i;
+
+	for (i = 0; s[i] != '\0'; i++)
+		if ((unsigned char)s[i] <= 0x20 || (unsigned char)s[i] > 0x7e)
+			return ("must be printable ASCII without blanks");
+	if (i == 0 || i > 255)
+		return ("must be 1 to 255 bytes");
+	return (NULL);
+}
+
 void
 config_tlsrpt_build(struct config_ctx *ctx, cfg_t *cfg, struct config *cf)
 {
@@ -98,11 +153,40 @@ config_tlsrpt_build(struct config_ctx *ctx, cfg_t *cfg, struct config *cf)
 		config_error(ctx, sec, "sender", 0, "tlsrpt: sender \"%s\" is "
 		    "not an address local@domain", config_error_esc(esc,
 		    sizeof(esc), t->sender));
+	s = config_value_str(sec, "input");
+	if (strcmp(s, "log") == 0)
+		t->input = CONFIG_TLSRPT_INPUT_LOG;
+	else if (strcmp(s, "socket") == 0)
+		t->input = CONFIG_TLSRPT_INPUT_SOCKET;
+	else
+		config_error(ctx, sec, "input", 0, "tlsrpt: input \"%s\" is "
+		    "not log or socket", config_error_esc(esc, sizeof(esc), s));
+	/*
+	 * With input = socket the log is optional: read (if set) only for
+	 * the reporter's own mails' Message-ID lines.
+	 */
 	s = config_value_str(sec, "log");
 	if (strcmp(s, "journal") == 0)
 		t->log = xstrdup(s);
 	else
-		t->log = config_value_path(ctx, sec, "tlsrpt", "log", 0);
+		t->log = config_value_path(ctx, sec, "tlsrpt", "log",
+		    t->input == CONFIG_TLSRPT_INPUT_SOCKET);
+	t->socket = config_value_path(ctx, sec, "tlsrpt", "socket", 0);
+	if (t->socket != NULL && strlen(t->socket) >= CONFIG_MAX_SUN_PATH)
+		config_error(ctx, sec, "socket", 0, "tlsrpt: socket: a unix "
+		    "socket's path is at most %d bytes",
+		    CONFIG_MAX_SUN_PATH - 1);
+	t->socket_group = config_value_name(ctx, sec, "tlsrpt",
+	    "socket_group");
+	t->trusted_users = config_tlsrpt_list(ctx, sec, "trusted_users",
+	    config_tlsrpt_user_ok, &t->ntrusted_users);
+	if (t->ntrusted_users == 0)
+		config_error(ctx, sec, "trusted_users", 0, "tlsrpt: "
+		    "trusted_users: at least one user (Postfix's)");
+	t->trusted_commands = config_tlsrpt_list(ctx, sec, "trusted_commands",
+	    config_tlsrpt_word_ok, &t->ntrusted_commands);
+	t->trusted_units = config_tlsrpt_list(ctx, sec, "trusted_units",
+	    config_tlsrpt_word_ok, &t->ntrusted_units);
 	t->state_dir = config_value_path(ctx, sec, "tlsrpt", "state_dir", 0);
 	/*
 	 * The map is looked for only when the reporter is on: a

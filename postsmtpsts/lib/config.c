@@ -138,6 +138,11 @@ config_free(struct config *cf)
 	free(cf->tlsrpt.submitter);
 	free(cf->tlsrpt.sender);
 	free(cf->tlsrpt.log);
+	free(cf->tlsrpt.socket);
+	free(cf->tlsrpt.socket_group);
+	config_free_strv(cf->tlsrpt.trusted_users);
+	config_free_strv(cf->tlsrpt.trusted_commands);
+	config_free_strv(cf->tlsrpt.trusted_units);
 	free(cf->tlsrpt.state_dir);
 	free(cf->tlsrpt.map);
 	free(cf->tlsrpt.sendmail);

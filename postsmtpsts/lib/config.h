@@ -30,6 +30,14 @@
 #define CONFIG_DEFAULT_MAP		"postfix"	/* Postfix < 3.10 */
 #define CONFIG_DEFAULT_MAP_TLSRPT	"postfix310"	/* >= 3.10: tlsrpt */
 #define CONFIG_DEFAULT_TLSRPT_DIR	LOCALSTATEDIR "/lib/postsmtpsts/tlsrpt"
+/* tlsrpt: where Postfix's smtp_tlsrpt_socket_name = run/tlsrpt/tlsrpt.sock
+ * (relative to its queue directory, so chrooted or not) finds the socket */
+#define CONFIG_DEFAULT_TLSRPT_SOCKET	"/var/spool/postfix/run/tlsrpt/tlsrpt.sock"
+/* tlsrpt: the journal's _COMM of the Postfix programs whose lines it reads
+ * (smtp and lmtp: sessions and deliveries, tlsproxy: handshakes with
+ * connection reuse, cleanup: message-id lines, qmgr: queue lines) */
+#define CONFIG_DEFAULT_TLSRPT_COMMANDS \
+	"{\"smtp\", \"lmtp\", \"tlsproxy\", \"cleanup\", \"qmgr\"}"
 #define CONFIG_DEFAULT_SENDMAIL		"/usr/sbin/sendmail"
 
 /*
@@ -59,6 +67,7 @@
 #define CONFIG_MAX_ANSWER	4096	/* composed pinned answer, bytes */
 #define CONFIG_MAX_PATH		1023	/* any configured path, bytes */
 #define CONFIG_MAX_RUNTIME_DIR	75	/* leaves room in sun_path (108) */
+#define CONFIG_MAX_SUN_PATH	108	/* sun_path, the NUL included */
 #define CONFIG_MAX_NAME		32	/* user and group names */
 #define CONFIG_MAX_TLSRPT_TEXT	256	/* tlsrpt: organization, contact */
 #define CONFIG_MIN_TLSRPT_REPORT 4096	/* tlsrpt: max_report_size, bytes */
@@ -222,9 +231,20 @@ struct config_fleet {
  * a set of bits 1 << (RFC 8460 policy type: 0 no-policy-found, 1 sts,
  * 2 tlsa, as tlsrpt/result.h numbers them).
  */
+#define CONFIG_MAX_TLSRPT_TRUSTED 16	/* tlsrpt: trusted_* list entries */
 #define CONFIG_TLSRPT_NONE	0x1	/* no-policy-found */
 #define CONFIG_TLSRPT_STS	0x2	/* sts */
 #define CONFIG_TLSRPT_TLSA	0x4	/* tlsa */
+/*
+ * tlsrpt.input: where the reporter counts sessions.  Never both for the
+ * same deliveries: with "socket" the log (if set) is read only for the
+ * reporter's own mails' Message-ID lines, never for a session.
+ */
+enum config_tlsrpt_input {
+	CONFIG_TLSRPT_INPUT_LOG,	/* Postfix's log (file or journal) */
+	CONFIG_TLSRPT_INPUT_SOCKET,	/* Postfix's libtlsrpt datagrams */
+};
+
 struct config_tlsrpt {
 	int		 enable;
 	char		*organization_name;	/* organization-name */
@@ -233,7 +253,19 @@ struct config_tlsrpt {
 						   TLS-Report-Submitter */
 	char		*sender;		/* local@domain: envelope
 						   sender and From: */
-	char		*log;			/* "journal" or a file path */
+	char		*log;			/* "journal" or a file path;
+						   NULL: none (input socket) */
+	enum config_tlsrpt_input input;		/* where sessions come from */
+	char		*socket;		/* input socket: its path */
+	char		*socket_group;		/* its group */
+	char	       **trusted_users;		/* datagram senders and journal
+						   _UID: names or ids */
+	size_t		 ntrusted_users;
+	char	       **trusted_commands;	/* journal _COMM; none: any */
+	size_t		 ntrusted_commands;
+	char	       **trusted_units;		/* journal _SYSTEMD_UNIT
+						   patterns; none: any */
+	size_t		 ntrusted_units;
 	char		*state_dir;		/* its LMDB environment */
 	char		*map;			/* the map Postfix asks */
 	unsigned int	 policy_types;		/* CONFIG_TLSRPT_* bits */

@@ -5,6 +5,7 @@
  */
 #include "autoconf.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +23,9 @@
 #include "policy/pins.h"
 #include "policy/sts_policy.h"
 #include "tlsrpt/agg.h"
+#include "tlsrpt/collect.h"
 #include "tlsrpt/count.h"
+#include "tlsrpt/dgram.h"
 #include "tlsrpt/follow.h"
 #include "tlsrpt/maillog.h"
 #include "tlsrpt/report.h"
@@ -33,6 +36,30 @@
 
 #define COUNT_ENC_MAX		(4 * 1024 * 1024)	/* one encoded value */
 #define COUNT_CACHE_RETRY	10	/* seconds between cache opens */
+#define COUNT_RL_SECONDS	60	/* one refusal line a minute a kind */
+
+/* count_rl - a refusal's log line, rate-limited (count_ratelimit) */
+static void __attribute__((format(printf, 3, 4)))
+count_rl(struct count *c, struct count_ratelimit *rl, const char *fmt, ...)
+{
+	char	 msg[1024];
+	va_list	 ap;
+
+	if (rl->last != 0 && c->now < rl->last + COUNT_RL_SECONDS) {
+		rl->quiet++;
+		return;
+	}
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (rl->quiet > 0)
+		log_warnx("%s (and %llu more refused in the last minute, not "
+		    "logged)", msg, (unsigned long long)rl->quiet);
+	else
+		log_warnx("%s", msg);
+	rl->last = c->now;
+	rl->quiet = 0;
+}
 
 int64_t
 count_line_time(const struct maillog_time *t, int64_t now)
@@ -105,8 +132,8 @@ count_mx(struct count *c)
 /* count_add - add one judged session to its domain's counts of the day */
 static void
 count_add(struct count *c, const char *domain, int64_t day,
-    const struct agg_desc *desc, const struct session_outcome *o,
-    enum tlsrpt_result result)
+    const struct agg_desc *desc, const char *host, const char *addr,
+    enum tlsrpt_result result, const char *reason)
 {
 	char		 key[RSTATE_KEY_LEN];
 	const void	*v;
@@ -134,7 +161,7 @@ count_add(struct count *c, const char *domain, int64_t day,
 		c->error = 1;
 		return;
 	}
-	agg_add(&a, desc, o->host, o->addr, result, o->reason);
+	agg_add(&a, desc, host, addr, result, reason);
 	buf_reset(&c->enc);
 	agg_encode(&a, &c->enc);
 	agg_free(&a);
@@ -213,7 +240,8 @@ count_outcome(const struct session_outcome *o, void *arg)
 	    maillog_trust_name(o->trust), tlsrpt_result_name(o->result),
 	    tlsrpt_policy_type_name(vp.type), verdict_level_name(vp.level),
 	    tlsrpt_result_name(result));
-	count_add(c, o->domain, report_day(o->when), &desc, o, result);
+	count_add(c, o->domain, report_day(o->when), &desc, o->host, o->addr,
+	    result, o->reason);
 }
 
 /* count_confirm - the cleanup line of one of our mails: never a session,
@@ -248,14 +276,26 @@ count_confirm(struct count *c, const struct maillog_event *ev, int64_t when)
 		c->error = 1;
 }
 
+#define COUNT_FIELD_ESC	96	/* a trusted field in a log line */
+
+/* count_esc - a trusted field for a log line: escaped, "-" if absent */
+static const char *
+count_esc(char *out, const char *v, size_t len)
+{
+	if (v == NULL)
+		return ("-");
+	return (log_escape(out, COUNT_FIELD_ESC, v, len));
+}
+
 /* count_line - one line of the log */
 static void
 count_line(const struct follow_line *l, void *arg)
 {
 	struct count	*c = arg;
 	struct maillog_event ev;
-	char		 esc[LOG_ESCAPE_MAX + 8];
+	char		 esc[LOG_ESCAPE_MAX + 8], esc2[3][COUNT_FIELD_ESC];
 	enum maillog_kind k;
+	enum origin_verdict v;
 	int64_t		 when;
 
 	c->batch.lines++;
@@ -271,6 +311,27 @@ count_line(const struct follow_line *l, void *arg)
 		k = maillog_line(l->text, l->len, &ev);
 		when = count_line_time(&ev.time, c->now);
 	}
+	if (k == MAILLOG_IGNORED)
+		return;
+	/* a line Postfix would have written: did Postfix write it? */
+	if (l->journal && (v = origin_journal(&c->origin, l->uid, l->uidlen,
+	    l->comm, l->commlen, l->unit, l->unitlen)) != ORIGIN_OK) {
+		c->batch.refused_lines[v]++;
+		count_rl(c, &c->rl_lines, "tlsrpt: a journal entry that is "
+		    "not Postfix's (%s %s), refused: _UID=%s _COMM=%s "
+		    "_SYSTEMD_UNIT=%s \"%s\"", origin_verdict_name(v),
+		    v == ORIGIN_COMM ? "not in trusted_commands" : v ==
+		    ORIGIN_UNIT ? "not in trusted_units" :
+		    "not in trusted_users", count_esc(esc2[0], l->uid,
+		    l->uidlen), count_esc(esc2[1], l->comm, l->commlen),
+		    count_esc(esc2[2], l->unit, l->unitlen),
+		    log_escape(esc, sizeof(esc), l->text, l->len));
+		return;
+	}
+	/* input socket: the log only confirms the reporter's own mails */
+	if (c->cf->tlsrpt.input == CONFIG_TLSRPT_INPUT_SOCKET &&
+	    k != MAILLOG_MESSAGE_ID)
+		return;
 	switch (k) {
 	case MAILLOG_IGNORED:
 		return;
@@ -287,6 +348,90 @@ count_line(const struct follow_line *l, void *arg)
 		session_event(c->sessions, &ev, when, count_outcome, c);
 		return;
 	}
+}
+
+/*
+ * count_dgram_policy - one policy of a datagram: one session of d's
+ * domain, under the policy Postfix says it applied (no cache lookup:
+ * Postfix knows).  The result of a failed one is its first failure
+ * detail's (one session, one row, as a log session gives); a failure
+ * without details is a validation-failure.  A DANE policy's strings are
+ * Postfix's TLSA records; an STS policy's are the policy lines our map
+ * sent Postfix (policy_string), the lines the log input takes from the
+ * cache: the same report either way.
+ */
+static void
+count_dgram_policy(struct count *c, const struct dgram *d,
+    const struct dgram_policy *p, int64_t day)
+{
+	struct agg_desc	 desc;
+	const struct dgram_detail *fd = p->ndetails > 0 ? &p->details[0] :
+	    NULL;
+	enum tlsrpt_result result = TLSRPT_RESULT_NONE;
+
+	if ((c->cf->tlsrpt.policy_types & (1u << p->type)) == 0) {
+		c->batch.excluded++;
+		return;
+	}
+	memset(&desc, 0, sizeof(desc));
+	desc.type = p->type;
+	desc.strings = p->strings.data != NULL ? p->strings.data : "";
+	desc.slen = p->strings.len;
+	desc.mx = p->mx.data != NULL ? p->mx.data : "";
+	desc.mlen = p->mx.len;
+	if (p->failed)
+		result = fd != NULL ? fd->result : TLSRPT_RESULT_VALIDATION;
+	log_debug(1, "tlsrpt: datagram domain=%s policy=%s mx=%s addr=%s "
+	    "result=%s", d->domain, tlsrpt_policy_type_name(p->type),
+	    fd != NULL && fd->host[0] != '\0' ? fd->host : "-",
+	    fd != NULL && fd->addr[0] != '\0' ? fd->addr : "-",
+	    tlsrpt_result_name(result));
+	count_add(c, d->domain, day, &desc, fd != NULL && p->failed ?
+	    fd->host : "", fd != NULL && p->failed ? fd->addr : "", result,
+	    fd != NULL && p->failed ? fd->reason : "");
+}
+
+/* count_dgram - one datagram from the socket */
+static void
+count_dgram(const struct collect_dgram *in, void *arg)
+{
+	struct count	*c = arg;
+	char		 why[256], esc[LOG_ESCAPE_MAX + 8];
+	char		 esc2[LOG_ESCAPE_MAX + 8];
+	enum dgram_status st;
+	int64_t		 day;
+	size_t		 i;
+
+	c->batch.datagrams++;
+	/* SCM_CREDENTIALS: the kernel's word for who sent it */
+	if (!in->has_cred || !origin_uid_ok(&c->origin, in->uid)) {
+		c->batch.refused_sender++;
+		if (in->has_cred)
+			count_rl(c, &c->rl_sender, "tlsrpt: a datagram from "
+			    "uid %lu (pid %ld), not one of trusted_users: "
+			    "refused", (unsigned long)in->uid, (long)in->pid);
+		else
+			count_rl(c, &c->rl_sender, "tlsrpt: a datagram "
+			    "without its sender's credentials: refused");
+		return;
+	}
+	if (in->too_long) {
+		st = DGRAM_LIMIT;
+		snprintf(why, sizeof(why), "more than %d bytes", DGRAM_MAX);
+	} else
+		st = dgram_parse(in->data, in->len, c->dg, why, sizeof(why));
+	if (st != DGRAM_OK) {
+		c->batch.refused[st]++;
+		count_rl(c, &c->rl_dgram, "tlsrpt: a datagram from pid %ld "
+		    "refused (%s): %s: \"%s\"", (long)in->pid,
+		    dgram_status_name(st), log_escape(esc, sizeof(esc), why,
+		    strlen(why)), log_escape(esc2, sizeof(esc2), in->data,
+		    in->len));
+		return;
+	}
+	day = report_day(c->now);
+	for (i = 0; i < c->dg->npolicies; i++)
+		count_dgram_policy(c, c->dg, &c->dg->policies[i], day);
 }
 
 int
@@ -325,9 +470,15 @@ count_reload(struct count *c)
 int
 count_open(struct count *c, const struct config *cf, struct store *store)
 {
+	char	 err[256];
+
 	memset(c, 0, sizeof(*c));
 	c->cf = cf;
 	c->store = store;
+	if (origin_init(&c->origin, &cf->tlsrpt, err, sizeof(err)) == -1) {
+		log_warnx("tlsrpt: %s", err);
+		return (-1);
+	}
 	if ((c->map = config_find_map(cf, cf->tlsrpt.map,
 	    strlen(cf->tlsrpt.map))) == NULL) {
 		log_warnx("tlsrpt: no map \"%s\"", cf->tlsrpt.map);
@@ -340,6 +491,8 @@ count_open(struct count *c, const struct config *cf, struct store *store)
 	buf_init(&c->mx, AGG_MAX_TEXT);
 	cache_record_init(&c->rec);
 	cache_record_init(&c->dane);
+	if (cf->tlsrpt.input == CONFIG_TLSRPT_INPUT_SOCKET)
+		c->dg = dgram_new();
 	return (count_reload(c));
 }
 
@@ -354,6 +507,7 @@ count_close(struct count *c)
 	buf_free(&c->mx);
 	cache_record_release(&c->rec);
 	cache_record_release(&c->dane);
+	dgram_free(c->dg);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -372,13 +526,28 @@ count_counters(struct count *c)
 		{ "sessions_excluded", b->excluded },
 		{ "sessions_late", b->late },
 		{ "reports_confirmed", b->confirmed },
+		{ "lines_refused_no_uid", b->refused_lines[ORIGIN_NO_UID] },
+		{ "lines_refused_uid", b->refused_lines[ORIGIN_UID] },
+		{ "lines_refused_comm", b->refused_lines[ORIGIN_COMM] },
+		{ "lines_refused_unit", b->refused_lines[ORIGIN_UNIT] },
+		{ "datagrams", b->datagrams },
+		{ "datagrams_refused_sender", b->refused_sender },
+		{ "datagrams_backlog", b->backlog },
 	};
+	char	 name[64];
 	size_t	 i;
 
 	for (i = 0; i < sizeof(m) / sizeof(m[0]); i++)
 		if (m[i].n > 0 && store_counter_add(c->store, m[i].name,
 		    m[i].n) == -1)
 			return (-1);
+	for (i = 1; i <= DGRAM_STATUS_MAX; i++) {
+		snprintf(name, sizeof(name), "datagrams_refused_%s",
+		    dgram_status_name((int)i));
+		if (b->refused[i] > 0 && store_counter_add(c->store, name,
+		    b->refused[i]) == -1)
+			return (-1);
+	}
 	return (0);
 }
 
@@ -419,5 +588,41 @@ count_batch(struct count *c, struct follow *f, size_t max)
 	return (n);
 fail:
 	store_abort(c->store);
+	return (-1);
+}
+
+long
+count_dgrams(struct count *c, struct collect *in, size_t max)
+{
+	long	 n;
+
+	c->now = clock_wall();
+	c->error = 0;
+	memset(&c->batch, 0, sizeof(c->batch));
+	if (store_begin(c->store, 1) == -1)
+		return (-1);
+	if ((n = collect_read(in, max, count_dgram, c)) == -1)
+		goto fail;
+	if (n == 0) {
+		store_abort(c->store);
+		return (0);
+	}
+	if ((size_t)n == max)
+		c->batch.backlog++;
+	if (c->error || count_counters(c) == -1)
+		goto fail;
+	if (store_commit(c->store) == -1)
+		goto lost;
+	c->total.sessions += c->batch.sessions;
+	c->total.success += c->batch.success;
+	c->total.failure += c->batch.failure;
+	c->total.excluded += c->batch.excluded;
+	c->total.late += c->batch.late;
+	return (n);
+fail:
+	store_abort(c->store);
+lost:
+	log_warnx("tlsrpt: %ld datagrams were read but not committed: their "
+	    "sessions are lost", n);
 	return (-1);
 }

@@ -25,6 +25,12 @@
  *	(rstate_msgid) marks its queue id (no report on reports) and
  *	confirms that destination (SENT).
  *
+ *	With tlsrpt.input = socket the log gives no session at all (the
+ *	datagrams do: count_dgrams), only those cleanup lines: the same
+ *	delivery is never counted from both.  Journal entries that
+ *	journald's trusted fields do not show as Postfix's (origin.h) are
+ *	refused before anything is read from them, counted by why.
+ *
  *	A line's time: the journal's; a file line's own (BSD syslog time:
  *	local time of this year, last year if that is more than a day
  *	ahead; RFC 3339: as written); the clock's if it has none.
@@ -37,12 +43,15 @@
 
 #include "lib/buf.h"
 #include "lib/cache_record.h"
+#include "tlsrpt/dgram.h"
 #include "tlsrpt/maillog.h"
+#include "tlsrpt/origin.h"
 
 struct config;
 struct config_map;
 struct store;
 struct follow;
+struct collect;
 struct cache;
 struct session_table;
 struct sts_policy;
@@ -58,6 +67,20 @@ struct count_stats {
 	uint64_t	 excluded;	/* type not in policy_types */
 	uint64_t	 late;		/* the day's report was made */
 	uint64_t	 confirmed;	/* own mails seen in the queue */
+	uint64_t	 refused_lines[ORIGIN_UNIT + 1]; /* journal entries not
+					   Postfix's, by origin_verdict */
+	uint64_t	 datagrams;	/* datagrams read */
+	uint64_t	 refused_sender; /* datagrams not from a trusted user */
+	uint64_t	 refused[DGRAM_STATUS_MAX + 1]; /* datagrams refused,
+					   by dgram_status */
+	uint64_t	 backlog;	/* batches that found more waiting */
+};
+
+/* A refusal's log line: at most one a minute per kind, with how many
+ * were not logged since. */
+struct count_ratelimit {
+	int64_t		 last;
+	uint64_t	 quiet;
 };
 
 struct count {
@@ -75,6 +98,9 @@ struct count {
 	struct cache_record rec, dane;
 	int64_t		 now;
 	int		 error;		/* a write of this batch failed */
+	struct origin	 origin;	/* who may feed it */
+	struct dgram	*dg;		/* input socket: the one being read */
+	struct count_ratelimit rl_lines, rl_sender, rl_dgram;
 	struct count_stats batch;
 	struct count_stats total;	/* since start, committed batches */
 };
@@ -91,6 +117,15 @@ void	count_close(struct count *c);
  * (the caller re-opens f at the stored position and count_reload()s)
  */
 long	count_batch(struct count *c, struct follow *f, size_t max);
+
+/*
+ * count_dgrams - one batch of up to max datagrams from the socket (input
+ * socket), committed; each datagram's sender checked (origin.h), parsed
+ * (dgram.h), each of its policies one session of its domain's day, as a
+ * log session: returns the number read (0: none waiting), or -1 if
+ * nothing was committed (those datagrams are lost: logged)
+ */
+long	count_dgrams(struct count *c, struct collect *in, size_t max);
 
 /* count_reload - the pending session lines again from the store */
 int	count_reload(struct count *c);

@@ -39,6 +39,7 @@
 #define FOLLOW_JOURNAL		"journal"
 #define FOLLOW_MAIL_FACILITY	"SYSLOG_FACILITY=2"	/* LOG_MAIL >> 3 */
 #define FOLLOW_DESC_LEN		(4096 + 64)
+#define FOLLOW_TRUSTED_LEN	256	/* a trusted field's value */
 
 struct follow {
 	int		 journal;
@@ -58,6 +59,10 @@ struct follow {
 #ifdef HAVE_SYSTEMD
 	sd_journal	*j;
 	char		*cursor;	/* of the last delivered entry */
+	char		 jprog[FOLLOW_TRUSTED_LEN];	/* the entry's fields */
+	char		 juid[32];
+	char		 jcomm[FOLLOW_TRUSTED_LEN];
+	char		 junit[FOLLOW_TRUSTED_LEN];
 	int		 pending;	/* the current entry is not delivered */
 #endif
 };
@@ -378,6 +383,34 @@ follow_journal_open(struct follow *f, const char *dir, struct unpack *u,
 	return (0);
 }
 
+/*
+ * follow_journal_copy - field name of the current entry into out[outsz]
+ * (NUL-terminated): its length, or -1 if absent or longer (cut to
+ * outsz - 1 with *cut set, if cut is not NULL).  sd_journal_get_data's
+ * memory may be reused by its next call (a compressed field is
+ * decompressed into one buffer), so every field an entry gives is copied
+ * before the next is asked for.
+ */
+static long
+follow_journal_copy(sd_journal *j, const char *name, char *out, size_t outsz,
+    int *cut)
+{
+	const char	*v;
+	size_t		 len;
+
+	if ((v = follow_journal_field(j, name, &len)) == NULL)
+		return (-1);
+	if (len >= outsz) {
+		if (cut == NULL)
+			return (-1);
+		*cut = 1;
+		len = outsz - 1;
+	}
+	memcpy(out, v, len);
+	out[len] = '\0';
+	return ((long)len);
+}
+
 /* follow_journal_read - journal entries, up to max */
 static long
 follow_journal_read(struct follow *f, size_t max, follow_cb *cb, void *arg)
@@ -387,7 +420,7 @@ follow_journal_read(struct follow *f, size_t max, follow_cb *cb, void *arg)
 	char		*c, num[24];
 	size_t		 plen;
 	uint64_t	 usec;
-	long		 n = 0;
+	long		 n = 0, len, plen2;
 	int		 rc;
 
 	while ((size_t)n < max) {
@@ -402,12 +435,28 @@ follow_journal_read(struct follow *f, size_t max, follow_cb *cb, void *arg)
 		memset(&l, 0, sizeof(l));
 		l.journal = 1;
 		l.pid = -1;
-		if ((l.text = follow_journal_field(f->j, "MESSAGE", &l.len)) !=
-		    NULL && (l.prog = follow_journal_field(f->j,
-		    "SYSLOG_IDENTIFIER", &l.proglen)) != NULL) {
-			if (l.len > MAILLOG_MAX_LINE) {
-				l.len = MAILLOG_MAX_LINE;
-				l.too_long = 1;
+		if ((len = follow_journal_copy(f->j, "MESSAGE", f->line,
+		    sizeof(f->line), &l.too_long)) != -1 && (plen2 =
+		    follow_journal_copy(f->j, "SYSLOG_IDENTIFIER", f->jprog,
+		    sizeof(f->jprog), NULL)) != -1) {
+			l.text = f->line;
+			l.len = (size_t)len;
+			l.prog = f->jprog;
+			l.proglen = (size_t)plen2;
+			if ((len = follow_journal_copy(f->j, "_UID", f->juid,
+			    sizeof(f->juid), NULL)) != -1) {
+				l.uid = f->juid;
+				l.uidlen = (size_t)len;
+			}
+			if ((len = follow_journal_copy(f->j, "_COMM", f->jcomm,
+			    sizeof(f->jcomm), NULL)) != -1) {
+				l.comm = f->jcomm;
+				l.commlen = (size_t)len;
+			}
+			if ((len = follow_journal_copy(f->j, "_SYSTEMD_UNIT",
+			    f->junit, sizeof(f->junit), NULL)) != -1) {
+				l.unit = f->junit;
+				l.unitlen = (size_t)len;
 			}
 			if (((pid = follow_journal_field(f->j, "_PID",
 			    &plen)) != NULL || (pid = follow_journal_field(f->j,

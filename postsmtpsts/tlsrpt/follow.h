@@ -24,7 +24,9 @@
  *
  *	The journal (log = "journal", with libsystemd) is followed by its
  *	cursor, entries of the mail facility only; an entry gives its
- *	MESSAGE, SYSLOG_IDENTIFIER, _PID and its real time.
+ *	MESSAGE, SYSLOG_IDENTIFIER, _PID and its real time, and the trusted
+ *	fields that say who wrote it (_UID, _COMM, _SYSTEMD_UNIT: the
+ *	caller decides, origin.h).
  *
  *	Without a saved position the source is read from its end (only new
  *	lines), or with from_start from its beginning.
@@ -57,6 +59,14 @@ struct follow_line {
 	size_t		 proglen;
 	long		 pid;		/* _PID, -1 if none */
 	int64_t		 time;		/* the entry's real time, seconds */
+	/* the journal's trusted fields, set by journald, not by the
+	 * sender (NULL: absent): who wrote the entry (origin.h) */
+	const char	*uid;		/* _UID */
+	size_t		 uidlen;
+	const char	*comm;		/* _COMM */
+	size_t		 commlen;
+	const char	*unit;		/* _SYSTEMD_UNIT */
+	size_t		 unitlen;
 };
 
 /* follow_cb - one line; valid during the call only */

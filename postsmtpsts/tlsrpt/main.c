@@ -9,10 +9,13 @@
  *	postsmtpsts-tlsrpt [-c file] --dry-run DAY [--domain DOMAIN]
  *	postsmtpsts-tlsrpt [-c file] --send DAY
  *	postsmtpsts-tlsrpt [-c file] --stats | -t | --help | --version
+ *	postsmtpsts-tlsrpt [-c file] --prepare-socket USER
  * DESCRIPTION
  *	The program runs as a service: it follows Postfix's log and counts
- *	(count.h), and once a UTC day is over it sends that day's reports
- *	(send.h).  Its loop, on libevent: every TLSRPT_TICK_MS the new log
+ *	(count.h), or with tlsrpt.input = socket reads Postfix's own TLSRPT
+ *	datagrams (collect.h, as soon as the socket is readable, in batches
+ *	of TLSRPT_DGRAM_BATCH, each one transaction), and once a UTC day is
+ *	over it sends that day's reports (send.h).  Its loop, on libevent: every TLSRPT_TICK_MS the new log
  *	lines are counted in batches of TLSRPT_BATCH lines, each one
  *	transaction; every TLSRPT_SEND_TICK seconds the send step looks for
  *	reports due.  SIGTERM and SIGINT stop it between two batches.
@@ -20,7 +23,9 @@
  *	timer's or a test's way); --send DAY closes DAY now, before its end
  *	(the reports are made as if it were over: later sessions of DAY
  *	are late); --dry-run prints the report JSON of DAY from the counts
- *	without sending or changing anything.  Every option: the man page.
+ *	without sending or changing anything; --prepare-socket, as root
+ *	(the unit's ExecStartPre=+), makes the socket's directory USER's.
+ *	Every option: the man page.
  */
 #include "autoconf.h"
 
@@ -28,6 +33,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +49,7 @@
 #include "lib/config.h"
 #include "lib/log.h"
 #include "lib/xmalloc.h"
+#include "tlsrpt/collect.h"
 #include "tlsrpt/count.h"
 #include "tlsrpt/follow.h"
 #include "tlsrpt/metrics.h"
@@ -53,6 +60,9 @@
 #define TLSRPT_TICK_MS		1000	/* the log is read this often */
 #define TLSRPT_BATCH		1000	/* lines per transaction */
 #define TLSRPT_SEND_TICK	30	/* seconds between send steps */
+#define TLSRPT_DGRAM_BATCH	1000	/* datagrams per transaction */
+#define TLSRPT_DGRAM_ROUNDS	16	/* batches per wake-up, then the
+					   loop's other events */
 
 enum {
 	OPT_DRY_RUN = 256,
@@ -61,6 +71,7 @@ enum {
 	OPT_SEND,
 	OPT_STATS,
 	OPT_FROM_START,
+	OPT_PREPARE_SOCKET,
 };
 
 static const struct option main_longopts[] = {
@@ -76,6 +87,7 @@ static const struct option main_longopts[] = {
 	{ "send", required_argument, NULL, OPT_SEND },
 	{ "stats", no_argument, NULL, OPT_STATS },
 	{ "from-start", no_argument, NULL, OPT_FROM_START },
+	{ "prepare-socket", required_argument, NULL, OPT_PREPARE_SOCKET },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -84,10 +96,12 @@ struct tlsrpt {
 	struct config	*cf;
 	struct store	*store;
 	struct count	 count;
-	struct follow	*follow;
+	struct follow	*follow;		/* NULL: no log (input
+						   socket, log = "") */
+	struct collect	*collect;		/* input socket */
 	struct send	*send;
 	struct event_base *base;
-	struct event	*tick, *sigterm, *sigint;
+	struct event	*tick, *sigterm, *sigint, *dgev;
 	int		 from_start;
 	int		 once;
 	int64_t		 force_day;	/* --send DAY, -1: none */
@@ -106,6 +120,7 @@ usage(int asked)
 	    "[--domain DOMAIN]\n"
 	    "       postsmtpsts-tlsrpt [-c file] --send DAY\n"
 	    "       postsmtpsts-tlsrpt [-c file] --stats\n"
+	    "       postsmtpsts-tlsrpt [-c file] --prepare-socket USER\n"
 	    "  -c, --config FILE   configuration file (default %s)\n"
 	    "  -f, --foreground    log to stderr, not syslog\n"
 	    "  -t, --check         check the configuration and exit\n"
@@ -122,6 +137,9 @@ usage(int asked)
 	    "  --domain DOMAIN     with --dry-run: only this domain\n"
 	    "  --stats             print the counters (Prometheus text) and "
 	    "exit\n"
+	    "  --prepare-socket USER  as root: make the socket's directory "
+	    "(input socket)\n"
+	    "                      USER's, group socket_group, mode 2750\n"
 	    "  -h, --help          this text\n"
 	    "  -V, --version       the version\n", CONFIG_DEFAULT_FILE);
 	exit(asked ? 0 : 2);
@@ -160,6 +178,8 @@ main_follow(struct tlsrpt *r)
 
 	follow_close(r->follow);
 	r->follow = NULL;
+	if (r->cf->tlsrpt.log == NULL)		/* input socket, no log */
+		return (0);
 	buf_init(&pos, FOLLOW_POS_MAX);
 	if (store_begin(r->store, 0) == -1) {
 		buf_free(&pos);
@@ -189,6 +209,8 @@ main_count(struct tlsrpt *r)
 {
 	long	 n, total = 0;
 
+	if (r->follow == NULL)
+		return (0);
 	do {
 		if ((n = count_batch(&r->count, r->follow, TLSRPT_BATCH)) ==
 		    -1) {
@@ -202,6 +224,36 @@ main_count(struct tlsrpt *r)
 		total += n;
 	} while (n == TLSRPT_BATCH && !r->stopping);
 	return (total);
+}
+
+/* main_drain - read the socket's datagrams, a batch at a time, at most
+ * rounds batches: how many were read, -1 on a failed batch */
+static long
+main_drain(struct tlsrpt *r, int rounds)
+{
+	long	 n, total = 0;
+	int	 i;
+
+	if (r->collect == NULL)
+		return (0);
+	for (i = 0; i < rounds && !r->stopping; i++) {
+		if ((n = count_dgrams(&r->count, r->collect,
+		    TLSRPT_DGRAM_BATCH)) == -1)
+			return (-1);
+		total += n;
+		if (n < TLSRPT_DGRAM_BATCH)
+			break;
+	}
+	return (total);
+}
+
+/* main_dgram - the socket is readable */
+static void
+main_dgram(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	(void)main_drain(arg, TLSRPT_DGRAM_ROUNDS);
 }
 
 /* main_stop - a stop signal: leave the loop after this batch */
@@ -239,6 +291,12 @@ main_tick(evutil_socket_t fd, short what, void *arg)
 	(void)fd;
 	(void)what;
 	n = main_count(r);
+	if (r->once && n != -1) {
+		/* --once: the datagrams waiting count too */
+		long	 d = main_drain(r, INT32_MAX);
+
+		n = d == -1 ? -1 : n + d;
+	}
 	if (n == -1 && r->once) {
 		r->rc = 1;
 		event_base_loopbreak(r->base);
@@ -289,6 +347,20 @@ main_run(struct config *cf, int from_start, int once, int64_t force_day)
 	}
 	if ((r.base = event_base_new()) == NULL)
 		fatalx("tlsrpt: cannot create an event base");
+	if (cf->tlsrpt.input == CONFIG_TLSRPT_INPUT_SOCKET) {
+		if ((r.collect = collect_open(cf->tlsrpt.socket,
+		    cf->tlsrpt.socket_group, err, sizeof(err))) == NULL) {
+			log_warnx("tlsrpt: socket %s", err);
+			r.rc = 1;
+			goto out;
+		}
+		if ((r.dgev = event_new(r.base, collect_fd(r.collect),
+		    EV_READ | EV_PERSIST, main_dgram, &r)) == NULL ||
+		    event_add(r.dgev, NULL) == -1)
+			fatalx("tlsrpt: cannot create events");
+		log_info("tlsrpt: reading Postfix's TLSRPT datagrams on %s "
+		    "(smtp_tlsrpt_socket_name)", cf->tlsrpt.socket);
+	}
 	if ((r.send = send_new(cf, r.store, r.base, err, sizeof(err))) ==
 	    NULL) {
 		log_warnx("tlsrpt: %s", err);
@@ -307,11 +379,17 @@ main_run(struct config *cf, int from_start, int once, int64_t force_day)
 	log_info("tlsrpt: started: state %s, map %s, reporting as %s",
 	    cf->tlsrpt.state_dir, cf->tlsrpt.map, cf->tlsrpt.submitter);
 	event_base_dispatch(r.base);
-	if (r.stopping)
+	if (r.stopping) {
 		main_count(&r);		/* what came before the signal */
+		r.stopping = 0;
+		main_drain(&r, INT32_MAX);
+	}
 	metrics_write(cf, r.store, &r.count, r.send);
 out:
 	send_free(r.send);
+	if (r.dgev != NULL)
+		event_free(r.dgev);
+	collect_close(r.collect);
 	if (r.tick != NULL)
 		event_free(r.tick);
 	if (r.sigterm != NULL)
@@ -332,7 +410,7 @@ main(int argc, char *argv[])
 {
 	struct config	*cf;
 	const char	*file = CONFIG_DEFAULT_FILE, *dry = NULL, *domain = NULL;
-	const char	*sendday = NULL;
+	const char	*sendday = NULL, *prepare = NULL;
 	char		 err[8192];
 	int		 ch, foreground = 0, check = 0, verbose = 0, once = 0;
 	int		 stats = 0, from_start = 0, rc;
@@ -375,6 +453,9 @@ main(int argc, char *argv[])
 		case OPT_FROM_START:
 			from_start = 1;
 			break;
+		case OPT_PREPARE_SOCKET:
+			prepare = optarg;
+			break;
 		default:
 			usage(0);
 		}
@@ -402,7 +483,17 @@ main(int argc, char *argv[])
 		config_free(cf);
 		return (0);
 	}
-	if (stats)
+	if (prepare != NULL) {
+		rc = 0;
+		if (cf->tlsrpt.enable &&
+		    cf->tlsrpt.input == CONFIG_TLSRPT_INPUT_SOCKET &&
+		    collect_prepare(cf->tlsrpt.socket, prepare,
+		    cf->tlsrpt.socket_group, err, sizeof(err)) == -1) {
+			fprintf(stderr, "postsmtpsts-tlsrpt: --prepare-socket: "
+			    "%s\n", err);
+			rc = 1;
+		}
+	} else if (stats)
 		rc = metrics_print(cf, stdout);
 	else if (dry != NULL)
 		rc = send_dry_run(cf, main_day(dry), domain, stdout);

@@ -45,6 +45,30 @@ static const struct {
 	{ "deliveries", "Delivery attempts (mail or HTTPS)" },
 	{ "deliveries_failed", "Delivery attempts that failed" },
 	{ "deliveries_rate_limited", "Deliveries put off by the rate limit" },
+	{ "lines_refused_no_uid", "Journal entries refused: no _UID" },
+	{ "lines_refused_uid", "Journal entries refused: _UID not in "
+	    "trusted_users (a forged Postfix line)" },
+	{ "lines_refused_comm", "Journal entries refused: _COMM not in "
+	    "trusted_commands" },
+	{ "lines_refused_unit", "Journal entries refused: _SYSTEMD_UNIT not "
+	    "in trusted_units" },
+	{ "datagrams", "Datagrams read from the TLSRPT socket" },
+	{ "datagrams_refused_sender", "Datagrams refused: sender not in "
+	    "trusted_users, or no credentials" },
+	{ "datagrams_refused_version", "Datagrams refused: an unknown "
+	    "protocol version (dpv)" },
+	{ "datagrams_refused_json", "Datagrams refused: not one strict "
+	    "UTF-8 JSON object (truncated, invalid)" },
+	{ "datagrams_refused_form", "Datagrams refused: a field missing or "
+	    "of the wrong type" },
+	{ "datagrams_refused_domain", "Datagrams refused: a policy domain or "
+	    "host that is not a domain name" },
+	{ "datagrams_refused_code", "Datagrams refused: an unknown policy "
+	    "type or result code" },
+	{ "datagrams_refused_limit", "Datagrams refused: over a size or "
+	    "count limit" },
+	{ "datagrams_backlog", "Batches of datagrams that found more "
+	    "waiting (the reporter fell behind)" },
 };
 
 /* metrics_states - count the reports by status */

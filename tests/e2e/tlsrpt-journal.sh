@@ -11,6 +11,13 @@
 # process: the same _PID for a handshake and its delivery).  No daemon:
 # the sessions are read and joined, then not counted for want of a cache
 # (sessions_unknown_policy), which is all this test needs to count.
+#
+# Forged entries (issue 36): journald's trusted fields say who wrote an
+# entry, whatever it claims.  The writer stands in for Postfix as root
+# (_UID 0) under trusted_commands = {"python3"}; then the same lines come
+# from nobody through a copy of python named "smtp" (the _COMM fits, the
+# _UID does not) and from root through a copy named "logger" (the _UID
+# fits, the _COMM does not): none is counted, each refusal is.
 # Skips where journald cannot run (no libsystemd build, not root, no
 # systemd-journald binary).
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/e2e/lib.sh"
@@ -32,6 +39,8 @@ tlsrpt {
 	sender = "tlsrpt-noreply@sender.pstest"
 	log = "journal"
 	state_dir = "$T/state"
+	trusted_users = { "root" }
+	trusted_commands = { "python3" }
 }
 EOF
 
@@ -51,6 +60,14 @@ for i in range(start, start + n):
     entry("J%09d: to=<u@j.example>, relay=mx1.j.example[192.0.2.1]:25, "
           "delay=1, dsn=2.0.0, status=sent (250 ok)" % i)
 EOF
+
+# the forgers: Debian's python under other names, where nobody can run it
+FORGE=$(mktemp -d /tmp/tlsrpt-forge.XXXXXX)
+chmod 755 "$FORGE"
+cp /usr/bin/python3 "$FORGE/smtp"
+cp /usr/bin/python3 "$FORGE/logger"
+_jcleanup() { rm -rf "$FORGE"; _cleanup; }
+trap _jcleanup EXIT
 
 # inside the namespace: TAP lines "ok"/"not ok" without numbers, counted
 # outside
@@ -83,6 +100,13 @@ rpid=\$!
 wait_for 18; res \$? "after kill -9: the 4 sessions logged meanwhile, from the saved cursor"
 sleep 1
 res \$([ "\$(lines)" = 18 ] && [ "\$(unknown)" = 9 ]; echo \$?) "no entry read twice: 18 entries, 9 sessions"
+refused() { \$R --stats 2>/dev/null | awk -v n="postsmtpsts_tlsrpt_lines_refused_\$1_total" '\$1 == n { print \$2 }'; }
+setpriv --reuid=65534 --regid=65534 --clear-groups $FORGE/smtp - 3 30 <$T/write.py
+$FORGE/logger - 2 40 <$T/write.py
+wait_for 28; res \$? "10 forged entries read (6 from nobody's smtp, 4 from root's logger)"
+res \$([ "\$(unknown)" = 9 ]; echo \$?) "... not one of them counted as a session"
+res \$([ "\$(refused uid)" = 6 ] && [ "\$(refused comm)" = 4 ]; echo \$?) "... refused by _UID (6) and by _COMM (4), counted"
+grep -q "not Postfix's (uid not in trusted_users), refused: _UID=65534 _COMM=smtp" "$T/reporter.log"; res \$? "... and logged with the trusted fields"
 kill -TERM \$rpid; wait \$rpid; res \$? "SIGTERM: clean stop"
 kill \$jpid
 EOF
@@ -100,7 +124,7 @@ while IFS= read -r l; do
 	*) ok 1 "${l#not ok - }" ;;
 	esac
 done <"$T/results"
-[ "$_tap_n" -eq 7 ]
+[ "$_tap_n" -eq 11 ]
 ok $? "every step ran"
 [ "$_tap_failed" -ne 0 ] && sed 's/^/# /' "$T/reporter.log" | tail -n 20
 done_testing
