@@ -72,7 +72,14 @@ config_dump_tlsrpt(const struct config *cf, FILE *fp)
 	config_dump_kv(fp, "\t", "contact_info", t->contact_info);
 	config_dump_kv(fp, "\t", "submitter", t->submitter);
 	config_dump_kv(fp, "\t", "sender", t->sender);
+	fprintf(fp, "\tinput = \"%s\"\n", t->input ==
+	    CONFIG_TLSRPT_INPUT_SOCKET ? "socket" : "log");
 	config_dump_kv(fp, "\t", "log", t->log);
+	config_dump_kv(fp, "\t", "socket", t->socket);
+	config_dump_kv(fp, "\t", "socket_group", t->socket_group);
+	config_dump_list(fp, "\t", "trusted_users", t->trusted_users);
+	config_dump_list(fp, "\t", "trusted_commands", t->trusted_commands);
+	config_dump_list(fp, "\t", "trusted_units", t->trusted_units);
 	config_dump_kv(fp, "\t", "state_dir", t->state_dir);
 	config_dump_kv(fp, "\t", "map", t->map);
 	fputs("\tpolicy_types = {", fp);

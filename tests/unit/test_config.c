@@ -1025,6 +1025,33 @@ tlsrpt_section_loads(void **state)
 	    CONFIG_TLSRPT_TLSA | CONFIG_TLSRPT_NONE);
 	assert_int_equal(cf->tlsrpt.max_report_size, 1048576);
 	assert_null(cf->tlsrpt.sender);
+	/* issue 36: the log is the input; who may feed it */
+	assert_int_equal(cf->tlsrpt.input, CONFIG_TLSRPT_INPUT_LOG);
+	assert_string_equal(cf->tlsrpt.socket,
+	    "/var/spool/postfix/run/tlsrpt/tlsrpt.sock");
+	assert_string_equal(cf->tlsrpt.socket_group, "postfix");
+	assert_int_equal(cf->tlsrpt.ntrusted_users, 2);
+	assert_string_equal(cf->tlsrpt.trusted_users[0], "postfix");
+	assert_string_equal(cf->tlsrpt.trusted_users[1], "root");
+	assert_null(cf->tlsrpt.trusted_users[2]);
+	assert_int_equal(cf->tlsrpt.ntrusted_commands, 5);
+	assert_string_equal(cf->tlsrpt.trusted_commands[0], "smtp");
+	assert_int_equal(cf->tlsrpt.ntrusted_units, 0);
+	config_free(cf);
+	/* input = socket: the log is optional (only the own mails' lines) */
+	cf = load_ok("tlsrpt {\n\tinput = \"socket\"\n\tlog = \"\"\n"
+	    "\tsocket = \"/run/x/tlsrpt.sock\"\n\tsocket_group = \"mail\"\n"
+	    "\ttrusted_users = { \"105\" }\n\ttrusted_commands = {}\n"
+	    "\ttrusted_units = { \"postfix@*.service\" }\n}\n");
+	assert_int_equal(cf->tlsrpt.input, CONFIG_TLSRPT_INPUT_SOCKET);
+	assert_null(cf->tlsrpt.log);
+	assert_string_equal(cf->tlsrpt.socket, "/run/x/tlsrpt.sock");
+	assert_int_equal(cf->tlsrpt.ntrusted_commands, 0);
+	assert_string_equal(cf->tlsrpt.trusted_units[0], "postfix@*.service");
+	d1 = dump_round_trip(cf);
+	assert_non_null(strstr(d1, "\tinput = \"socket\"\n"));
+	assert_non_null(strstr(d1, "\ttrusted_users = { \"105\" }\n"));
+	free(d1);
 	config_free(cf);
 	cf = load_ok("tlsrpt {\n\tenable = true\n"
 	    "\torganization_name = \"Example Sender, Inc.\"\n"
@@ -1069,6 +1096,36 @@ tlsrpt_errors(void **state)
 	assert_non_null(strstr(err, ":5: tlsrpt: policy type \"dane\""));
 	assert_non_null(strstr(err, ":6: tlsrpt: no map \"nope\""));
 	assert_non_null(strstr(err, ":7: tlsrpt: max_report_size must be"));
+	/* issue 36: the input and who may feed it */
+	cf = load_text("tlsrpt {\n\tinput = \"pipe\"\n"
+	    "\tsocket = \"relative.sock\"\n"
+	    "\tsocket_group = \"a b\"\n"
+	    "\ttrusted_users = { \"post fix\" }\n"
+	    "\ttrusted_commands = { \"smtp\", \"\" }\n"
+	    "\ttrusted_units = { \"a\tb\" }\n}\n", err, NULL);
+	assert_null(cf);
+	assert_non_null(strstr(err, ":2: tlsrpt: input \"pipe\" is not log or "
+	    "socket"));
+	assert_non_null(strstr(err, ":3: "));
+	assert_non_null(strstr(err, ":4: tlsrpt: socket_group \"a b\" is not "
+	    "a valid user or group name"));
+	assert_non_null(strstr(err, ":5: tlsrpt: trusted_users \"post fix\": "
+	    "not a user name"));
+	assert_non_null(strstr(err, ":5: tlsrpt: trusted_users: at least one"));
+	assert_non_null(strstr(err, ":6: tlsrpt: trusted_commands \"\": must "
+	    "be 1 to 255 bytes"));
+	assert_non_null(strstr(err, ":7: tlsrpt: trusted_units \"a\\x09b\": "
+	    "must be printable"));
+	/* a log is required with input = log */
+	cf = load_text("tlsrpt { log = \"\" }\n", err, NULL);
+	assert_null(cf);
+	/* a socket path longer than sun_path */
+	cf = load_text("tlsrpt { input = \"socket\" socket = \"/"
+	    "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa/"
+	    "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa.sock"
+	    "\" }\n", err, NULL);
+	assert_null(cf);
+	assert_non_null(strstr(err, "a unix socket's path is at most 107"));
 	/* checked even while off: -t finds it before the switch is on */
 	cf = load_text("tlsrpt { sender = \"-oQ@x.example\" }\n", err, NULL);
 	assert_null(cf);
