@@ -13,6 +13,13 @@
 # defaults.  The version is mail_version as compiled in (postconf -d: it
 # needs no main.cf).  Run by contrib/quickstart.sh and by the Debian
 # package's postinst (installed as /usr/share/postsmtpsts/policy-maps-line).
+#
+# A Postfix built with libtlsrpt (Debian 13's 3.10: postconf -d knows
+# smtp_tlsrpt_enable) can send its own TLSRPT events to
+# postsmtpsts-tlsrpt's socket (tlsrpt { input = "socket" }): those lines
+# are printed too.  The socket name is relative to the queue directory, so
+# it is the same path whether smtp(8) runs chrooted (Debian's default) or
+# not: /var/spool/postfix/run/tlsrpt/tlsrpt.sock, the reporter's default.
 set -eu
 sock=${1:-inet:127.0.0.1:8461}
 v=$(postconf -dh mail_version 2>/dev/null) || v=
@@ -30,3 +37,9 @@ esac
 echo "smtp_tls_policy_maps = socketmap:$sock:$map"
 [ -n "$v" ] ||
 	echo "# before 3.10: smtp_tls_policy_maps = socketmap:$sock:postfix"
+if [ -n "$(postconf -dh smtp_tlsrpt_enable 2>/dev/null)" ]; then
+	echo "# this Postfix has libtlsrpt: its own TLSRPT events to postsmtpsts-tlsrpt"
+	echo "# (postsmtpsts.conf: tlsrpt { enable = true  input = \"socket\" ... })"
+	echo "smtp_tlsrpt_enable = yes"
+	echo "smtp_tlsrpt_socket_name = run/tlsrpt/tlsrpt.sock"
+fi

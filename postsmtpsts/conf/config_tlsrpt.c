@@ -166,8 +166,9 @@ config_tlsrpt_build(struct config_ctx *ctx, cfg_t *cfg, struct config *cf)
 	 * the reporter's own mails' Message-ID lines.
 	 */
 	s = config_value_str(sec, "log");
-	if (strcmp(s, "journal") == 0)
-		t->log = xstrdup(s);
+	if (strcmp(s, "journal") == 0 || (strncmp(s, "journal:", 8) == 0 &&
+	    config_value_path_ok(s + 8) == NULL))
+		t->log = xstrdup(s);	/* journal:DIR: follow.h */
 	else
 		t->log = config_value_path(ctx, sec, "tlsrpt", "log",
 		    t->input == CONFIG_TLSRPT_INPUT_SOCKET);
