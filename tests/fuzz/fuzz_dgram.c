@@ -65,7 +65,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_CHECK((st == DGRAM_OK) == (d->npolicies > 0));
 	FUZZ_CHECK(d->npolicies <= DGRAM_MAX_POLICIES);
 	if (st == DGRAM_OK) {
-		FUZZ_CHECK(domain_check(d->domain, strlen(d->domain), 0, 2,
+		FUZZ_CHECK(domain_check(d->domain, strlen(d->domain),
+		    DOMAIN_NAME_UNDERSCORE, 2,
 		    NULL) == DOMAIN_CHECK_OK);
 		for (i = 0; i < strlen(d->domain); i++)
 			FUZZ_CHECK(d->domain[i] < 'A' || d->domain[i] > 'Z');
