@@ -551,15 +551,37 @@ count_counters(struct count *c)
 	return (0);
 }
 
+/* count_begin - a batch's transaction, its counters zero: 0 or -1 */
+static int
+count_begin(struct count *c)
+{
+	c->now = clock_wall();
+	c->error = 0;
+	memset(&c->batch, 0, sizeof(c->batch));
+	return (store_begin(c->store, 1));
+}
+
+/* count_totals - a committed batch's counters into the totals */
+static void
+count_totals(struct count *c)
+{
+	c->total.lines += c->batch.lines;
+	c->total.malformed += c->batch.malformed;
+	c->total.sessions += c->batch.sessions;
+	c->total.success += c->batch.success;
+	c->total.failure += c->batch.failure;
+	c->total.unknown += c->batch.unknown;
+	c->total.excluded += c->batch.excluded;
+	c->total.late += c->batch.late;
+	c->total.confirmed += c->batch.confirmed;
+}
+
 long
 count_batch(struct count *c, struct follow *f, size_t max)
 {
 	long	 n;
 
-	c->now = clock_wall();
-	c->error = 0;
-	memset(&c->batch, 0, sizeof(c->batch));
-	if (store_begin(c->store, 1) == -1)
+	if (count_begin(c) == -1)
 		return (-1);
 	if ((n = follow_read(f, max, count_line, c)) == -1)
 		goto fail;
@@ -576,15 +598,7 @@ count_batch(struct count *c, struct follow *f, size_t max)
 		goto fail;
 	if (store_commit(c->store) == -1)
 		return (-1);
-	c->total.lines += c->batch.lines;
-	c->total.malformed += c->batch.malformed;
-	c->total.sessions += c->batch.sessions;
-	c->total.success += c->batch.success;
-	c->total.failure += c->batch.failure;
-	c->total.unknown += c->batch.unknown;
-	c->total.excluded += c->batch.excluded;
-	c->total.late += c->batch.late;
-	c->total.confirmed += c->batch.confirmed;
+	count_totals(c);
 	return (n);
 fail:
 	store_abort(c->store);
@@ -596,10 +610,7 @@ count_dgrams(struct count *c, struct collect *in, size_t max)
 {
 	long	 n;
 
-	c->now = clock_wall();
-	c->error = 0;
-	memset(&c->batch, 0, sizeof(c->batch));
-	if (store_begin(c->store, 1) == -1)
+	if (count_begin(c) == -1)
 		return (-1);
 	if ((n = collect_read(in, max, count_dgram, c)) == -1)
 		goto fail;
@@ -613,11 +624,7 @@ count_dgrams(struct count *c, struct collect *in, size_t max)
 		goto fail;
 	if (store_commit(c->store) == -1)
 		goto lost;
-	c->total.sessions += c->batch.sessions;
-	c->total.success += c->batch.success;
-	c->total.failure += c->batch.failure;
-	c->total.excluded += c->batch.excluded;
-	c->total.late += c->batch.late;
+	count_totals(c);
 	return (n);
 fail:
 	store_abort(c->store);
