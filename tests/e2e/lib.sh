@@ -315,3 +315,15 @@ world_daemon_lines() {
 		"https { ca_file = \"$WORLD_CA\" connect_timeout = 3 timeout = ${HTTPS_TIMEOUT:-4} }" \
 		"request_timeout = ${REQUEST_TIMEOUT:-10}"
 }
+
+# tlsrpt_section LINE... - a postsmtpsts-tlsrpt section, on: the e2e
+# reporter's identity (the world's sender.pstest), then each LINE
+tlsrpt_section() {
+	printf 'tlsrpt {\n\tenable = true\n'
+	printf '\torganization_name = "postsmtpsts e2e"\n'
+	printf '\tcontact_info = "mailto:postmaster@sender.pstest"\n'
+	printf '\tsubmitter = "sender.pstest"\n'
+	printf '\tsender = "tlsrpt-noreply@sender.pstest"\n'
+	printf '\t%s\n' "$@"
+	printf '}\n'
+}

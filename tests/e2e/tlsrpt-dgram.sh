@@ -119,23 +119,12 @@ EOF
 # (certificate-host-mismatch), tlsa 1 failed (tlsa-invalid), none 1 ok
 
 RCONF=$T/reporter.conf
-cat >"$RCONF" <<EOF
-cache { path = "$T/no-cache" }
-tlsrpt {
-	enable = true
-	organization_name = "postsmtpsts e2e"
-	contact_info = "mailto:postmaster@sender.pstest"
-	submitter = "sender.pstest"
-	sender = "tlsrpt-noreply@sender.pstest"
-	input = "socket"
-	socket = "$SOCKET"
-	socket_group = "nogroup"
-	trusted_users = { "root" }
-	log = ""
-	state_dir = "$T/state"
-	send_delay = 0
-}
-EOF
+{
+	echo "cache { path = \"$T/no-cache\" }"
+	tlsrpt_section 'input = "socket"' "socket = \"$SOCKET\"" \
+	    'socket_group = "nogroup"' 'trusted_users = { "root" }' \
+	    'log = ""' "state_dir = \"$T/state\"" 'send_delay = 0'
+} >"$RCONF"
 "$REPORTER" -t -c "$RCONF" 2>"$T/check.out"
 ok $? "postsmtpsts-tlsrpt -t: input = socket, no log, is a valid configuration"
 
@@ -287,15 +276,8 @@ reporter_conf() {
 	shift
 	{
 		cat "$CONF"
-		printf 'tlsrpt {\n'
-		printf '\tenable = true\n\torganization_name = "postsmtpsts e2e"\n'
-		printf '\tcontact_info = "mailto:postmaster@sender.pstest"\n'
-		printf '\tsubmitter = "sender.pstest"\n'
-		printf '\tsender = "tlsrpt-noreply@sender.pstest"\n'
-		printf '\tstate_dir = "%s"\n\tsend_delay = 0\n' "$T/$name"
-		printf '\tmap = "postfix310"\n'
-		printf '\t%s\n' "$@"
-		printf '}\n'
+		tlsrpt_section "state_dir = \"$T/$name\"" 'send_delay = 0' \
+		    'map = "postfix310"' "$@"
 	} >"$T/$name.conf"
 }
 reporter_conf rsock 'input = "socket"' "socket = \"$PSOCK\"" \

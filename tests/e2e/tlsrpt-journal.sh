@@ -29,20 +29,11 @@ grep -q '^#define HAVE_SYSTEMD 1' "$top_builddir/autoconf.h" ||
 	skip_all "built without libsystemd"
 REPORTER="$top_builddir/postsmtpsts/postsmtpsts-tlsrpt"
 
-cat >"$T/tlsrpt.conf" <<EOF
-cache { path = "$T/no-cache" }
-tlsrpt {
-	enable = true
-	organization_name = "postsmtpsts e2e"
-	contact_info = "mailto:postmaster@sender.pstest"
-	submitter = "sender.pstest"
-	sender = "tlsrpt-noreply@sender.pstest"
-	log = "journal"
-	state_dir = "$T/state"
-	trusted_users = { "root" }
-	trusted_commands = { "python3" }
-}
-EOF
+{
+	echo "cache { path = \"$T/no-cache\" }"
+	tlsrpt_section 'log = "journal"' "state_dir = \"$T/state\"" \
+	    'trusted_users = { "root" }' 'trusted_commands = { "python3" }'
+} >"$T/tlsrpt.conf"
 
 # the journal writer: N sessions (a handshake and its delivery each) in
 # the native protocol, from this one process
