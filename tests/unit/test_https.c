@@ -742,8 +742,12 @@ body_cut_short_is_an_error(void **state)
 	assert_int_equal(o.calls, 1);
 	if (o.error != HTTPS_ERR_OTHER)
 		fail_msg("%s: %s", https_error_name(o.error), o.detail);
-	/* curl's words: 60 of the 100 bytes came */
-	assert_non_null(strstr(o.detail, "40 bytes remaining"));
+	/* curl's words: 60 of the 100 bytes came (7.88: "transfer closed
+	 * with 40 bytes remaining to read", 8.x: "end of response with 40
+	 * bytes missing") */
+	if (strstr(o.detail, "40 bytes remaining") == NULL &&
+	    strstr(o.detail, "40 bytes missing") == NULL)
+		fail_msg("not curl's words for 40 bytes short: %s", o.detail);
 }
 
 /* an address that refuses passes the turn to the next one */
@@ -828,9 +832,15 @@ silent_server_is_a_connect_timeout(void **state)
 	assert_int_equal(o.calls, 1);
 	if (o.error != HTTPS_ERR_TIMEOUT)
 		fail_msg("%s: %s", https_error_name(o.error), o.detail);
-	/* curl 7.88's words for a TLS handshake that outlived the connect
-	 * timeout (a TCP connect that does is "Connection timed out") */
-	assert_non_null(strstr(o.detail, "SSL connection timeout"));
+	/* curl's words for a TLS handshake that outlived the connect
+	 * timeout: 7.88 "SSL connection timeout" (a TCP connect that does is
+	 * "Connection timed out"), 8.14 (Debian 13) "Connection timed out
+	 * after N milliseconds" for both; the kind and the time are what
+	 * matter */
+	if (strstr(o.detail, "SSL connection timeout") == NULL &&
+	    strstr(o.detail, "Connection timed out after") == NULL)
+		fail_msg("not curl's words for a TLS handshake timeout: %s",
+		    o.detail);
 	if (ms < 900 || ms > 3000)
 		fail_msg("gave up after %ld ms, want about 1000", ms);
 }
