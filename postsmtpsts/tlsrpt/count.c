@@ -177,44 +177,53 @@ count_add(struct count *c, const char *domain, int64_t day,
 		c->batch.failure++;
 }
 
+/*
+ * count_policy - the policy the worker decided for domain, named from the
+ * daemon's cache (pins first, facts_decide(), verdict_policy()) into vp;
+ * 0, or -1 when none can be named (no cache, a pin, nothing reported)
+ */
+static int
+count_policy(struct count *c, const char *domain, struct verdict_policy *vp)
+{
+	struct cache	*cache;
+	struct decide_input in;
+	struct decide_pin pin;
+	struct decide_result res;
+	const struct cache_record *rec = NULL, *dane = NULL;
+	char		 dkey[CACHE_KEY_MAX + 1];
+
+	if ((cache = count_cache(c)) == NULL)
+		return (-1);
+	/* the worker's order: a pin in force answers first */
+	if (pins_decide_input(c->cf, domain, NULL, &pin, &in) ==
+	    PINS_IN_FORCE)
+		return (-1);
+	if (cache_get(cache, domain, strlen(domain), &c->rec) == CACHE_HIT)
+		rec = &c->rec;
+	cache_dane_key(domain, strlen(domain), dkey);
+	if (cache_get(cache, dkey, strlen(dkey), &c->dane) == CACHE_HIT)
+		dane = &c->dane;
+	facts_decide(domain, rec, dane, c->map, 1, c->pol, &c->reply, &res);
+	verdict_policy(rec, dane, &res, vp);
+	if (!vp->report) {
+		log_debug(1, "tlsrpt: domain=%s answer=%s: not reported",
+		    domain, res.answer);
+		return (-1);
+	}
+	return (0);
+}
+
 /* count_outcome - a session: name its policy, judge it, count it */
 static void
 count_outcome(const struct session_outcome *o, void *arg)
 {
 	struct count	*c = arg;
-	struct cache	*cache;
-	struct decide_input in;
-	struct decide_pin pin;
-	struct decide_result res;
 	struct verdict_policy vp;
 	struct agg_desc	 desc;
-	const struct cache_record *rec = NULL, *dane = NULL;
-	char		 dkey[CACHE_KEY_MAX + 1];
 	enum tlsrpt_result result;
 
-	if ((cache = count_cache(c)) == NULL) {
+	if (count_policy(c, o->domain, &vp) == -1) {
 		c->batch.unknown++;
-		return;
-	}
-	/* the worker's order: a pin in force answers first */
-	if (pins_decide_input(c->cf, o->domain, NULL, &pin, &in) ==
-	    PINS_IN_FORCE) {
-		c->batch.unknown++;
-		return;
-	}
-	if (cache_get(cache, o->domain, strlen(o->domain), &c->rec) ==
-	    CACHE_HIT)
-		rec = &c->rec;
-	cache_dane_key(o->domain, strlen(o->domain), dkey);
-	if (cache_get(cache, dkey, strlen(dkey), &c->dane) == CACHE_HIT)
-		dane = &c->dane;
-	facts_decide(o->domain, rec, dane, c->map, 1, c->pol, &c->reply,
-	    &res);
-	verdict_policy(rec, dane, &res, &vp);
-	if (!vp.report) {
-		c->batch.unknown++;
-		log_debug(1, "tlsrpt: domain=%s answer=%s: not reported",
-		    o->domain, res.answer);
 		return;
 	}
 	if ((c->cf->tlsrpt.policy_types & (1u << vp.type)) == 0) {
@@ -352,8 +361,8 @@ count_line(const struct follow_line *l, void *arg)
 
 /*
  * count_dgram_policy - one policy of a datagram: one session of d's
- * domain, under the policy Postfix says it applied (no cache lookup:
- * Postfix knows).  The result of a failed one is its first failure
+ * domain, under the policy Postfix says it applied (the cache is asked
+ * only when that is none: see below).  The result of a failed one is its first failure
  * detail's (one session, one row, as a log session gives); a failure
  * without details is a validation-failure.  A DANE policy's strings are
  * Postfix's TLSA records; an STS policy's are the policy lines our map
@@ -365,24 +374,42 @@ count_dgram_policy(struct count *c, const struct dgram *d,
     const struct dgram_policy *p, int64_t day)
 {
 	struct agg_desc	 desc;
+	struct verdict_policy vp;
 	const struct dgram_detail *fd = p->ndetails > 0 ? &p->details[0] :
 	    NULL;
 	enum tlsrpt_result result = TLSRPT_RESULT_NONE;
+	enum tlsrpt_policy_type type = p->type;
 
-	if ((c->cf->tlsrpt.policy_types & (1u << p->type)) == 0) {
-		c->batch.excluded++;
-		return;
-	}
 	memset(&desc, 0, sizeof(desc));
-	desc.type = p->type;
 	desc.strings = p->strings.data != NULL ? p->strings.data : "";
 	desc.slen = p->strings.len;
 	desc.mx = p->mx.data != NULL ? p->mx.data : "";
 	desc.mlen = p->mx.len;
 	if (p->failed)
 		result = fd != NULL ? fd->result : TLSRPT_RESULT_VALIDATION;
+	/*
+	 * Postfix enforced no policy, and says no-policy-found, also when an
+	 * MTA-STS policy exists but could not be fetched (RFC 8461 §5: no
+	 * policy then); it has no way to say so (its policy_failure
+	 * attribute would fail the delivery).  The daemon's cache knows:
+	 * such a session is an STS session with the fetch's result type
+	 * (RFC 8460 §4.3.2.2), as the log input counts it.
+	 */
+	if (type == TLSRPT_POLICY_NONE && count_policy(c, d->domain, &vp) ==
+	    0 && vp.type == TLSRPT_POLICY_STS &&
+	    vp.failure != TLSRPT_RESULT_NONE) {
+		type = TLSRPT_POLICY_STS;
+		result = vp.failure;
+		desc.strings = desc.mx = "";
+		desc.slen = desc.mlen = 0;
+	}
+	if ((c->cf->tlsrpt.policy_types & (1u << type)) == 0) {
+		c->batch.excluded++;
+		return;
+	}
+	desc.type = type;
 	log_debug(1, "tlsrpt: datagram domain=%s policy=%s mx=%s addr=%s "
-	    "result=%s", d->domain, tlsrpt_policy_type_name(p->type),
+	    "result=%s", d->domain, tlsrpt_policy_type_name(type),
 	    fd != NULL && fd->host[0] != '\0' ? fd->host : "-",
 	    fd != NULL && fd->addr[0] != '\0' ? fd->addr : "-",
 	    tlsrpt_result_name(result));

@@ -259,7 +259,10 @@ maillog_verify_result(const char *p, size_t len)
 		{ "num=10:", TLSRPT_RESULT_EXPIRED },	/* has expired */
 		{ "num=62:", TLSRPT_RESULT_HOST_MISMATCH }, /* hostname */
 		{ "num=64:", TLSRPT_RESULT_HOST_MISMATCH }, /* IP address */
-		{ "num=65:", TLSRPT_RESULT_TLSA_INVALID }, /* DANE no match */
+		/* DANE, no usable TLSA record matched: what Postfix's own
+		 * TLSRPT events say (certificate-not-trusted); TLSA records
+		 * none of which is usable are tlsa-invalid (verdict.c) */
+		{ "num=65:", TLSRPT_RESULT_NOT_TRUSTED },
 		{ "num=2:", TLSRPT_RESULT_NOT_TRUSTED },  /* issuer cert */
 		{ "num=18:", TLSRPT_RESULT_NOT_TRUSTED }, /* self-signed */
 		{ "num=19:", TLSRPT_RESULT_NOT_TRUSTED }, /* ... in chain */
@@ -274,7 +277,7 @@ maillog_verify_result(const char *p, size_t len)
 		{ "does not match STS MX pattern",
 		    TLSRPT_RESULT_HOST_MISMATCH },
 		{ "no matching DANE TLSA records",
-		    TLSRPT_RESULT_TLSA_INVALID },
+		    TLSRPT_RESULT_NOT_TRUSTED },
 		{ "untrusted issuer", TLSRPT_RESULT_NOT_TRUSTED },
 		{ "self-signed certificate", TLSRPT_RESULT_NOT_TRUSTED },
 		{ "not trusted by local or TLSA policy",

@@ -103,8 +103,10 @@ verdict_session(const struct verdict_policy *vp, enum maillog_trust trust,
 		return (trust == MAILLOG_TRUST_TRUSTED ?
 		    TLSRPT_RESULT_HOST_MISMATCH : TLSRPT_RESULT_NOT_TRUSTED);
 	case VERDICT_LEVEL_DANE_ONLY:
+		/* no TLSA record matched the chain: Postfix's own TLSRPT
+		 * event says certificate-not-trusted */
 		return (trust == MAILLOG_TRUST_VERIFIED ? TLSRPT_RESULT_NONE :
-		    TLSRPT_RESULT_TLSA_INVALID);
+		    TLSRPT_RESULT_NOT_TRUSTED);
 	case VERDICT_LEVEL_ENCRYPT:
 		/* RFC 8460 §4.3.2.1: none of the TLSA records was usable */
 		return (TLSRPT_RESULT_TLSA_INVALID);

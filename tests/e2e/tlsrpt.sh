@@ -13,7 +13,9 @@
 #   tlsrpt-sts-nostarttls  sts              2 x starttls-not-supported
 #   tlsrpt-dane-ok         tlsa             2 successful (TLSA records as
 #                                             policy-string)
-#   tlsrpt-dane-bad        tlsa             1 x tlsa-invalid
+#   tlsrpt-dane-bad        tlsa             1 x certificate-not-trusted (no
+#                                             TLSA record matched: what
+#                                             Postfix's own event says)
 #   tlsrpt-fetch-error     sts              2 x sts-policy-fetch-error
 #                                             (no policy-string)
 #   tlsrpt-no-policy       no-policy-found  1 successful
@@ -205,7 +207,7 @@ for via in mail https; do
 	expect $via tlsrpt-sts-expired sts 0 1 yes certificate-expired:1
 	expect $via tlsrpt-sts-nostarttls sts 0 2 yes starttls-not-supported:2
 	expect $via tlsrpt-dane-ok tlsa 2 0 yes -
-	expect $via tlsrpt-dane-bad tlsa 0 1 yes tlsa-invalid:1
+	expect $via tlsrpt-dane-bad tlsa 0 1 yes certificate-not-trusted:1
 	expect $via tlsrpt-fetch-error sts 0 2 no sts-policy-fetch-error:2
 	expect $via tlsrpt-no-policy no-policy-found 1 0 no -
 done

@@ -75,7 +75,7 @@ static const struct ml_case ml_cases[] = {
 	    "DANE TLSA records",
 	    MAILLOG_TLS_VERIFY_FAILED, "smtp", 17963,
 	    "mx1.dane-mismatch.pstest", "127.41.25.1", 25, MAILLOG_TRUST_NONE,
-	    TLSRPT_RESULT_TLSA_INVALID, NULL, NULL, NULL, 0, 0 },
+	    TLSRPT_RESULT_NOT_TRUSTED, NULL, NULL, NULL, 0, 0 },
 	{ "3.7: untrusted issuer (no \"server\" prefix)",
 	    P37 "certificate verification failed for "
 	    "mx1.deliver-unknownca.pstest[127.41.25.4]:25: untrusted issuer "
