@@ -29,7 +29,7 @@ liblmdb-dev lmdb-utils libunbound-dev libcurl4-gnutls-dev libgnutls28-dev
 libidn2-dev libcmocka-dev libsystemd-dev dns-root-data ca-certificates
 libseccomp-dev libhiredis-dev libsqlite3-dev zlib1g-dev libjson-c-dev"
 TEST="postfix nsd unbound ldnsutils nginx-light bind9-dnsutils openssl
-python3 curl swaks procps iproute2 valgrind clang libclang-rt-14-dev
+python3 curl swaks procps iproute2 valgrind clang libclang-rt-dev
 shellcheck python3-prometheus-client systemd man-db groff-base cppcheck
 clang-tidy redis-server gdb debhelper dpkg-dev fakeroot lintian autopkgtest
 tinyproxy-bin postfix-mta-sts-resolver python3-redis faketime python3-jsonschema"
