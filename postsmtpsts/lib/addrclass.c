@@ -230,7 +230,6 @@ int
 addrclass_permit(const struct addrclass_net *allow, size_t nallow,
     int family, const void *addr, char *why, size_t whysz)
 {
-	char	 range[ADDRCLASS_WHY_MAX];
 	size_t	 i;
 
 	if (whysz > 0)
@@ -238,11 +237,7 @@ addrclass_permit(const struct addrclass_net *allow, size_t nallow,
 	for (i = 0; i < nallow; i++)
 		if (addrclass_match(&allow[i], family, addr))
 			return (1);
-	if (addrclass_global(family, addr, range, sizeof(range)))
-		return (1);
-	if (whysz > 0)
-		snprintf(why, whysz, "%s, not in the allowed networks", range);
-	return (0);
+	return (addrclass_global(family, addr, why, whysz));
 }
 
 char *

@@ -66,8 +66,8 @@ int	addrclass_match(const struct addrclass_net *net, int family,
 
 /*
  * addrclass_permit - may a connection go to addr: 1 if it is in one of
- * allow[0..nallow) or global; else 0 with the reason in why (size
- * whysz): "127.0.0.0/8 loopback, not in the allowed networks".
+ * allow[0..nallow) or global; else 0 with the range in why (size
+ * whysz), as addrclass_global() names it.
  */
 int	addrclass_permit(const struct addrclass_net *allow, size_t nallow,
 	    int family, const void *addr, char *why, size_t whysz);
