@@ -372,11 +372,11 @@ addrclass_permit_list(void **state)
 	assert_string_equal(why, "");
 	assert_int_equal(addrclass_permit(NULL, 0, AF_INET, a, why,
 	    sizeof(why)), 0);
-	assert_string_equal(why, "127.0.0.0/8 loopback);
+	assert_string_equal(why, "127.0.0.0/8 loopback");
 	inet_pton(AF_INET, "127.0.0.2", a);
 	assert_int_equal(addrclass_permit(allow, 2, AF_INET, a, why,
 	    sizeof(why)), 0);
-	assert_string_equal(why, "127.0.0.0/8 loopback);
+	assert_string_equal(why, "127.0.0.0/8 loopback");
 	inet_pton(AF_INET, "192.0.2.1", a);
 	assert_int_equal(addrclass_permit(allow, 2, AF_INET, a, why,
 	    sizeof(why)), 0);
@@ -386,7 +386,7 @@ addrclass_permit_list(void **state)
 	inet_pton(AF_INET6, "fe80::1", a);
 	assert_int_equal(addrclass_permit(allow, 2, AF_INET6, a, why,
 	    sizeof(why)), 0);
-	assert_string_equal(why, "fe80::/10 link-local);
+	assert_string_equal(why, "fe80::/10 link-local");
 	inet_pton(AF_INET, "8.8.8.8", a);
 	assert_int_equal(addrclass_permit(NULL, 0, AF_INET, a, why,
 	    sizeof(why)), 1);
