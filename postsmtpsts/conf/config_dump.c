@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "conf/config_dump.h"
+#include "lib/addrclass.h"
 #include "lib/config.h"
 
 /*
@@ -65,6 +66,8 @@ config_dump_tlsrpt(const struct config *cf, FILE *fp)
 {
 	const struct config_tlsrpt *t = &cf->tlsrpt;
 	const char	*sep = " ";
+	char		 net[ADDRCLASS_NET_MAX];
+	size_t		 i;
 
 	fprintf(fp, "\ntlsrpt {\n\tenable = %s\n", t->enable ? "true" :
 	    "false");
@@ -105,6 +108,11 @@ config_dump_tlsrpt(const struct config *cf, FILE *fp)
 	fprintf(fp, "\tkeep_days = %d\n", t->keep_days);
 	config_dump_kv(fp, "\t", "metrics_file", t->metrics_file);
 	fprintf(fp, "\ttimeout = %d\n", t->timeout);
+	fputs("\treport_allow_addresses = {", fp);
+	for (i = 0; i < t->nreport_allow_addresses; i++)
+		fprintf(fp, "%s\"%s\"", i > 0 ? ", " : " ", addrclass_format(
+		    &t->report_allow_addresses[i], net, sizeof(net)));
+	fputs(i > 0 ? " }\n" : "}\n", fp);
 	fputs("}\n", fp);
 }
 

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "conf/config_int.h"
+#include "lib/addrclass.h"
 #include "lib/config.h"
 #include "lib/domain.h"
 #include "lib/xmalloc.h"
@@ -124,6 +125,40 @@ config_tlsrpt_word_ok(const char *s)
 	if (i == 0 || i > 255)
 		return ("must be 1 to 255 bytes");
 	return (NULL);
+}
+
+/*
+ * config_tlsrpt_allow - report_allow_addresses: CIDR networks, each
+ * checked (addrclass_parse: no host bits set), at most
+ * CONFIG_MAX_TLSRPT_ALLOW
+ */
+static void
+config_tlsrpt_allow(struct config_ctx *ctx, cfg_t *sec,
+    struct config_tlsrpt *t)
+{
+	char		 esc[LOG_ESCAPE_MAX + 8];
+	const char	*s, *why;
+	unsigned int	 i, size = cfg_size(sec, "report_allow_addresses");
+
+	if (size > CONFIG_MAX_TLSRPT_ALLOW) {
+		config_error(ctx, sec, "report_allow_addresses", 0, "tlsrpt: "
+		    "report_allow_addresses: at most %d networks",
+		    CONFIG_MAX_TLSRPT_ALLOW);
+		size = CONFIG_MAX_TLSRPT_ALLOW;
+	}
+	t->report_allow_addresses = xcalloc((size_t)size + 1,
+	    sizeof(*t->report_allow_addresses));
+	for (i = 0; i < size; i++) {
+		s = cfg_getnstr(sec, "report_allow_addresses", i);
+		if (addrclass_parse(s, strlen(s), &t->report_allow_addresses[
+		    t->nreport_allow_addresses], &why) == -1) {
+			config_error(ctx, sec, "report_allow_addresses", i,
+			    "tlsrpt: report_allow_addresses \"%s\": %s",
+			    config_error_esc(esc, sizeof(esc), s), why);
+			continue;
+		}
+		t->nreport_allow_addresses++;
+	}
 }
 
 void
@@ -241,4 +276,5 @@ config_tlsrpt_build(struct config_ctx *ctx, cfg_t *cfg, struct config *cf)
 	    "metrics_file", 1);
 	t->timeout = (int)config_value_int(ctx, sec, "tlsrpt", "timeout", 1,
 	    CONFIG_MAX_TLSRPT_TIMEOUT);
+	config_tlsrpt_allow(ctx, sec, t);
 }

@@ -148,6 +148,7 @@ config_free(struct config *cf)
 	free(cf->tlsrpt.sendmail);
 	free(cf->tlsrpt.sending_mta_ip);
 	free(cf->tlsrpt.metrics_file);
+	free(cf->tlsrpt.report_allow_addresses);
 	free(cf->file);
 	free(cf);
 }

@@ -78,6 +78,7 @@
 #define CONFIG_MAX_TLSRPT_RATE	100000	/* tlsrpt: reports/destination/hour */
 #define CONFIG_MAX_TLSRPT_KEEP	366	/* tlsrpt: keep_days */
 #define CONFIG_MAX_TLSRPT_TIMEOUT 600	/* tlsrpt: one delivery, seconds */
+#define CONFIG_MAX_TLSRPT_ALLOW	64	/* tlsrpt: report_allow_addresses */
 #define CONFIG_MAX_ERRORS	50	/* reported per config_load() */
 #define CONFIG_MAX_FLEET_SERVERS 8	/* fleet: servers tried in turn */
 #define CONFIG_MAX_FLEET_PREFIX	64	/* fleet: key prefix, bytes */
@@ -245,6 +246,8 @@ enum config_tlsrpt_input {
 	CONFIG_TLSRPT_INPUT_SOCKET,	/* Postfix's libtlsrpt datagrams */
 };
 
+struct addrclass_net;
+
 struct config_tlsrpt {
 	int		 enable;
 	char		*organization_name;	/* organization-name */
@@ -279,6 +282,10 @@ struct config_tlsrpt {
 	int		 keep_days;		/* counts kept after sending */
 	char		*metrics_file;		/* Prometheus text, or NULL */
 	int		 timeout;		/* one delivery, seconds */
+	struct addrclass_net *report_allow_addresses;	/* non-global
+						   networks a report POST
+						   may reach (addrclass.h) */
+	size_t		 nreport_allow_addresses;
 };
 
 struct config {

@@ -60,6 +60,9 @@
  * of the transfer's own (a curl share with CURL_LOCK_DATA_DNS), and an
  * opensocket callback refuses any other address.  With a proxy, curl
  * connects to the proxy instead and the proxy resolves the policy host.
+ * A POST's filter (https_set_post_filter: what may be reached is the
+ * caller's policy, not this file's) is asked in the same callback, so
+ * the address judged is the one the socket would connect to.
  *
  * Completion: curl reports finished transfers through curl_multi_info_read
  * while we are inside curl_multi_socket_action.  They are first moved to a
@@ -146,6 +149,9 @@ struct https_fetch {
 	CURLSH		*share;		/* the transfer's own DNS cache */
 	struct curl_slist *resolve;
 	int		 in_multi;
+	unsigned int	 nopen;		/* sockets curl asked for */
+	unsigned int	 nrefused;	/* ... that the POST filter refused */
+	char		 refused[HTTPS_DETAIL_MAX];	/* the first's reason */
 	CURLcode	 rc;
 	char		 errbuf[CURL_ERROR_SIZE];
 };
@@ -161,6 +167,8 @@ struct https {
 	long		 connect_timeout_ms;
 	long		 timeout_ms;
 	size_t		 max_body;	/* https.max_policy_size */
+	https_addr_fn	*post_filter;	/* https_set_post_filter() */
+	void		*post_filter_arg;
 	struct https_fetches fetches;	/* running */
 	struct https_fetches done;	/* finished, callback pending */
 	LIST_HEAD(, https_sock) socks;
@@ -587,7 +595,34 @@ https_write_cb(char *ptr, size_t size, size_t nmemb, void *userdata)
 	return (n);
 }
 
-/* https_opensocket_cb - connect only to addresses DNS gave us */
+/*
+ * https_post_refuses - does the POST filter refuse addr (family, bytes;
+ * text a) for f?  Logged, counted, the first reason kept
+ */
+static int
+https_post_refuses(struct https_fetch *f, int family, const void *addr,
+    const char *a)
+{
+	char	 why[HTTPS_DETAIL_MAX];
+
+	if (!f->post || f->h->post_filter == NULL)
+		return (0);
+	why[0] = '\0';
+	if (f->h->post_filter(f->host, family, addr, a, why, sizeof(why),
+	    f->h->post_filter_arg))
+		return (0);
+	log_warnx("https: host=%s addr=%s refused=address why=\"%s\"",
+	    f->host, a, why);
+	if (f->nrefused++ == 0)
+		snprintf(f->refused, sizeof(f->refused), "%s: %s", a, why);
+	return (1);
+}
+
+/*
+ * https_opensocket_cb - connect only to addresses DNS gave us, and for a
+ * POST only to those its filter allows: here, where curl has the actual
+ * address of this attempt in hand, before any socket exists
+ */
 static curl_socket_t
 https_opensocket_cb(void *clientp, curlsocktype purpose,
     struct curl_sockaddr *sa)
@@ -598,6 +633,7 @@ https_opensocket_cb(void *clientp, curlsocktype purpose,
 	size_t			 i;
 
 	(void)purpose;
+	f->nopen++;
 	if (f->h->proxy == NULL) {
 		if (sa->family == AF_INET)
 			p = &((struct sockaddr_in *)(void *)
@@ -616,6 +652,8 @@ https_opensocket_cb(void *clientp, curlsocktype purpose,
 			    f->host, a);
 			return (CURL_SOCKET_BAD);
 		}
+		if (https_post_refuses(f, sa->family, p, a))
+			return (CURL_SOCKET_BAD);
 	}
 	return (socket(sa->family, sa->socktype, sa->protocol));
 }
@@ -679,6 +717,11 @@ https_finish(struct https_fetch *f)
 			    "Content-Length exceeds %zu bytes",
 			    f->h->max_body);
 		}
+	} else if (f->rc != CURLE_OK && f->nrefused > 0 &&
+	    f->nrefused == f->nopen) {
+		/* every socket curl wanted was refused: nothing was opened */
+		kind = HTTPS_ERR_ADDRESS;
+		snprintf(f->detail, sizeof(f->detail), "%s", f->refused);
 	} else if (f->rc != CURLE_OK) {
 		kind = https_error_from_curl(f->rc);
 		why = f->errbuf[0] != '\0' ? f->errbuf :
@@ -911,6 +954,31 @@ https_path_ok(const char *path)
 }
 
 /*
+ * https_post_prefilter - with a proxy, which resolves the host itself
+ * and may connect to any of its addresses: -1 if the POST filter refuses
+ * any of f's (the proxy's own rules keep it from the rest)
+ */
+static int
+https_post_prefilter(struct https_fetch *f)
+{
+	unsigned char	 b[sizeof(struct in6_addr)];
+	size_t		 i;
+	int		 af;
+
+	for (i = 0; i < f->naddrs; i++) {
+		af = strchr(f->addrs[i], ':') != NULL ? AF_INET6 : AF_INET;
+		if (inet_pton(af, f->addrs[i], b) != 1) {
+			snprintf(f->refused, sizeof(f->refused), "%s: not an "
+			    "address", f->addrs[i]);
+			return (-1);
+		}
+		if (https_post_refuses(f, af, b, f->addrs[i]))
+			return (-1);
+	}
+	return (0);
+}
+
+/*
  * https_start - the part of https_fetch() and https_post() after f is
  * made: the host, the URL (path NULL: the policy's), the addresses, the
  * curl handle
@@ -959,6 +1027,8 @@ https_start(struct https_fetch *f, const char *host, const char *path,
 	if (f->naddrs == 0)
 		return (https_fail_early(f, HTTPS_ERR_CONNECT,
 		    "no usable address"));
+	if (h->proxy != NULL && https_post_prefilter(f) == -1)
+		return (https_fail_early(f, HTTPS_ERR_ADDRESS, f->refused));
 	if (https_setup(f) == -1)
 		return (https_fail_early(f, HTTPS_ERR_OTHER, f->detail));
 	if ((mc = curl_multi_add_handle(h->multi, f->easy)) != CURLM_OK)
@@ -1028,6 +1098,13 @@ https_post(struct https *h, const char *host, unsigned int port,
 	    (f->headers = curl_slist_append(f->headers, "Expect:")) == NULL)
 		fatalx("https: out of memory");
 	return (https_start(f, host, path, addrs, naddrs));
+}
+
+void
+https_set_post_filter(struct https *h, https_addr_fn *fn, void *arg)
+{
+	h->post_filter = fn;
+	h->post_filter_arg = arg;
 }
 
 void

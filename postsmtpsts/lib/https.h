@@ -46,6 +46,10 @@ enum https_error {
 	HTTPS_ERR_CONTENT_TYPE,	/* not text/plain */
 	HTTPS_ERR_TOO_LARGE,	/* body or Content-Length > HTTPS_MAX_BODY */
 	HTTPS_ERR_OTHER,
+	/* after OTHER: the daemon's counters stop at OTHER (its fetches have
+	 * no filter) */
+	HTTPS_ERR_ADDRESS,	/* POST: every address refused by the filter
+				   (https_set_post_filter), none connected */
 };
 
 struct https_result {
@@ -102,6 +106,29 @@ struct https_fetch *https_post(struct https *h, const char *host,
 		    const void *body, size_t len, https_cb *cb, void *arg);
 
 /*
+ * https_addr_fn - may a POST to host connect to addr (family AF_INET: 4
+ * bytes, AF_INET6: 16; text: its presentation form)?  1 yes; 0 no, with
+ * the reason in why (size whysz) for the log and the result's detail.
+ */
+typedef int	https_addr_fn(const char *host, int family, const void *addr,
+		    const char *text, char *why, size_t whysz, void *arg);
+
+/*
+ * https_set_post_filter - every https_post() of h from now on asks
+ * fn(..., arg) about each address curl is about to open a socket to (in
+ * curl's opensocket callback: the actual address of each attempt, so a
+ * name that resolves again differently and every address of a host are
+ * judged); a refused one gets no socket, curl goes on to the next.  If
+ * every address was refused, the POST ends in HTTPS_ERR_ADDRESS with the
+ * first reason as its detail.  With https.proxy, curl's socket is the
+ * proxy's, which resolves the host itself: addrs are judged before the
+ * transfer starts instead.  Policy fetches (https_fetch) are never
+ * filtered.  fn NULL: no filter (the default).
+ */
+void		 https_set_post_filter(struct https *h, https_addr_fn *fn,
+		    void *arg);
+
+/*
  * https_check - read the trust store cf names (ca_file, or the system's) as
  * https_new() would, and drop it: 0, or -1 with the reason in err (size
  * errsz).  For the master, before it starts a resolver with cf.
@@ -116,7 +143,8 @@ void		 https_cancel(struct https_fetch *f);
 void		 https_free(struct https *h);
 
 /* https_error_name - "ok", "connect", "tls", "webpki", "timeout",
- * "http-status", "redirect", "content-type", "too-large", "other" */
+ * "http-status", "redirect", "content-type", "too-large", "other",
+ * "address" */
 const char	*https_error_name(enum https_error e);
 
 /*

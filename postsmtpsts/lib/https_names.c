@@ -37,6 +37,8 @@ https_error_name(enum https_error e)
 		return ("content-type");
 	case HTTPS_ERR_TOO_LARGE:
 		return ("too-large");
+	case HTTPS_ERR_ADDRESS:
+		return ("address");
 	case HTTPS_ERR_OTHER:
 		break;
 	}

@@ -45,6 +45,9 @@ static const struct {
 	{ "deliveries", "Delivery attempts (mail or HTTPS)" },
 	{ "deliveries_failed", "Delivery attempts that failed" },
 	{ "deliveries_rate_limited", "Deliveries put off by the rate limit" },
+	{ "deliveries_refused_address", "HTTPS deliveries refused before "
+	    "connecting: every address of the host not global and not in "
+	    "report_allow_addresses" },
 	{ "lines_refused_no_uid", "Journal entries refused: no _UID" },
 	{ "lines_refused_uid", "Journal entries refused: _UID not in "
 	    "trusted_users (a forged Postfix line)" },

@@ -21,6 +21,7 @@
 
 #include <event2/event.h>
 
+#include "lib/addrclass.h"
 #include "lib/buf.h"
 #include "lib/clock.h"
 #include "lib/config.h"
@@ -492,9 +493,11 @@ send_build(struct send_job *j)
 }
 
 /* send_dest_done - destination j->cur's attempt ended: ok, or why not
- * (temporary: to be tried again) */
+ * (temporary: to be tried again; counter: a failure's own counter, or
+ * NULL) */
 static void
-send_dest_done(struct send_job *j, int ok, int temporary, const char *why)
+send_dest_done(struct send_job *j, int ok, int temporary, const char *why,
+    const char *counter)
 {
 	struct send	*s = j->s;
 	struct rstate_dest *d = &j->r.dest[j->cur];
@@ -521,10 +524,34 @@ send_dest_done(struct send_job *j, int ok, int temporary, const char *why)
 			    j->domain, j->key + 2, d->uri, d->next_try -
 			    s->now, why);
 		}
-		send_commit(j, "deliveries_failed", NULL);
+		send_commit(j, "deliveries_failed", counter);
 	}
 	j->cur++;
 	send_job_deliver(j);
+}
+
+/*
+ * send_post_filter - may a report POST connect to addr (https.h's
+ * https_addr_fn)?  A global address, or one in
+ * tlsrpt.report_allow_addresses: the rua host is the domain owner's
+ * choice, and must not make this host reach its own networks
+ * (addrclass.h)
+ */
+static int
+send_post_filter(const char *host, int family, const void *addr,
+    const char *text, char *why, size_t whysz, void *arg)
+{
+	const struct config_tlsrpt *t = &((struct send *)arg)->cf->tlsrpt;
+	char		 range[ADDRCLASS_WHY_MAX];
+
+	(void)host;
+	(void)text;
+	if (addrclass_permit(t->report_allow_addresses,
+	    t->nreport_allow_addresses, family, addr, range, sizeof(range)))
+		return (1);
+	snprintf(why, whysz, "not global (%s) and not in "
+	    "report_allow_addresses", range);
+	return (0);
 }
 
 /* send_post_cb - the POST of the report ended */
@@ -537,7 +564,21 @@ send_post_cb(const struct https_result *res, void *arg)
 
 	j->post = NULL;
 	if (res->error == HTTPS_OK) {
-		send_dest_done(j, 1, 0, NULL);
+		send_dest_done(j, 1, 0, NULL, NULL);
+		return;
+	}
+	snprintf(why, sizeof(why), "%s: %s", https_error_name(res->error),
+	    res->detail);
+	/*
+	 * Every address of the host refused (send_post_filter), no
+	 * connection made: this destination fails for good, as a receiver's
+	 * refusal does.  It is this configuration's decision, which a retry
+	 * within retry_for would only repeat (and log again); the report's
+	 * other destinations go on.  A collector moved into a private
+	 * network on purpose is let in by report_allow_addresses.
+	 */
+	if (res->error == HTTPS_ERR_ADDRESS) {
+		send_dest_done(j, 0, 0, why, "deliveries_refused_address");
 		return;
 	}
 	/* RFC 8460 §5.3: other codes "may be retried as per local sender
@@ -545,9 +586,7 @@ send_post_cb(const struct https_result *res, void *arg)
 	temporary = !(res->error == HTTPS_ERR_HTTP_STATUS &&
 	    res->status >= 400 && res->status <= 499 && res->status != 408 &&
 	    res->status != 429);
-	snprintf(why, sizeof(why), "%s: %s", https_error_name(res->error),
-	    res->detail);
-	send_dest_done(j, 0, temporary, why);
+	send_dest_done(j, 0, temporary, why, NULL);
 }
 
 /* send_addr_cb - the https host's addresses (A, then AAAA if none) */
@@ -578,7 +617,7 @@ send_addr_cb(const struct dns_result *res, void *arg)
 	if (j->naddrs == 0) {
 		send_dest_done(j, 0, 1, res->security == DNS_BOGUS ?
 		    "the host's address is DNSSEC bogus" :
-		    "the host has no address");
+		    "the host has no address", NULL);
 		return;
 	}
 	for (i = 0; i < j->naddrs; i++)
@@ -614,13 +653,13 @@ send_mail(struct send_job *j)
 	buf_init(&msg, t->max_report_size * 2 + 65536);
 	if (mime_message(&m, &msg) == -1) {
 		buf_free(&msg);
-		send_dest_done(j, 0, 0, "the mail could not be made");
+		send_dest_done(j, 0, 0, "the mail could not be made", NULL);
 		return;
 	}
 	rc = sendmail_run(t->sendmail, t->sender, m.to, msg.data, msg.len,
 	    t->timeout, &temporary, why, sizeof(why));
 	buf_free(&msg);
-	send_dest_done(j, rc == 0, temporary, why);
+	send_dest_done(j, rc == 0, temporary, why, NULL);
 }
 
 /* send_job_deliver - the next destination due, or the end */
@@ -1032,6 +1071,7 @@ send_new(const struct config *cf, struct store *store, struct event_base *base,
 		send_free(s);
 		return (NULL);
 	}
+	https_set_post_filter(s->https, send_post_filter, s);
 	return (s);
 }
 

@@ -29,7 +29,11 @@
  *	  4. each destination in turn: mailto: through sendmail(1)
  *	     (sendmail.h), the mail of mime.h; https: a POST of
  *	     application/tlsrpt+gzip (lib/https: the policy fetches'
- *	     certificate check) to the addresses lib/dns found.  INTENT is
+ *	     certificate check) to the addresses lib/dns found, those
+ *	     only that are global or in tlsrpt.report_allow_addresses
+ *	     (addrclass.h; judged as curl connects: https_set_post_filter),
+ *	     a host with none of them refused for good
+ *	     (deliveries_refused_address).  INTENT is
  *	     committed before the hand-over (rstate.h).  A destination that
  *	     failed for now is tried again after 5 min, doubling to 4 h
  *	     (RFC 8460 §5.5: exponential backoff), until tlsrpt.retry_for

@@ -21,6 +21,10 @@
 #   tlsrpt-no-policy       no-policy-found  1 successful
 #   tlsrpt-hostile-rua     (counted, never sent: every rua URI refused)
 #
+# The collector is on loopback, which report POSTs may not reach unless
+# report_allow_addresses lets it in: this configuration does; 14. runs
+# without it (no connection, nothing at the collector, counted, logged).
+#
 # On the way: the sender's log is rotated under the running reporter
 # ("postfix logrotate"), the reporter is killed (kill -9) and mail keeps
 # going out while it is down, a malformed line is appended; every count
@@ -89,6 +93,7 @@ RCONF=$T/reporter.conf
 		send_delay = 0
 		metrics_file = "$T/tlsrpt.prom"
 		timeout = 30
+		report_allow_addresses = { "$WORLD_COLLECTOR_ADDR/32" }
 	}
 	EOF
 } >"$RCONF"
@@ -344,7 +349,55 @@ is "$(world_mx_count good tlsrpt-reports.pstest)" $((b_mail + 1)) "one more mail
 is "$(find "$WORLD_COLLECTOR_DIR" -name '*.body' | wc -l)" $((b_https + 1)) \
     "one more POST (answered 503), no more"
 
-! grep -E "Sanitizer|runtime error|panic" "$RLOG" "$T/kill.log" "$T/rate.log" | sed 's/^/# /' | grep -q .
+# 14. The collector without report_allow_addresses: it is on loopback
+# (not a global address), so no POST connects to it: nothing reaches it
+# (no request in its log, no body), each of the 8 reports' HTTPS
+# destinations is refused for good (counted and logged with the address
+# and why), the reports go by mail; a second run does not try again.
+sed -e "s|log = \"$WORLD_SENDER_LOG\"|log = \"$ALL\"|" \
+    -e "s|state_dir = \"$T/tlsrpt\"|state_dir = \"$T/tlsrpt-private\"|" \
+    -e "/metrics_file/d" -e "/report_allow_addresses/d" \
+    "$RCONF" >"$T/private.conf"
+pstat() {
+	"$REPORTER" -c "$T/private.conf" --stats 2>/dev/null |
+	    awk -v n="postsmtpsts_tlsrpt_$1_total" '$1 == n { print $2 }'
+}
+"$DAEMON" -t -v -c "$RCONF" 2>/dev/null |
+    grep -qxF "	report_allow_addresses = { \"$WORLD_COLLECTOR_ADDR/32\" }"
+ok $? "postsmtpsts -t -v: the allowance of the other runs, as read"
+"$DAEMON" -t -v -c "$T/private.conf" 2>/dev/null |
+    grep -qxF '	report_allow_addresses = {}'
+ok $? "... and this run's: none (the default)"
+b_mail=$(world_mx_count good tlsrpt-reports.pstest)
+b_https=$(find "$WORLD_COLLECTOR_DIR" -name '*.body' | wc -l)
+b_req=$(wc -l <"$WORLD_COLLECTOR_LOG")
+MAIL_CONFIG=$WORLD_SENDER_DIR/etc "$REPORTER" -f -v -c "$T/private.conf" \
+    --from-start --once --send today >>"$T/private.log" 2>&1
+ok $? "a run without report_allow_addresses"
+is "$(pstat reports_made)" 9 "9 reports made"
+is "$(pstat deliveries_refused_address)" "$want" \
+    "$want POSTs refused: the collector's address is not global"
+is "$(pstat deliveries_failed)" "$want" "... each a failed delivery"
+is "$(find "$WORLD_COLLECTOR_DIR" -name '*.body' | wc -l)" "$b_https" \
+    "no report reached the collector"
+is "$(wc -l <"$WORLD_COLLECTOR_LOG")" "$b_req" "... no request in its log"
+n=$(grep -c "https: host=$WORLD_COLLECTOR_NAME addr=$WORLD_COLLECTOR_ADDR refused=address why=\"not global (127.0.0.0/8 loopback) and not in report_allow_addresses\"" "$T/private.log")
+is "$n" "$want" "each refusal logged with the address and why, before any socket"
+is "$(grep -c "report=refused: address: $WORLD_COLLECTOR_ADDR: not global" "$T/private.log")" \
+    "$want" "each destination refused for good, not deferred"
+! grep -q "report=deferred" "$T/private.log"
+ok $? "... no retry planned"
+is "$(pstat reports_sent)" "$want" "the reports went by mail"
+wait_until 30 "[ \$(world_mx_count good tlsrpt-reports.pstest) -ge $((b_mail + want)) ]"
+MAIL_CONFIG=$WORLD_SENDER_DIR/etc "$REPORTER" -f -v -c "$T/private.conf" \
+    --once --send today >>"$T/private.log" 2>&1
+is "$(pstat deliveries_refused_address)" "$want" \
+    "a second run tries the refused destinations no more"
+"$REPORTER" -c "$T/private.conf" --stats 2>/dev/null |
+    grep -q "^postsmtpsts_tlsrpt_deliveries_refused_address_total $want\$"
+ok $? "the counter is in --stats"
+
+! grep -E "Sanitizer|runtime error|panic" "$RLOG" "$T/kill.log" "$T/rate.log" "$T/private.log" | sed 's/^/# /' | grep -q .
 ok $? "no sanitizer report, no panic in the reporter's logs"
 
 ( sender_stop )

@@ -24,6 +24,7 @@
 
 #include "lib/config.h"
 #include "conf/config_dump.h"
+#include "lib/addrclass.h"
 #include "conf/config_load.h"
 
 #define TEST_ERRSZ	8192
@@ -1140,6 +1141,47 @@ tlsrpt_errors(void **state)
 	config_free(cf);
 }
 
+/* tlsrpt.report_allow_addresses: empty by default, CIDR networks
+ * normalized in the dump, each mistake at its own line */
+static void
+tlsrpt_report_allow_addresses(void **state)
+{
+	char		 err[TEST_ERRSZ], a[ADDRCLASS_NET_MAX];
+	struct config	*cf;
+	char		*d1;
+
+	(void)state;
+	cf = load_ok("");
+	assert_int_equal(cf->tlsrpt.nreport_allow_addresses, 0);
+	d1 = dump_round_trip(cf);
+	assert_non_null(strstr(d1, "\treport_allow_addresses = {}\n"));
+	free(d1);
+	config_free(cf);
+	cf = load_ok("tlsrpt {\n\treport_allow_addresses = { \"10.0.0.0/8\", "
+	    "\"127.0.0.1\", \"FD00::/8\" }\n}\n");
+	assert_int_equal(cf->tlsrpt.nreport_allow_addresses, 3);
+	assert_string_equal(addrclass_format(&cf->tlsrpt.report_allow_addresses[
+	    0], a, sizeof(a)), "10.0.0.0/8");
+	assert_string_equal(addrclass_format(&cf->tlsrpt.report_allow_addresses[
+	    1], a, sizeof(a)), "127.0.0.1/32");
+	d1 = dump_round_trip(cf);
+	assert_non_null(strstr(d1, "\treport_allow_addresses = { \"10.0.0.0/8\", "
+	    "\"127.0.0.1/32\", \"fd00::/8\" }\n"));
+	free(d1);
+	config_free(cf);
+	cf = load_text("tlsrpt {\n\treport_allow_addresses = {\n"
+	    "\t\t\"10.0.0.1/8\",\n"
+	    "\t\t\"collector.example\",\n"
+	    "\t\t\"::/129\"\n\t}\n}\n", err, NULL);
+	assert_null(cf);
+	assert_non_null(strstr(err, ":3: tlsrpt: report_allow_addresses "
+	    "\"10.0.0.1/8\": host bits are set"));
+	assert_non_null(strstr(err, ":4: tlsrpt: report_allow_addresses "
+	    "\"collector.example\": not an IPv4 or IPv6 address"));
+	assert_non_null(strstr(err, ":5: tlsrpt: report_allow_addresses "
+	    "\"::/129\": the prefix length is over 128"));
+}
+
 /* -- the fleet section (fleet.h) ---------------------------------------- */
 
 /* secret_file - a 0600 file holding text; the caller unlinks and frees */
@@ -1356,6 +1398,7 @@ main(void)
 		cmocka_unit_test(free_null_and_find_on_null),
 		cmocka_unit_test(tlsrpt_section_loads),
 		cmocka_unit_test(tlsrpt_errors),
+		cmocka_unit_test(tlsrpt_report_allow_addresses),
 		cmocka_unit_test(fleet_section_loads),
 		cmocka_unit_test(fleet_errors_name_file_and_line),
 		cmocka_unit_test(fleet_sentinels_load),

@@ -775,6 +775,117 @@ refused_address_falls_back_to_the_next(void **state)
 	assert_int_equal(o.body_len, 60);
 }
 
+/* The POST filter of the next run_post(): refuses refuse_addr ("*":
+ * every address), counts what it was asked. */
+static const char	*refuse_addr;
+static int		 filter_calls;
+
+static int
+refuse_filter(const char *host, int family, const void *addr,
+    const char *text, char *why, size_t whysz, void *arg)
+{
+	(void)host;
+	(void)family;
+	(void)addr;
+	(void)arg;
+	filter_calls++;
+	if (strcmp(refuse_addr, "*") != 0 && strcmp(refuse_addr, text) != 0)
+		return (1);
+	snprintf(why, whysz, "refused by the test");
+	return (0);
+}
+
+/* run_post - a POST (post 1) or a policy fetch (0) with refuse_filter */
+static void
+run_post(int post, const char *const *addrs, size_t n, struct outcome *o)
+{
+	struct event_base *base = event_base_new();
+	struct config_https cf;
+	struct https	*h;
+	char		 err[256];
+	struct timeval	 tv = { 10, 0 };
+
+	memset(&cf, 0, sizeof(cf));
+	cf.timeout = 8;
+	memset(o, 0, sizeof(*o));
+	o->base = base;
+	filter_calls = 0;
+	h = https_new(base, &cf, err, sizeof(err));
+	assert_non_null(h);
+	https_set_post_filter(h, refuse_filter, NULL);
+	if (post)
+		https_post(h, "collector.example", 443, "/r", addrs, n,
+		    "application/tlsrpt+gzip", "x", 1, record, o);
+	else
+		https_fetch(h, "mta-sts.example", addrs, n, record, o);
+	event_base_loopexit(base, &tv);
+	event_base_dispatch(base);
+	https_free(h);
+	event_base_free(base);
+}
+
+/* a POST whose every address the filter refuses opens no socket and
+ * ends in HTTPS_ERR_ADDRESS, the first refusal as its detail */
+static void
+post_filter_refusing_every_address_is_address(void **state)
+{
+	const char	*addrs[] = { "127.0.0.1", "127.0.0.2" };
+	struct outcome	 o;
+
+	(void)state;
+	refuse_addr = "*";
+	run_post(1, addrs, 2, &o);
+	assert_int_equal(o.calls, 1);
+	assert_int_equal(o.error, HTTPS_ERR_ADDRESS);
+	assert_int_equal(filter_calls, 2);	/* each address, once */
+	assert_string_equal(o.detail, "127.0.0.1: refused by the test");
+	assert_string_equal(https_error_name(o.error), "address");
+}
+
+/* a refused address passes the turn to the next: a connection refused
+ * there is a connect error, not a refusal of ours */
+static void
+post_filter_passes_the_turn_to_the_next_address(void **state)
+{
+	char		 closed[32];
+	const char	*addrs[] = { "127.0.0.1", closed };
+	struct outcome	 o;
+	int		 fd, found;
+
+	(void)state;
+	fd = closed_port_hold(closed, sizeof(closed), &found);
+	if (!found)
+		skip();
+	refuse_addr = "127.0.0.1";
+	run_post(1, addrs, 2, &o);
+	if (fd != -1)
+		close(fd);
+	assert_int_equal(o.calls, 1);
+	assert_int_equal(o.error, HTTPS_ERR_CONNECT);
+	assert_int_equal(filter_calls, 2);
+}
+
+/* the policy fetches are never filtered */
+static void
+post_filter_leaves_fetches_alone(void **state)
+{
+	char		 closed[32];
+	const char	*addrs[] = { closed };
+	struct outcome	 o;
+	int		 fd, found;
+
+	(void)state;
+	fd = closed_port_hold(closed, sizeof(closed), &found);
+	if (!found)
+		skip();
+	refuse_addr = "*";
+	run_post(0, addrs, 1, &o);
+	if (fd != -1)
+		close(fd);
+	assert_int_equal(o.error, HTTPS_ERR_CONNECT);
+	assert_int_equal(filter_calls, 0);
+}
+
 /* https.connect_timeout covers the TLS handshake: a server that accepts
  * TCP and never speaks TLS is a timeout (so discover.c tries IPv6) */
 static void
@@ -1208,6 +1319,7 @@ error_names(void **state)
 	assert_string_equal(https_error_name(HTTPS_ERR_TOO_LARGE),
 	    "too-large");
 	assert_string_equal(https_error_name(HTTPS_ERR_REDIRECT), "redirect");
+	assert_string_equal(https_error_name(HTTPS_ERR_ADDRESS), "address");
 }
 
 int
@@ -1231,6 +1343,9 @@ main(int argc, char **argv)
 		cmocka_unit_test(chunked_body_is_decoded),
 		cmocka_unit_test(body_cut_short_is_an_error),
 		cmocka_unit_test(refused_address_falls_back_to_the_next),
+		cmocka_unit_test(post_filter_refusing_every_address_is_address),
+		cmocka_unit_test(post_filter_passes_the_turn_to_the_next_address),
+		cmocka_unit_test(post_filter_leaves_fetches_alone),
 		cmocka_unit_test(silent_server_is_a_connect_timeout),
 		cmocka_unit_test(alert_flood_fails_without_stalling_the_loop),
 		cmocka_unit_test(hello_flood_fails_without_stalling_the_loop),
