@@ -1,0 +1,82 @@
+#!/usr/bin/env python3
+"""fdclient.py - one client holding many socketmap connections (fault tests).
+
+  fdclient.py hold PATH N WAIT RELEASE
+      Open N connections to the unix socket PATH, one after the other
+      (each connect(2) given 2 s), send nothing, and wait up to WAIT
+      seconds for the daemon to close them.  Print one line:
+        opened=O eof=E reset=R open=H timeouts=T eof_max_ms=M
+      (eof: read EOF, reset: ECONNRESET, both counted from the end of
+      their connect; open: still open after WAIT; timeouts: connect(2)
+      did not finish in 2 s, the listener's backlog full).  Then hold the
+      open ones until the file RELEASE exists (at most 120 s), close them
+      all and print 'released'.
+Written for these tests only; no third-party module.
+"""
+import os
+import selectors
+import socket
+import sys
+import time
+
+
+def hold(path, n, wait, release):
+    socks = {}
+    timeouts = 0
+    for _ in range(n):
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.settimeout(2)
+        try:
+            s.connect(path)
+        except (socket.timeout, BlockingIOError):
+            timeouts += 1
+            s.close()
+            continue
+        s.setblocking(False)
+        socks[s] = time.monotonic()
+    sel = selectors.DefaultSelector()
+    for s in socks:
+        sel.register(s, selectors.EVENT_READ)
+    eof = reset = 0
+    eof_max = 0.0
+    live = set(socks)
+    deadline = time.monotonic() + wait
+    while live and time.monotonic() < deadline:
+        for k, _ in sel.select(timeout=max(0.0, deadline - time.monotonic())):
+            s = k.fileobj
+            try:
+                data = s.recv(4096)
+            except ConnectionResetError:
+                data = None
+            except BlockingIOError:
+                continue
+            if data:
+                continue        # nothing is asked: no reply is expected
+            if data is None:
+                reset += 1
+            else:
+                eof += 1
+            eof_max = max(eof_max, time.monotonic() - socks[s])
+            sel.unregister(s)
+            live.discard(s)
+    print("opened=%d eof=%d reset=%d open=%d timeouts=%d eof_max_ms=%d" %
+          (len(socks), eof, reset, len(live), timeouts, eof_max * 1000),
+          flush=True)
+    end = time.monotonic() + 120
+    while not os.path.exists(release) and time.monotonic() < end:
+        time.sleep(0.05)
+    for s in socks:
+        s.close()
+    print("released", flush=True)
+
+
+def main():
+    if len(sys.argv) == 6 and sys.argv[1] == "hold":
+        hold(sys.argv[2], int(sys.argv[3]), float(sys.argv[4]), sys.argv[5])
+        return 0
+    sys.stderr.write(__doc__)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
