@@ -13,6 +13,11 @@
       did not finish in 2 s, the listener's backlog full).  Then hold the
       open ones until the file RELEASE exists (at most 120 s), close them
       all and print 'released'.
+  fdclient.py ask PATH MAP KEY
+      One request "MAP KEY" on a new connection; wait up to 5 s for the
+      reply or the daemon's close.  Print 'reply=STATUS ms=N' (the reply's
+      status word: OK, NOTFOUND, TEMP, ...), 'eof ms=N' (closed: refused)
+      or 'hang ms=N' (nothing in 5 s).
 Written for these tests only; no third-party module.
 """
 import os
@@ -80,7 +85,38 @@ def hold(path, n, wait, release):
     print("released", flush=True)
 
 
+def ask(path, mapname, key):
+    t0 = time.monotonic()
+    q = ("%s %s" % (mapname, key)).encode()
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(5)
+    buf = b""
+    what = "hang"
+    try:
+        s.connect(path)
+        s.sendall(b"%d:%s," % (len(q), q))
+        while b"," not in buf or b":" not in buf:
+            data = s.recv(4096)
+            if not data:
+                what = "eof"
+                break
+            buf += data
+        else:
+            payload = buf.split(b":", 1)[1]
+            what = "reply=" + payload.split(b" ", 1)[0].rstrip(b",").decode(
+                errors="replace")
+    except socket.timeout:
+        what = "hang"
+    except (BrokenPipeError, ConnectionResetError):
+        what = "eof"
+    s.close()
+    print("%s ms=%d" % (what, (time.monotonic() - t0) * 1000), flush=True)
+
+
 def main():
+    if len(sys.argv) == 5 and sys.argv[1] == "ask":
+        ask(sys.argv[2], sys.argv[3], sys.argv[4])
+        return 0
     if len(sys.argv) == 6 and sys.argv[1] == "hold":
         hold(sys.argv[2], int(sys.argv[3]), float(sys.argv[4]), sys.argv[5])
         return 0
