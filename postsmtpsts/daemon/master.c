@@ -807,6 +807,9 @@ master_main(struct config *cf, int foreground)
 	m.mfd = cf->metrics != NULL ? metrics_listen(cf->metrics) : -1;
 	master_runtime_dir(&m);
 	master_bind_resolvers(&m);
+	/* before any child: a worker must fit its reserve and some
+	 * connections in the open file limit */
+	worker_fd_check(cf, m.nfds);
 	if (!foreground)
 		master_daemonize();
 	master_write_pid(&m);

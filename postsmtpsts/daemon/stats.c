@@ -159,6 +159,9 @@ static const char *const stats_proto_names[2] = { "frame", "request" };
 static const char *const stats_conn_names[3] = {
 	"accepted", "refused", "closed"
 };
+static const char *const stats_accept_names[STATS_ACCEPT_COUNT] = {
+	"emfile", "enfile", "enobufs", "enomem", "other"
+};
 
 /*
  * One metric family: a block of counters at base, with zero, one or two
@@ -203,6 +206,12 @@ static const struct stats_family stats_families[] = {
 	    "Postfix connections accepted, refused (limit or draining) and "
 	    "closed by the workers.", STATS_CONN_ACCEPTED,
 	    STATS_L("event", stats_conn_names), STATS_NOLABEL },
+	{ "postsmtpsts_accept_errors_total",
+	    "accept(2) failures on the workers' listeners, by error: emfile, "
+	    "enfile (out of descriptors: the listeners pause, waiting "
+	    "connections are closed), enobufs, enomem (the listeners pause), "
+	    "other.", STATS_ACCEPT_ERRORS,
+	    STATS_L("error", stats_accept_names), STATS_NOLABEL },
 	{ "postsmtpsts_cache_reads_total",
 	    "Cache reads by the workers, by result.", STATS_CACHE_READS,
 	    STATS_L("result", stats_cache_names), STATS_NOLABEL },

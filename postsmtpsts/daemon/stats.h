@@ -35,7 +35,8 @@ struct discover_result;
 
 #define STATS_FILE		"stats"	/* inside runtime_dir */
 #define STATS_MAGIC		"PSTSSTAT"	/* 8 bytes, no NUL */
-#define STATS_VERSION		2	/* 2: the worker gauges */
+#define STATS_VERSION		3	/* 2: the worker gauges, 3: accept
+					   errors */
 #define STATS_MAX_WORKERS	256		/* >= CONFIG_MAX_WORKERS */
 #define STATS_SLOT_RESOLVER	STATS_MAX_WORKERS
 #define STATS_SLOT_METRICS	(STATS_MAX_WORKERS + 1)
@@ -95,6 +96,16 @@ enum stats_dane_rrtype {
 	STATS_RR_AAAA,
 	STATS_RR_TLSA,
 	STATS_RR_COUNT,
+};
+
+/* accept(2) failures of the workers' listeners (label error=). */
+enum stats_accept {
+	STATS_ACCEPT_EMFILE,	/* the process's descriptors are used up */
+	STATS_ACCEPT_ENFILE,	/* the system's */
+	STATS_ACCEPT_ENOBUFS,
+	STATS_ACCEPT_ENOMEM,
+	STATS_ACCEPT_OTHER,
+	STATS_ACCEPT_COUNT,
 };
 
 /* Metrics server replies (label code=). */
@@ -158,7 +169,9 @@ enum stats_id {
 	 * slot's worker holds open, and 1 while it runs.  The worker keeps
 	 * them (stats_add, stats_sub), the master clears them when it reaps
 	 * it; the other workers read them to balance accepts (worker.h). */
-	STATS_CONN_OPEN = STATS_ANSWERS + REQUIRETLS_LEVEL_COUNT,
+	STATS_ACCEPT_ERRORS = STATS_ANSWERS + REQUIRETLS_LEVEL_COUNT,
+				/* [enum stats_accept] */
+	STATS_CONN_OPEN = STATS_ACCEPT_ERRORS + STATS_ACCEPT_COUNT,
 	STATS_WORKER_UP,
 	STATS_NCOUNTERS,
 };

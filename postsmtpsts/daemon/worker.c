@@ -12,9 +12,12 @@
  * resolver client and the in-flight table).  This file is the process
  * around them: the state, the listeners, the open-file limit, the stop.
  *
- * The soft open-file limit is raised to fit max_connections (or the limit
- * lowered to what fits): WORKER_FD_RESERVE descriptors are kept for the
- * listeners, the resolver socket, the cache, the event base and logging.
+ * The soft open-file limit is raised to fit max_connections plus the
+ * descriptors a worker keeps for itself (worker_fd_reserve: one a listener
+ * and a resolver, WORKER_FD_OWN); where the hard limit is lower, the worker
+ * serves fewer connections, so that max_connections refuses the rest
+ * before accept(2) could fail with EMFILE.  The master refuses to start
+ * where a worker could not serve WORKER_FD_MIN_CONNS (worker_fd_check).
  *
  * On SIGTERM/SIGINT the worker stops accepting, closes idle connections,
  * lets in-flight requests finish and returns; after one request_timeout
@@ -27,6 +30,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <event2/event.h>
 #include <event2/listener.h>
@@ -41,21 +45,56 @@
 #include "daemon/worker_int.h"
 #include "lib/xmalloc.h"
 
-/* Descriptors a worker needs besides its connections: listeners, the
- * resolver socket, the cache, the event base, logging. */
-#define WORKER_FD_RESERVE	64
-
 /*
- * worker_fd_limit - make room for max_connections descriptors: raise the
- * soft RLIMIT_NOFILE up to the hard one if needed; if even that is too
- * low, serve fewer connections (an accept(2) failing with EMFILE would
- * leave the client hanging in the backlog instead of refused)
+ * Descriptors a worker holds besides its connections, its listeners and
+ * its resolver sockets (one each): stdin, stdout and stderr (3); the event
+ * base's epoll and signal pipe (3); the cache's lock.mdb and data.mdb (2);
+ * syslog's socket (1); the spare that closes connections accept(2) could
+ * not take (1, worker_conn.c); and 6 for what a library opens on its own
+ * (/dev/urandom, a resolver socket being reconnected).  Measured: 11 below
+ * the limit after the start with two listeners and two resolvers.
  */
-static int
-worker_fd_limit(const struct config *cf, int id)
+#define WORKER_FD_OWN		16
+
+int
+worker_fd_reserve(const struct config *cf, int nlisteners)
+{
+	return (WORKER_FD_OWN + nlisteners + cf->resolvers);
+}
+
+void
+worker_fd_check(const struct config *cf, int nlisteners)
 {
 	struct rlimit	 rl;
-	rlim_t		 need = (rlim_t)cf->max_connections + WORKER_FD_RESERVE;
+	int		 reserve = worker_fd_reserve(cf, nlisteners);
+	rlim_t		 min = (rlim_t)reserve + WORKER_FD_MIN_CONNS;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == -1)
+		fatal("getrlimit RLIMIT_NOFILE");
+	/* the workers raise their soft limit up to the hard one */
+	if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < min)
+		fatalx("open file limit %llu is below the minimum %llu: a "
+		    "worker keeps %d descriptors (listeners=%d resolvers=%d "
+		    "own=%d) and serves at least %d connections; raise the "
+		    "limit (ulimit -n, systemd LimitNOFILE=)",
+		    (unsigned long long)rl.rlim_max, (unsigned long long)min,
+		    reserve, nlisteners, cf->resolvers, WORKER_FD_OWN,
+		    WORKER_FD_MIN_CONNS);
+}
+
+/*
+ * worker_fd_limit - make room for max_connections descriptors beside the
+ * reserve: raise the soft RLIMIT_NOFILE up to the hard one if needed; if
+ * even that is too low, serve fewer connections (an accept(2) failing with
+ * EMFILE would leave the client waiting instead of refused)
+ */
+static int
+worker_fd_limit(const struct config *cf, int nlisteners, int id)
+{
+	struct rlimit	 rl;
+	int		 reserve = worker_fd_reserve(cf, nlisteners);
+	rlim_t		 need = (rlim_t)cf->max_connections + (rlim_t)reserve;
+	int		 max;
 
 	if (getrlimit(RLIMIT_NOFILE, &rl) == -1) {
 		log_warn("worker %d: getrlimit", id);
@@ -69,15 +108,24 @@ worker_fd_limit(const struct config *cf, int id)
 		if (getrlimit(RLIMIT_NOFILE, &rl) == -1)
 			return (cf->max_connections);
 	}
-	if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= need)
+	if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= need) {
+		log_debug(1, "worker %d: open file limit %llu: "
+		    "max_connections %d (reserve=%d)", id,
+		    rl.rlim_cur == RLIM_INFINITY ? 0ULL :
+		    (unsigned long long)rl.rlim_cur, cf->max_connections,
+		    reserve);
 		return (cf->max_connections);
-	log_warnx("worker %d: open file limit %llu allows only %llu of "
-	    "max_connections %d", id, (unsigned long long)rl.rlim_cur,
-	    rl.rlim_cur > 2 * WORKER_FD_RESERVE ? (unsigned long long)
-	    (rl.rlim_cur - WORKER_FD_RESERVE) : (unsigned long long)
-	    WORKER_FD_RESERVE, cf->max_connections);
-	return (rl.rlim_cur > 2 * WORKER_FD_RESERVE ?
-	    (int)(rl.rlim_cur - WORKER_FD_RESERVE) : WORKER_FD_RESERVE);
+	}
+	/* at least one: worker_fd_check() keeps the master from starting
+	 * below WORKER_FD_MIN_CONNS, a test's own loop may not */
+	max = rl.rlim_cur > (rlim_t)reserve + 1 ?
+	    (int)(rl.rlim_cur - (rlim_t)reserve) : 1;
+	log_warnx("worker %d: open file limit %llu allows only %d of "
+	    "max_connections %d (reserve=%d listeners=%d resolvers=%d "
+	    "own=%d)", id, (unsigned long long)rl.rlim_cur, max,
+	    cf->max_connections, reserve, nlisteners, cf->resolvers,
+	    WORKER_FD_OWN);
+	return (max);
 }
 
 /* worker_drain_cb - grace period over: exit even with open connections */
@@ -144,7 +192,9 @@ worker_new(const struct config *cf, const int *fds, int nfds, int id,
 	w->deadline.tv_sec = cf->request_timeout_ms / 1000;
 	w->deadline.tv_usec = (cf->request_timeout_ms % 1000) * 1000;
 	w->idle.tv_sec = cf->idle_timeout;
-	w->max_conns = worker_fd_limit(cf, id);
+	w->max_conns = worker_fd_limit(cf, nfds, id);
+	w->spare_fd = -1;
+	worker_conn_spare(w);
 	TAILQ_INIT(&w->conns);
 	w->base = base;
 	/* NOLINTNEXTLINE(bugprone-sizeof-expression): array of pointers */
@@ -159,9 +209,11 @@ worker_new(const struct config *cf, const int *fds, int nfds, int id,
 		evconnlistener_set_error_cb(w->listeners[i],
 		    worker_conn_accept_error_cb);
 	}
+	w->listening = 1;
 	w->ev_trim = evtimer_new(w->base, worker_conn_trim_cb, w);
 	w->ev_balance = evtimer_new(w->base, worker_conn_balance_cb, w);
-	if (w->ev_trim == NULL || w->ev_balance == NULL)
+	w->ev_accept = evtimer_new(w->base, worker_conn_accept_resume_cb, w);
+	if (w->ev_trim == NULL || w->ev_balance == NULL || w->ev_accept == NULL)
 		fatalx("worker %d: out of memory for its timers", id);
 	/* running: the other workers balance their accepts against ours */
 	stats_set(STATS_WORKER_UP, 1);
@@ -189,6 +241,10 @@ worker_free(struct worker *w)
 	w->ev_trim = NULL;
 	event_free(w->ev_balance);
 	w->ev_balance = NULL;
+	event_free(w->ev_accept);
+	w->ev_accept = NULL;
+	if (w->spare_fd != -1)
+		(void)close(w->spare_fd);
 
 	if (w->cache != NULL)
 		cache_close(w->cache);

@@ -20,6 +20,24 @@ struct worker;
 #define WORKER_OUTPUT_HIGH	(256 * 1024)	/* stop reading above this */
 #define WORKER_OUTPUT_LOW	(64 * 1024)	/* resume reading below this */
 
+/* The fewest connections a worker must be able to serve within the open
+ * file limit: below that the daemon does not start (worker_fd_check). */
+#define WORKER_FD_MIN_CONNS	8
+
+/*
+ * worker_fd_reserve - the descriptors a worker with nlisteners listening
+ * sockets keeps besides its Postfix connections: max_connections is what
+ * the open file limit leaves over this (worker.c, WORKER_FD_OWN)
+ */
+int	worker_fd_reserve(const struct config *cf, int nlisteners);
+
+/*
+ * worker_fd_check - at the start: fatal, naming the minimum, if the hard
+ * open file limit cannot fit a worker's reserve plus WORKER_FD_MIN_CONNS
+ * connections (the workers raise their soft limit up to the hard one)
+ */
+void	worker_fd_check(const struct config *cf, int nlisteners);
+
 /*
  * worker_main - run a worker until SIGTERM/SIGINT, then drain and return
  *

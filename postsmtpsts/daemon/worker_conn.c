@@ -37,7 +37,12 @@
  *    idle_timeout seconds (one timer a connection, not moved at each
  *    read: when it fires it waits for the rest since the last read).
  * Connections over max_connections are accepted and closed at once: the
- * listener stays responsive and Postfix retries.  At most max_inflight
+ * listener stays responsive and Postfix retries (worker.c derives
+ * max_connections from the open file limit so that it binds first).  If
+ * accept(2) fails all the same, the listeners pause with a backoff and,
+ * out of descriptors, a spare one closes the waiting connections
+ * (worker_int.h, WORKER_ACCEPT_PAUSE_MIN_MS).  Both warnings are one line
+ * a minute with the count of those not logged.  At most max_inflight
  * requests per connection wait for an answer; above that the connection
  * is not read until answers have left.  A reply that waits (its request
  * is behind one that still waits) is parked, formatted, in its slot.
@@ -48,6 +53,8 @@
 #include <sys/socket.h>
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -148,13 +155,15 @@ balance_over(const struct worker *w)
 	return (min >= 0 && (int64_t)w->nconns > min + 1 + min / 16);
 }
 
-/* balance_listen - listeners on or off */
+/* listen_sync - listeners on unless a pause holds them: the balance's or
+ * a failed accept's */
 static void
-balance_listen(struct worker *w, int on)
+listen_sync(struct worker *w)
 {
-	int		 i;
+	int		 i, on;
 
-	if (w->accept_paused == !on)
+	on = !w->accept_paused && !w->accept_failed && !w->draining;
+	if (on == w->listening)
 		return;
 	for (i = 0; i < w->nlisteners; i++)
 		if (w->listeners[i] != NULL) {
@@ -163,9 +172,37 @@ balance_listen(struct worker *w, int on)
 			else
 				evconnlistener_disable(w->listeners[i]);
 		}
+	w->listening = on;
+}
+
+/* balance_listen - the balance's pause on or off */
+static void
+balance_listen(struct worker *w, int on)
+{
+	if (w->accept_paused == !on)
+		return;
 	w->accept_paused = !on;
 	if (!on)
 		w->paused_at_ms = clock_ms();
+	listen_sync(w);
+}
+
+/* ratelog_due - one more event of a rate-limited warning: 1 if its line is
+ * due (then *suppressed is the count of those not logged since the line
+ * before), 0 if it is counted instead */
+static int
+ratelog_due(struct worker_ratelog *rl, unsigned long long *suppressed)
+{
+	time_t		 now = clock_wall();
+
+	if (rl->last != 0 && now - rl->last < WORKER_WARN_INTERVAL) {
+		rl->suppressed++;
+		return (0);
+	}
+	*suppressed = rl->suppressed;
+	rl->suppressed = 0;
+	rl->last = now;
+	return (1);
 }
 
 /* worker_balance - after an accept or a close: pause or resume accepting */
@@ -650,20 +687,21 @@ worker_conn_accept_cb(struct evconnlistener *l, evutil_socket_t fd,
 {
 	struct worker	*w = arg;
 	struct conn	*c;
+	unsigned long long suppressed;
 
 	(void)l;
 	(void)sa;
 	(void)salen;
+	w->accept_pause_ms = 0;
 	if (w->draining || w->nconns >= w->max_conns) {
 		/* Closed at once: the client sees EOF and retries, the
 		 * connections we serve carry on.  One log line a minute. */
 		w->refused++;
-		if (!w->draining && clock_wall() - w->last_refuse_log >= 60) {
+		if (!w->draining && ratelog_due(&w->refuse_log, &suppressed))
 			log_warnx("worker %d: connection limit %d reached: "
-			    "refusing connections (connections_refused=%llu)",
-			    w->id, w->max_conns, w->refused);
-			w->last_refuse_log = clock_wall();
-		}
+			    "refusing connections (connections_refused=%llu "
+			    "suppressed=%llu)", w->id, w->max_conns,
+			    w->refused, suppressed);
 		stats_inc(STATS_CONN_REFUSED);
 		evutil_closesocket(fd);
 		return;
@@ -695,10 +733,149 @@ worker_conn_accept_cb(struct evconnlistener *l, evutil_socket_t fd,
 
 
 void
+worker_conn_spare(struct worker *w)
+{
+	unsigned long long suppressed;
+
+	if (w->spare_fd != -1)
+		return;
+	w->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (w->spare_fd == -1 && ratelog_due(&w->spare_log, &suppressed))
+		log_warn("worker %d: no spare descriptor (suppressed=%llu): "
+		    "open /dev/null", w->id, suppressed);
+}
+
+/*
+ * accept_spare - accept(2) failed for want of a descriptor: give up the
+ * spare one to take each waiting connection (up to
+ * WORKER_ACCEPT_SPARE_MAX) and close it, as over max_connections, then take
+ * the spare back.  Returns the connections closed.
+ */
+static int
+accept_spare(struct worker *w, evutil_socket_t lfd)
+{
+	int		 fd, n;
+
+	if (w->spare_fd == -1)
+		return (0);
+	(void)close(w->spare_fd);
+	w->spare_fd = -1;
+	for (n = 0; n < WORKER_ACCEPT_SPARE_MAX; n++) {
+		/* EAGAIN: none waits any more; EMFILE: ENFILE's slot went to
+		 * another process */
+		if ((fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC)) == -1)
+			break;
+		(void)close(fd);
+	}
+	w->refused += (unsigned long long)n;
+	stats_add(STATS_CONN_REFUSED, (uint64_t)n);
+	worker_conn_spare(w);
+	return (n);
+}
+
+/* accept_pause - listeners off after a failed accept(2), for twice the
+ * last pause (WORKER_ACCEPT_PAUSE_MIN_MS .. _MAX_MS); returns its ms */
+static int
+accept_pause(struct worker *w)
+{
+	struct timeval	 tv;
+	int		 ms;
+
+	if (w->accept_failed)
+		return (w->accept_pause_ms);
+	ms = w->accept_pause_ms == 0 ? WORKER_ACCEPT_PAUSE_MIN_MS :
+	    2 * w->accept_pause_ms;
+	if (ms > WORKER_ACCEPT_PAUSE_MAX_MS)
+		ms = WORKER_ACCEPT_PAUSE_MAX_MS;
+	w->accept_pause_ms = ms;
+	w->accept_failed = 1;
+	listen_sync(w);
+	tv.tv_sec = ms / 1000;
+	tv.tv_usec = (suseconds_t)(ms % 1000) * 1000;
+	evtimer_add(w->ev_accept, &tv);
+	return (ms);
+}
+
+/* accept_errno_kind - the counter and name of an accept(2) errno */
+static enum stats_accept
+accept_errno_kind(int err, const char **name)
+{
+	switch (err) {
+	case EMFILE:
+		*name = "EMFILE";
+		return (STATS_ACCEPT_EMFILE);
+	case ENFILE:
+		*name = "ENFILE";
+		return (STATS_ACCEPT_ENFILE);
+	case ENOBUFS:
+		*name = "ENOBUFS";
+		return (STATS_ACCEPT_ENOBUFS);
+	case ENOMEM:
+		*name = "ENOMEM";
+		return (STATS_ACCEPT_ENOMEM);
+	default:
+		*name = NULL;
+		return (STATS_ACCEPT_OTHER);
+	}
+}
+
+void
 worker_conn_accept_error_cb(struct evconnlistener *l, void *arg)
 {
-	(void)l;
-	(void)arg;
-	log_warnx("accept: %s",
-	    evutil_socket_error_to_string(EVUTIL_SOCKET_ERROR()));
+	struct worker	*w = arg;
+	int		 err = EVUTIL_SOCKET_ERROR();
+	int		 closed = 0, pause_ms = 0;
+	const char	*name;
+	char		 num[16];
+	unsigned long long suppressed;
+
+	w->accept_errors++;
+	stats_inc((enum stats_id)(STATS_ACCEPT_ERRORS +
+	    accept_errno_kind(err, &name)));
+	switch (err) {
+	case EMFILE:
+	case ENFILE:
+		closed = accept_spare(w, evconnlistener_get_fd(l));
+		pause_ms = accept_pause(w);
+		break;
+	/* A waiting connection's own network error (accept(2) on Linux,
+	 * NOTES): that connection is gone, the next one may be taken. */
+	case ENETDOWN:
+	case EPROTO:
+	case ENOPROTOOPT:
+	case EHOSTDOWN:
+	case ENONET:
+	case EHOSTUNREACH:
+	case EOPNOTSUPP:
+	case ENETUNREACH:
+		break;
+	default:
+		/* ENOBUFS, ENOMEM, or an error that may not go away */
+		pause_ms = accept_pause(w);
+		break;
+	}
+	if (!ratelog_due(&w->accept_log, &suppressed))
+		return;
+	if (name == NULL) {
+		(void)snprintf(num, sizeof(num), "%d", err);
+		name = num;
+	}
+	log_warnx("worker %d: accept failed: errno=%s error=\"%s\" "
+	    "action=%s pause_ms=%d closed=%d accept_errors=%llu "
+	    "suppressed=%llu", w->id, name,
+	    evutil_socket_error_to_string(err),
+	    pause_ms > 0 ? "pause" : "retry", pause_ms, closed,
+	    w->accept_errors, suppressed);
+}
+
+void
+worker_conn_accept_resume_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct worker	*w = arg;
+
+	(void)fd;
+	(void)what;
+	w->accept_failed = 0;
+	worker_conn_spare(w);
+	listen_sync(w);
 }

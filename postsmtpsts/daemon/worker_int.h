@@ -78,6 +78,31 @@ struct worker_memo {
 	char		 data[WORKER_MEMO_DATA];
 };
 
+/*
+ * accept(2) failing for want of resources (EMFILE, ENFILE, ENOBUFS,
+ * ENOMEM) or for a reason we do not know pauses the listeners, for
+ * WORKER_ACCEPT_PAUSE_MIN_MS doubling up to WORKER_ACCEPT_PAUSE_MAX_MS
+ * while it keeps failing (back to the minimum at the next accepted
+ * connection): a listener left on would wake the worker for the same
+ * waiting connection at once, for ever.  Out of descriptors, the worker
+ * first gives up its spare one (an open /dev/null) to take and close up to
+ * WORKER_ACCEPT_SPARE_MAX waiting connections: their clients see EOF, as
+ * over max_connections, instead of hanging in the backlog.
+ */
+#define WORKER_ACCEPT_PAUSE_MIN_MS	100
+#define WORKER_ACCEPT_PAUSE_MAX_MS	1000
+#define WORKER_ACCEPT_SPARE_MAX		64
+/* Seconds between two lines of one rate-limited warning (the connection
+ * limit, accept errors). */
+#define WORKER_WARN_INTERVAL		60
+
+/* A rate-limited warning: at most one line per WORKER_WARN_INTERVAL, which
+ * counts the events not logged since the line before. */
+struct worker_ratelog {
+	time_t		 last;		/* clock_wall() of the last line */
+	unsigned long long suppressed;	/* events since, not logged */
+};
+
 struct inflight;
 struct worker;
 
@@ -155,9 +180,18 @@ struct worker {
 	int		 accept_paused;	/* listeners off: too many connections
 					   beside the other workers */
 	int64_t		 paused_at_ms;	/* clock_ms() when paused */
+	int		 accept_failed;	/* listeners off: accept(2) failed */
+	int		 listening;	/* the listeners are enabled */
+	int		 accept_pause_ms;	/* the last pause, 0 after an
+						   accepted connection */
+	struct event	*ev_accept;	/* ends an accept_failed pause */
+	int		 spare_fd;	/* /dev/null, or -1 */
 
 	unsigned long long refused;	/* connections over max_conns */
-	time_t		 last_refuse_log;
+	unsigned long long accept_errors;
+	struct worker_ratelog refuse_log;
+	struct worker_ratelog accept_log;
+	struct worker_ratelog spare_log;
 	int		 draining;
 	struct event	*ev_drain;
 	struct timeval	 deadline;
@@ -198,8 +232,20 @@ struct worker {
 void	worker_conn_accept_cb(struct evconnlistener *l, evutil_socket_t fd,
 	    struct sockaddr *sa, int salen, void *arg);
 
-/* worker_conn_accept_error_cb - accept(2) failed: log, keep listening */
+/* worker_conn_accept_error_cb - accept(2) failed (arg: the worker):
+ * count, log (rate-limited) and, unless the error was a waiting
+ * connection's own, pause the listeners (WORKER_ACCEPT_PAUSE_MIN_MS) */
 void	worker_conn_accept_error_cb(struct evconnlistener *l, void *arg);
+
+/* worker_conn_accept_resume_cb - ev_accept timer (arg: the worker): the
+ * pause after a failed accept(2) is over, the listeners back on */
+void	worker_conn_accept_resume_cb(evutil_socket_t fd, short what,
+	    void *arg);
+
+/* worker_conn_spare - open the spare descriptor (w->spare_fd) if it is
+ * not; a failure is logged (once a WORKER_WARN_INTERVAL) and retried at the
+ * end of the next pause */
+void	worker_conn_spare(struct worker *w);
 
 /* worker_conn_balance_cb - ev_balance timer (arg: the worker): a paused
  * accept is looked at again (worker_conn.c, "Balance") */
