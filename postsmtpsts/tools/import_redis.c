@@ -297,13 +297,14 @@ import_redis_line(struct import_redis_resp *s, char *why, size_t whysz)
 		    IMPORT_REDIS_MAX_ELEMENTS);
 		return (-1);
 	}
-	if (v == 0)
-		return (import_redis_value_done(s));
+	/* an empty array is an array too: the depth first */
 	if (s->depth == IMPORT_REDIS_MAX_DEPTH) {
 		(void)import_redis_bad(s, why, whysz, "arrays nested deeper "
 		    "than %d", IMPORT_REDIS_MAX_DEPTH);
 		return (-1);
 	}
+	if (v == 0)
+		return (import_redis_value_done(s));
 	s->left[s->depth++] = v;
 	return (0);
 }

@@ -863,6 +863,11 @@ redis_reply_bounds(void **state)
 		    IMPORT_REDIS_RESP_BAD, 0, "not a decimal number" },
 		{ "deep", "*1\r\n*1\r\n*1\r\n*1\r\n*1\r\n:1\r\n", 0,
 		    IMPORT_REDIS_RESP_BAD, 0, "arrays nested deeper than 4" },
+		{ "deep, an empty array innermost (found by the fuzzer)",
+		    "*1\r\n*1\r\n*1\r\n*1\r\n*0\r\n", 0,
+		    IMPORT_REDIS_RESP_BAD, 0, "arrays nested deeper than 4" },
+		{ "four deep", "*1\r\n*1\r\n*1\r\n*1\r\n:1\r\n", 0,
+		    IMPORT_REDIS_RESP_DONE, 20, NULL },
 		{ "type byte", "HTTP/1.1 200 OK\r\n", 0,
 		    IMPORT_REDIS_RESP_BAD, 0, "not a RESP2 reply (type byte "
 		    "0x48)" },
