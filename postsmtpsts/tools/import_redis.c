@@ -334,7 +334,7 @@ import_redis_resp_feed(struct import_redis_resp *s, const char *p,
 				return (import_redis_bad(s, why, whysz,
 				    "a reply of more than %d values",
 				    IMPORT_REDIS_MAX_ITEMS));
-			s->type = p[i];
+			s->type = (unsigned char)p[i];
 			s->linelen = 0;
 			s->phase = IMPORT_REDIS_PH_LINE;
 			i++;
