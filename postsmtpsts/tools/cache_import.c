@@ -304,7 +304,8 @@ cache_import_cmdv(redisContext *rc, const char *what, int argc,
 
 /*
  * cache_import_password - the password for AUTH into pass (passsz):
- * --password-file, else $REDISCLI_AUTH (redis-cli's), else the URL's.
+ * --password-file, else $REDISCLI_AUTH (redis-cli's), else the URL's
+ * (a warning when the URL holds one, used or not: argv is public).
  * 1 a password, 0 none, -1 after a message.
  */
 static int
@@ -317,6 +318,10 @@ cache_import_password(const char *file, const struct import_redis_url *u,
 	size_t		 got = 0;
 	int		 fd;
 
+	if (u->has_pass)	/* whichever password is used */
+		log_warnx("warning: the redis URL holds a password: every "
+		    "local user can read it in ps(1); give it with "
+		    "--password-file FILE or REDISCLI_AUTH");
 	if (file != NULL) {
 		if ((fd = open(file, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) ==
 		    -1) {
@@ -364,9 +369,6 @@ cache_import_password(const char *file, const struct import_redis_url *u,
 	}
 	if (!u->has_pass)
 		return (0);
-	log_warnx("warning: the redis URL holds a password: every local user "
-	    "can read it in ps(1); give it with --password-file FILE or "
-	    "REDISCLI_AUTH");
 	*passlen = strlen(u->pass);
 	memcpy(pass, u->pass, *passlen);
 	return (1);
@@ -456,6 +458,7 @@ cache_import_redis(struct cache_import *ci, const char *url,
 	struct timeval	 tv = { CACHE_IMPORT_TIMEOUT, 0 };
 	struct import_redis_url u;
 	char		 cursor[32] = "0", dbs[16], why[160];
+	char		 esc[LOG_ESCAPE_MAX + 8];
 	char		 pass[IMPORT_REDIS_PASS_MAX + 1];
 	size_t		 i, passlen = 0;
 	int		 rv = -1, havepass;
@@ -509,8 +512,8 @@ cache_import_redis(struct cache_import *ci, const char *url,
 		    r->element[0]->len ||
 		    r->element[1]->type != REDIS_REPLY_ARRAY) {
 			log_warnx("redis: SCAN: %s", r->type ==
-			    REDIS_REPLY_ERROR ? "an error reply" :
-			    "unexpected reply");
+			    REDIS_REPLY_ERROR ? log_escape(esc, sizeof(esc),
+			    r->str, r->len) : "unexpected reply");
 			freeReplyObject(r);
 			goto out;
 		}

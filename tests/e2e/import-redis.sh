@@ -6,7 +6,8 @@
 #   1. A redis-server of our own with a password holding "@", "/" and ":"
 #      and an ACL user: the password %-encoded in the URL works and warns
 #      that ps shows it; from REDISCLI_AUTH or --password-file (0600) it
-#      works without the warning; a file others may read, a wrong
+#      works without the warning (which a URL's password, even unused,
+#      still gets); a file others may read, a wrong
 #      password, a user without one: exit 1.
 #   2. tests/e2e/hostile_redis.py answers the import's SCAN with a 600 MB
 #      bulk string, a 2e9-element array, 70000 elements, 100 nested
@@ -65,6 +66,10 @@ REDISCLI_AUTH="$PW" tool import redis "redis://$R_ADDR:$R_PORT/3" \
     >"$T/out" 2>"$T/err"
 ok $? "the password from REDISCLI_AUTH"
 is "$(cat "$T/err")" "" "REDISCLI_AUTH: no warning"
+REDISCLI_AUTH="$PW" tool import redis "redis://:ignored@$R_ADDR:$R_PORT/3" \
+    >"$T/out" 2>"$T/err"
+ok "$([ $? -eq 0 ] && grep -q 'every local user can read it in ps' "$T/err"; echo $?)" \
+    "REDISCLI_AUTH wins over the URL's password, which still warns"
 printf '%s\n' "$PW" >"$T/pw"
 chmod 600 "$T/pw"
 tool --password-file "$T/pw" import redis "redis://$R_ADDR:$R_PORT/3" \
