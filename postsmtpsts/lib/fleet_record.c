@@ -4,7 +4,10 @@
  * Wraps cache_record_encode()/cache_record_decode(): the fleet keeps the
  * very bytes the local cache keeps, behind a version byte, a flags byte
  * and an optional HMAC-SHA256 (gnutls_hmac).  Pure; the MAC is compared in
- * constant time.
+ * constant time.  Two MAC rules, chosen by the version byte: version 2
+ * (written) puts the key's length in two bytes, version 1 (read only) in
+ * one; their labels differ, so no input of one rule is an input of the
+ * other.
  */
 #include "autoconf.h"
 
@@ -29,21 +32,39 @@ fleet_record_kind_ok(const char *key, size_t klen, int kind)
 	    kind == CACHE_KIND_NONE || kind == CACHE_KIND_STS);
 }
 
-/* fleet_record_mac - HMAC-SHA256 of label, key and v[0..vlen) into mac */
+/*
+ * fleet_record_mac - HMAC-SHA256 of the label, key and v[0..vlen) into
+ * mac, by the rule of version (v[0]): 0, or -1
+ */
 static int
-fleet_record_mac(const char *key, size_t klen, const unsigned char *v,
-    size_t vlen, const unsigned char *mackey, size_t mlen,
-    unsigned char mac[FLEET_RECORD_MAC_LEN])
+fleet_record_mac(unsigned char version, const char *key, size_t klen,
+    const unsigned char *v, size_t vlen, const unsigned char *mackey,
+    size_t mlen, unsigned char mac[FLEET_RECORD_MAC_LEN])
 {
 	gnutls_hmac_hd_t h;
-	unsigned char	 kl = (unsigned char)klen;
+	unsigned char	 kl[2];
+	const char	*label;
+	size_t		 labellen, kllen;
 
-	if (klen > CACHE_KEY_MAX ||
-	    gnutls_hmac_init(&h, GNUTLS_MAC_SHA256, mackey, mlen) < 0)
+	if (klen > CACHE_KEY_MAX)
 		return (-1);
-	if (gnutls_hmac(h, FLEET_RECORD_MAC_LABEL,
-	    sizeof(FLEET_RECORD_MAC_LABEL) - 1) < 0 ||
-	    gnutls_hmac(h, &kl, 1) < 0 || gnutls_hmac(h, key, klen) < 0 ||
+	if (version == FLEET_RECORD_VERSION_V1) {
+		/* the old rule: one byte, 256..258 wrap (fleet_record.h) */
+		label = FLEET_RECORD_MAC_LABEL_V1;
+		labellen = sizeof(FLEET_RECORD_MAC_LABEL_V1) - 1;
+		kl[0] = (unsigned char)(klen & 0xff);
+		kllen = 1;
+	} else {
+		label = FLEET_RECORD_MAC_LABEL;
+		labellen = sizeof(FLEET_RECORD_MAC_LABEL) - 1;
+		kl[0] = (unsigned char)(klen >> 8);
+		kl[1] = (unsigned char)(klen & 0xff);
+		kllen = 2;
+	}
+	if (gnutls_hmac_init(&h, GNUTLS_MAC_SHA256, mackey, mlen) < 0)
+		return (-1);
+	if (gnutls_hmac(h, label, labellen) < 0 ||
+	    gnutls_hmac(h, kl, kllen) < 0 || gnutls_hmac(h, key, klen) < 0 ||
 	    gnutls_hmac(h, v, vlen) < 0) {
 		gnutls_hmac_deinit(h, NULL);
 		return (-1);
@@ -83,8 +104,8 @@ fleet_record_encode(const char *key, size_t klen,
 	rlen += FLEET_RECORD_HEAD_LEN;
 	if (mackey != NULL) {
 		if (outsz - rlen < FLEET_RECORD_MAC_LEN ||
-		    fleet_record_mac(key, klen, out, rlen, mackey, mlen,
-		    out + rlen) == -1)
+		    fleet_record_mac(FLEET_RECORD_VERSION, key, klen, out,
+		    rlen, mackey, mlen, out + rlen) == -1)
 			return (-1);
 		rlen += FLEET_RECORD_MAC_LEN;
 	}
@@ -105,7 +126,9 @@ fleet_record_decode(const char *key, size_t klen, const unsigned char *p,
 		return (FLEET_DECODE_LONG);
 	if (len < FLEET_RECORD_HEAD_LEN)
 		return (FLEET_DECODE_SHORT);
-	if (p[0] != FLEET_RECORD_VERSION || (p[1] & ~FLEET_RECORD_F_MAC) != 0)
+	if ((p[0] != FLEET_RECORD_VERSION &&
+	    p[0] != FLEET_RECORD_VERSION_V1) ||
+	    (p[1] & ~FLEET_RECORD_F_MAC) != 0)
 		return (FLEET_DECODE_VERSION);
 	has_mac = (p[1] & FLEET_RECORD_F_MAC) != 0;
 	if (has_mac && len < FLEET_RECORD_HEAD_LEN + FLEET_RECORD_MAC_LEN)
@@ -114,8 +137,8 @@ fleet_record_decode(const char *key, size_t klen, const unsigned char *p,
 	if (mackey != NULL) {
 		if (!has_mac)
 			return (FLEET_DECODE_UNSIGNED);
-		if (fleet_record_mac(key, klen, p, rlen, mackey, mlen,
-		    mac) == -1 || !fleet_record_mac_equal(mac, p + rlen))
+		if (fleet_record_mac(p[0], key, klen, p, rlen, mackey,
+		    mlen, mac) == -1 || !fleet_record_mac_equal(mac, p + rlen))
 			return (FLEET_DECODE_MAC);
 	}
 	if (cache_record_decode(p + FLEET_RECORD_HEAD_LEN,

@@ -12,19 +12,32 @@
  * DESCRIPTION
  *	A fleet value is
  *
- *	    version (1 byte, FLEET_RECORD_VERSION)
+ *	    version (1 byte, FLEET_RECORD_VERSION: 2; 1 is still read)
  *	    flags   (1 byte: FLEET_RECORD_F_MAC, other bits 0)
  *	    record  (cache_record_encode() bytes, to the end or the MAC)
  *	    mac     (FLEET_RECORD_MAC_LEN bytes, when FLEET_RECORD_F_MAC)
  *
- *	The MAC is HMAC-SHA256 (GnuTLS) over FLEET_RECORD_MAC_LABEL, the
- *	cache key's length (1 byte) and bytes (the domain, or "dane:" +
- *	domain: not the Redis prefix), then version, flags and record.  The
- *	key name binds a record to its domain, so a valid record cannot be
- *	copied to another domain.  With a MAC key configured, a value without
- *	a MAC or with a wrong one is refused (FLEET_DECODE_UNSIGNED,
- *	FLEET_DECODE_MAC): write access to Redis alone cannot inject a
- *	policy.  Without a key, a MAC is skipped over, not checked.
+ *	The MAC is HMAC-SHA256 (GnuTLS) over FLEET_RECORD_MAC_LABEL
+ *	("postsmtpsts-fleet-v2"), the cache key's length (2 bytes, network
+ *	order) and bytes (the domain, or "dane:" + domain: not the Redis
+ *	prefix), then version, flags and record.  Version 1, written until
+ *	issue 37, has label "postsmtpsts-fleet-v1" and the key's length in
+ *	ONE byte, although keys reach CACHE_KEY_MAX (258) bytes: a 256-byte key
+ *	is MACed with length 0 (ambiguous in principle, not exploitable:
+ *	the key's bytes follow and every key is a valid name).  Version 1
+ *	values are still read and checked under their own rule, so a fleet
+ *	keeps working while it is upgraded; every writer writes version 2.
+ *	A reader older than version 2 refuses a version 2 value
+ *	(FLEET_DECODE_VERSION: "bad-version", as for any unknown version:
+ *	it never parses it) and treats the key as empty: it discovers on its
+ *	own and may write a version 1 value over it, which the new readers
+ *	take.  The key name binds a record to its domain, so a valid record
+ *	cannot be copied to another domain.  With a MAC key configured, a
+ *	value without a MAC or with a wrong one is refused
+ *	(FLEET_DECODE_UNSIGNED, FLEET_DECODE_MAC): write access to Redis
+ *	alone cannot inject a policy (it can replay a value signed earlier
+ *	for the same key until that value's own expiry: SECURITY.md).
+ *	Without a key, a MAC is skipped over, not checked.
  *	The record's kind must fit the key: "dane:" keys hold kind dane,
  *	domain keys kind none or sts.
  * LIMITS
@@ -39,10 +52,12 @@
 
 #include "lib/cache_record.h"
 
-#define FLEET_RECORD_VERSION	1
+#define FLEET_RECORD_VERSION	2	/* written */
+#define FLEET_RECORD_VERSION_V1	1	/* still read: 1-byte key length */
 #define FLEET_RECORD_F_MAC	0x01
 #define FLEET_RECORD_MAC_LEN	32	/* SHA-256 */
-#define FLEET_RECORD_MAC_LABEL	"postsmtpsts-fleet-v1"
+#define FLEET_RECORD_MAC_LABEL	"postsmtpsts-fleet-v2"
+#define FLEET_RECORD_MAC_LABEL_V1 "postsmtpsts-fleet-v1"
 #define FLEET_RECORD_HEAD_LEN	2
 #define FLEET_RECORD_MAX_LEN	(FLEET_RECORD_HEAD_LEN + \
 	    CACHE_RECORD_MAX_LEN + FLEET_RECORD_MAC_LEN)

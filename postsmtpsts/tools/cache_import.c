@@ -11,16 +11,22 @@
  * Limits: an entry's text fields as the parsers bound them; the records
  * held between the two steps grow with the source (one cache record
  * each); postfix-tlspol's file at most IMPORT_TLSPOL_MAX_FILE bytes
- * decompressed; a Redis key at most CACHE_IMPORT_KEY_MAX bytes.
+ * decompressed; a Redis key at most CACHE_IMPORT_KEY_MAX bytes; a Redis
+ * reply within import_redis.h's bounds and CACHE_IMPORT_TIMEOUT seconds.
  */
 #include "autoconf.h"
 
+#include <sys/stat.h>
+
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
+#include <unistd.h>
 
 #include <sqlite3.h>
 #include <zlib.h>
@@ -37,15 +43,18 @@
 #include "policy/fleet_facts.h"
 #include "policy/sts_policy.h"
 #include "tools/cache_import.h"
+#include "tools/import_redis.h"
 #include "tools/import_row.h"
 #include "tools/import_sts_resolver.h"
 #include "tools/import_tlspol.h"
+#include "tools/tool.h"
 
 #define CACHE_IMPORT_ROW_LEN	64	/* a row's name in messages */
 #define CACHE_IMPORT_KEY_MAX	1024	/* longest Redis key looked at */
 #define CACHE_IMPORT_TIMEOUT	10	/* seconds: SQLite busy, Redis */
 #define CACHE_IMPORT_SCAN	"1000"	/* Redis SCAN COUNT */
 #define CACHE_IMPORT_READ	65536	/* gzread chunk */
+#define CACHE_IMPORT_CHUNK	16384	/* a Redis read */
 
 /* A record read, waiting for the transaction. */
 struct cache_import_ent {
@@ -194,98 +203,175 @@ out:
 }
 
 #ifdef HAVE_FLEET
-/* cache_import_reply - r, or NULL after a message (connection lost, or
- * an error reply when errors are not expected) */
+/*
+ * cache_import_cmd - send one command, read its reply: the reply, or NULL
+ * after a message
+ *
+ * hiredis writes the command; the reply is read here, CACHE_IMPORT_READ
+ * bytes at a time, each chunk checked by import_redis_resp_feed() before
+ * hiredis's reader sees it, so a reply over the import's bounds
+ * (import_redis.h: a 600 MB bulk string, a huge array, garbage) is
+ * refused at its first byte too many, and the whole reply must come
+ * within CACHE_IMPORT_TIMEOUT seconds (a server dripping one byte a
+ * second is cut off, not waited for).  Bytes after the reply are
+ * refused: one command is out at a time.
+ */
 static redisReply *
-cache_import_reply(redisContext *rc, void *r, const char *what)
+cache_import_cmd(redisContext *rc, int argc, const char **argv,
+    const size_t *argl, const char *what)
 {
-	redisReply	*reply = r;
+	struct import_redis_resp s;
+	enum import_redis_status st = IMPORT_REDIS_RESP_MORE;
+	char		 buf[CACHE_IMPORT_CHUNK], why[160];
+	long long	 deadline;
+	void		*reply = NULL;
+	size_t		 used;
+	ssize_t		 n;
+	int		 done = 0, w;
 
-	if (reply == NULL) {
-		log_warnx("redis: %s: %s", what, rc->err != 0 ? rc->errstr :
-		    "no reply");
+	if (redisAppendCommandArgv(rc, argc, argv, argl) != REDIS_OK) {
+		log_warnx("redis: %s: %s", what, rc->errstr);
+		return (NULL);
+	}
+	while (!done)
+		if (redisBufferWrite(rc, &done) != REDIS_OK) {
+			log_warnx("redis: %s: %s", what, rc->errstr);
+			return (NULL);
+		}
+	import_redis_resp_init(&s);
+	deadline = tool_now_ms() + CACHE_IMPORT_TIMEOUT * 1000LL;
+	while (st == IMPORT_REDIS_RESP_MORE) {
+		if ((w = tool_wait(rc->fd, POLLIN, deadline)) <= 0) {
+			if (w == 0)
+				log_warnx("redis: %s: no whole reply within "
+				    "%d s", what, CACHE_IMPORT_TIMEOUT);
+			else
+				log_warn("redis: %s: poll", what);
+			return (NULL);
+		}
+		n = read(rc->fd, buf, sizeof(buf));
+		if (n == -1 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (n <= 0) {
+			if (n == 0)
+				log_warnx("redis: %s: the server closed the "
+				    "connection %s", what, s.bytes > 0 ?
+				    "in the middle of the reply" :
+				    "instead of replying");
+			else
+				log_warn("redis: %s: read", what);
+			return (NULL);
+		}
+		st = import_redis_resp_feed(&s, buf, (size_t)n, &used, why,
+		    sizeof(why));
+		if (st == IMPORT_REDIS_RESP_BAD) {
+			log_warnx("redis: %s: reply refused: %s", what, why);
+			return (NULL);
+		}
+		if (st == IMPORT_REDIS_RESP_DONE && used != (size_t)n) {
+			log_warnx("redis: %s: reply refused: %zu bytes after "
+			    "it", what, (size_t)n - used);
+			return (NULL);
+		}
+		if (redisReaderFeed(rc->reader, buf, (size_t)n) != REDIS_OK) {
+			log_warnx("redis: %s: %s", what, rc->reader->errstr);
+			return (NULL);
+		}
+	}
+	if (redisGetReplyFromReader(rc, &reply) != REDIS_OK ||
+	    reply == NULL) {
+		/* the check passed what hiredis refuses, or less */
+		log_warnx("redis: %s: %s", what, rc->errstr[0] != '\0' ?
+		    rc->errstr : "no reply");
+		if (reply != NULL)
+			freeReplyObject(reply);
 		return (NULL);
 	}
 	return (reply);
 }
 
-/* cache_import_redis_url - split url into host/port or path, password,
- * db.  0, or -1 after a message */
-static int
-cache_import_redis_url(const char *url, char *host, size_t hostsz,
-    int *port, char *pass, size_t passsz, long *db, int *unix_sock)
+/* cache_import_cmdv - cache_import_cmd of up to four arguments */
+static redisReply *
+cache_import_cmdv(redisContext *rc, const char *what, int argc,
+    const char *a0, size_t l0, const char *a1, size_t l1, const char *a2,
+    size_t l2, const char *a3, size_t l3)
 {
-	const char	*p, *at, *slash, *colon, *q;
-	char		*end;
-	size_t		 n;
+	const char	*argv[4] = { a0, a1, a2, a3 };
+	size_t		 argl[4] = { l0, l1, l2, l3 };
 
-	*port = 6379;
-	*db = 0;
-	pass[0] = '\0';
-	*unix_sock = 0;
-	if (strncmp(url, "unix:", 5) == 0) {
-		*unix_sock = 1;
-		p = url + 5;
-		if (strncmp(p, "//", 2) == 0)
-			p += 2;
-		q = strchr(p, '?');
-		n = q != NULL ? (size_t)(q - p) : strlen(p);
-		if (n == 0 || n >= hostsz)
-			goto bad;
-		memcpy(host, p, n);
-		host[n] = '\0';
-		if (q != NULL) {
-			if (strncmp(q, "?db=", 4) != 0)
-				goto bad;
-			errno = 0;
-			*db = strtol(q + 4, &end, 10);
-			if (errno != 0 || end == q + 4 || *end != '\0' ||
-			    *db < 0 || *db > 65535)
-				goto bad;
+	return (cache_import_cmd(rc, argc, argv, argl, what));
+}
+
+/*
+ * cache_import_password - the password for AUTH into pass (passsz):
+ * --password-file, else $REDISCLI_AUTH (redis-cli's), else the URL's
+ * (a warning when the URL holds one, used or not: argv is public).
+ * 1 a password, 0 none, -1 after a message.
+ */
+static int
+cache_import_password(const char *file, const struct import_redis_url *u,
+    char *pass, size_t passsz, size_t *passlen)
+{
+	struct stat	 st;
+	const char	*env;
+	ssize_t		 n;
+	size_t		 got = 0;
+	int		 fd;
+
+	if (u->has_pass)	/* whichever password is used */
+		log_warnx("warning: the redis URL holds a password: every "
+		    "local user can read it in ps(1); give it with "
+		    "--password-file FILE or REDISCLI_AUTH");
+	if (file != NULL) {
+		if ((fd = open(file, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) ==
+		    -1) {
+			log_warn("--password-file %s", file);
+			return (-1);
 		}
+		if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) ||
+		    (st.st_mode & S_IRWXO) != 0) {
+			log_warnx("--password-file %s: not a regular file, "
+			    "or readable by others (chmod o-rwx)", file);
+			close(fd);
+			return (-1);
+		}
+		while (got < passsz) {
+			n = read(fd, pass + got, passsz - got);
+			if (n == -1 && errno == EINTR)
+				continue;
+			if (n <= 0)
+				break;
+			got += (size_t)n;
+		}
+		close(fd);
+		if (got > 0 && pass[got - 1] == '\n')
+			got--;
+		if (got > 0 && pass[got - 1] == '\r')
+			got--;
+		if (got == 0 || got >= passsz ||
+		    memchr(pass, '\n', got) != NULL) {
+			log_warnx("--password-file %s: not one line of 1 to "
+			    "%zu bytes", file, passsz - 1);
+			explicit_bzero(pass, passsz);
+			return (-1);
+		}
+		*passlen = got;
+		return (1);
+	}
+	if ((env = getenv("REDISCLI_AUTH")) != NULL && *env != '\0') {
+		if ((*passlen = strlen(env)) >= passsz) {
+			log_warnx("REDISCLI_AUTH: longer than %zu bytes",
+			    passsz - 1);
+			return (-1);
+		}
+		memcpy(pass, env, *passlen);
+		return (1);
+	}
+	if (!u->has_pass)
 		return (0);
-	}
-	if (strncmp(url, "redis://", 8) != 0)
-		goto bad;
-	p = url + 8;
-	slash = strchr(p, '/');
-	at = strchr(p, '@');
-	if (at != NULL && (slash == NULL || at < slash)) {
-		colon = memchr(p, ':', (size_t)(at - p));
-		if (colon == NULL)	/* redis://user@: no password */
-			goto bad;
-		n = (size_t)(at - colon - 1);
-		if (n >= passsz)
-			goto bad;
-		memcpy(pass, colon + 1, n);
-		pass[n] = '\0';
-		p = at + 1;
-	}
-	n = slash != NULL ? (size_t)(slash - p) : strlen(p);
-	colon = memchr(p, ':', n);
-	if (colon != NULL) {
-		errno = 0;
-		*port = (int)strtol(colon + 1, &end, 10);
-		if (errno != 0 || end != p + n || end == colon + 1 ||
-		    *port < 1 || *port > 65535)
-			goto bad;
-		n = (size_t)(colon - p);
-	}
-	if (n == 0 || n >= hostsz)
-		goto bad;
-	memcpy(host, p, n);
-	host[n] = '\0';
-	if (slash != NULL && slash[1] != '\0') {
-		errno = 0;
-		*db = strtol(slash + 1, &end, 10);
-		if (errno != 0 || *end != '\0' || *db < 0 || *db > 65535)
-			goto bad;
-	}
-	return (0);
-bad:
-	log_warnx("not a redis URL: redis://[:PASSWORD@]HOST[:PORT][/DB] or "
-	    "unix:PATH[?db=DB]");
-	return (-1);
+	*passlen = strlen(u->pass);
+	memcpy(pass, u->pass, *passlen);
+	return (1);
 }
 
 /* cache_import_redis_key - one key of the SCAN: its sorted set's member
@@ -306,8 +392,9 @@ cache_import_redis_key(struct cache_import *ci, redisContext *rc,
 		cache_import_bad(ci, rowname, NULL, 0, "key too long");
 		return (0);
 	}
-	r = cache_import_reply(rc, redisCommand(rc,
-	    "ZREVRANGE %b 0 0 WITHSCORES", key, klen), "ZREVRANGE");
+	r = cache_import_cmd(rc, 5, (const char *[]){ "ZREVRANGE", key, "0",
+	    "0", "WITHSCORES" }, (const size_t []){ 9, klen, 1, 1, 10 },
+	    "ZREVRANGE");
 	if (r == NULL)
 		return (-1);
 	memset(&row, 0, sizeof(row));
@@ -342,62 +429,91 @@ cache_import_redis_key(struct cache_import *ci, redisContext *rc,
 	return (0);
 }
 
+/* cache_import_ok - an AUTH or SELECT answered OK: 0, else -1 after a
+ * message (and r freed) */
+static int
+cache_import_ok(redisReply *r, const char *what)
+{
+	char	 esc[LOG_ESCAPE_MAX + 8];
+	int	 bad;
+
+	if (r == NULL)
+		return (-1);
+	if ((bad = r->type != REDIS_REPLY_STATUS))
+		log_warnx("redis: %s: %s", what, r->type == REDIS_REPLY_ERROR ?
+		    log_escape(esc, sizeof(esc), r->str, r->len) :
+		    "unexpected reply");
+	freeReplyObject(r);
+	return (bad ? -1 : 0);
+}
+
 /* cache_import_redis - postfix-mta-sts-resolver's Redis cache: every
  * key of the database but "_metadata" is a domain's sorted set */
 static int
-cache_import_redis(struct cache_import *ci, const char *url)
+cache_import_redis(struct cache_import *ci, const char *url,
+    const char *passfile)
 {
-	redisContext	*rc;
+	redisContext	*rc = NULL;
 	redisReply	*r, *keys;
 	struct timeval	 tv = { CACHE_IMPORT_TIMEOUT, 0 };
-	char		 host[1024], pass[512], cursor[32] = "0";
-	long		 db;
-	size_t		 i;
-	int		 port, unix_sock, rv = -1;
+	struct import_redis_url u;
+	char		 cursor[32] = "0", dbs[16], why[160];
+	char		 esc[LOG_ESCAPE_MAX + 8];
+	char		 pass[IMPORT_REDIS_PASS_MAX + 1];
+	size_t		 i, passlen = 0;
+	int		 rv = -1, havepass;
 
-	if (cache_import_redis_url(url, host, sizeof(host), &port, pass,
-	    sizeof(pass), &db, &unix_sock) == -1)
+	if (import_redis_url(url, strlen(url), &u, why, sizeof(why)) == -1) {
+		log_warnx("%s", why);
 		return (-1);
-	rc = unix_sock ? redisConnectUnixWithTimeout(host, tv) :
-	    redisConnectWithTimeout(host, port, tv);
+	}
+	if ((havepass = cache_import_password(passfile, &u, pass,
+	    sizeof(pass), &passlen)) == -1)
+		goto out;
+	if (u.user[0] != '\0' && !havepass) {
+		log_warnx("redis: a user name needs a password");
+		goto out;
+	}
+	rc = u.unix_sock ? redisConnectUnixWithTimeout(u.host, tv) :
+	    redisConnectWithTimeout(u.host, u.port, tv);
 	if (rc == NULL || rc->err != 0) {
-		log_warnx("redis: %s: %s", host, rc != NULL ? rc->errstr :
+		log_warnx("redis: %s: %s", u.host, rc != NULL ? rc->errstr :
 		    "cannot connect");
 		goto out;
 	}
 	redisSetTimeout(rc, tv);
-	if (pass[0] != '\0') {
-		if ((r = cache_import_reply(rc, redisCommand(rc, "AUTH %s",
-		    pass), "AUTH")) == NULL)
-			goto out;
-		if (r->type == REDIS_REPLY_ERROR)
-			log_warnx("redis: AUTH: %s", r->str);
-		i = r->type == REDIS_REPLY_ERROR;
-		freeReplyObject(r);
-		if (i)
-			goto out;
-	}
-	if (db != 0) {
-		if ((r = cache_import_reply(rc, redisCommand(rc, "SELECT %ld",
-		    db), "SELECT")) == NULL)
-			goto out;
-		if (r->type == REDIS_REPLY_ERROR)
-			log_warnx("redis: SELECT %ld: %s", db, r->str);
-		i = r->type == REDIS_REPLY_ERROR;
-		freeReplyObject(r);
-		if (i)
+#if HIREDIS_MAJOR >= 1
+	/* hiredis 1.x's own bound too (0.14 has none: import_redis.h) */
+	rc->reader->maxelements = IMPORT_REDIS_MAX_ELEMENTS;
+#endif
+	if (havepass && cache_import_ok(u.user[0] != '\0' ?
+	    cache_import_cmdv(rc, "AUTH", 3, "AUTH", 4, u.user,
+	    strlen(u.user), pass, passlen, NULL, 0) :
+	    cache_import_cmdv(rc, "AUTH", 2, "AUTH", 4, pass, passlen, NULL,
+	    0, NULL, 0), "AUTH") == -1)
+		goto out;
+	if (u.db != 0) {
+		snprintf(dbs, sizeof(dbs), "%ld", u.db);
+		if (cache_import_ok(cache_import_cmdv(rc, "SELECT", 2,
+		    "SELECT", 6, dbs, strlen(dbs), NULL, 0, NULL, 0),
+		    "SELECT") == -1)
 			goto out;
 	}
 	do {
-		if ((r = cache_import_reply(rc, redisCommand(rc, "SCAN %s "
-		    "COUNT " CACHE_IMPORT_SCAN, cursor), "SCAN")) == NULL)
+		if ((r = cache_import_cmdv(rc, "SCAN", 4, "SCAN", 4, cursor,
+		    strlen(cursor), "COUNT", 5, CACHE_IMPORT_SCAN,
+		    sizeof(CACHE_IMPORT_SCAN) - 1)) == NULL)
 			goto out;
 		if (r->type != REDIS_REPLY_ARRAY || r->elements != 2 ||
 		    r->element[0]->type != REDIS_REPLY_STRING ||
 		    r->element[0]->len >= sizeof(cursor) ||
+		    r->element[0]->len == 0 ||
+		    strspn(r->element[0]->str, "0123456789") !=
+		    r->element[0]->len ||
 		    r->element[1]->type != REDIS_REPLY_ARRAY) {
 			log_warnx("redis: SCAN: %s", r->type ==
-			    REDIS_REPLY_ERROR ? r->str : "unexpected reply");
+			    REDIS_REPLY_ERROR ? log_escape(esc, sizeof(esc),
+			    r->str, r->len) : "unexpected reply");
 			freeReplyObject(r);
 			goto out;
 		}
@@ -421,6 +537,8 @@ cache_import_redis(struct cache_import *ci, const char *url)
 	} while (strcmp(cursor, "0") != 0);
 	rv = 0;
 out:
+	explicit_bzero(pass, sizeof(pass));
+	explicit_bzero(&u, sizeof(u));
 	if (rc != NULL)
 		redisFree(rc);
 	return (rv);
@@ -573,7 +691,7 @@ cache_import_known(const char *kind)
 
 int
 cache_import_run(struct cache *c, const struct config_cache *cc,
-    const char *kind, const char *where, int dry)
+    const char *kind, const char *where, const char *passfile, int dry)
 {
 	static const struct config_cache defaults;	/* refresh_before 0 */
 	struct cache_import ci;
@@ -593,7 +711,7 @@ cache_import_run(struct cache *c, const struct config_cache *cc,
 		rv = cache_import_sqlite(&ci, where);
 #ifdef HAVE_FLEET
 	else if (strcmp(kind, "redis") == 0)
-		rv = cache_import_redis(&ci, where);
+		rv = cache_import_redis(&ci, where, passfile);
 #endif
 	else
 		rv = cache_import_tlspol(&ci, where);

@@ -5,14 +5,19 @@
  *	cache_import_run - read a peer's cache, write its policies into ours
  * SYNOPSIS
  *	postsmtpsts-cache [-n] import sqlite FILE
- *	postsmtpsts-cache [-n] import redis URL
+ *	postsmtpsts-cache [-n] [--password-file FILE] import redis URL
  *	postsmtpsts-cache [-n] import tlspol FILE
  * DESCRIPTION
  *	The sources: Debian's postfix-mta-sts-resolver with its sqlite
  *	cache (FILE, its cache.options.filename) or its redis cache (URL,
- *	its cache.options.url: redis://[:PASSWORD@]HOST[:PORT][/DB] or
- *	unix:PATH[?db=DB]; needs a build with the fleet tier's hiredis), and
- *	postfix-tlspol's cache file (import_tlspol.h).
+ *	its cache.options.url: redis://[[USER]:PASSWORD@]HOST[:PORT][/DB]
+ *	or unix:PATH[?db=DB], %-decoded (import_redis.h); needs a build with
+ *	the fleet tier's hiredis), and postfix-tlspol's cache file
+ *	(import_tlspol.h).  Redis's password: the file given (one line, not
+ *	readable by others), else $REDISCLI_AUTH (as redis-cli reads it),
+ *	else the URL's, with a warning (argv is visible in ps).  Each reply
+ *	is held to import_redis.h's bounds and must come whole within
+ *	CACHE_IMPORT_TIMEOUT seconds, or the import ends (nothing written).
  *
  *	In two steps.  First the whole source is read and every entry made
  *	into the record a fetch would have written (import_row.h): an entry
@@ -55,9 +60,11 @@ int	cache_import_known(const char *kind);
  * cache_import_run - import source kind at where into c
  *
  * cc: the configuration's cache section (refresh_before), NULL for the
- * defaults.  dry: read and check everything, write nothing.
+ * defaults.  passfile: redis's password file (--password-file), or NULL.
+ * dry: read and check everything, write nothing.
  */
 int	cache_import_run(struct cache *c, const struct config_cache *cc,
-	    const char *kind, const char *where, int dry);
+	    const char *kind, const char *where, const char *passfile,
+	    int dry);
 
 #endif

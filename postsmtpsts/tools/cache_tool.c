@@ -22,9 +22,10 @@
  *                      same text as its metrics listener
  *   fleet-stats | push | pull
  *                      the fleet tier of the configuration (cache_fleet.h)
- *   import [-n] sqlite|redis|tlspol FILE|URL
+ *   import [-n] [--password-file FILE] sqlite|redis|tlspol FILE|URL
  *                      another policy server's cache, with its trust on
- *                      first use (cache_import.h); -n: check, write nothing
+ *                      first use (cache_import.h); -n: check, write nothing;
+ *                      --password-file: Redis's password (or REDISCLI_AUTH)
  *
  * Safe while the daemon runs: list/show/export/stats read one LMDB snapshot
  * and never block the resolver's writes; purge is an ordinary write
@@ -84,6 +85,17 @@ struct cache_tool_export {
 	size_t		 n;
 };
 
+/* Long options of its own. */
+enum {
+	CACHE_TOOL_OPT_PASSWORD_FILE = TOOL_OPT_OWN,
+};
+
+static const struct option cache_tool_longopts[] = {
+	{ "password-file", required_argument, NULL,
+	    CACHE_TOOL_OPT_PASSWORD_FILE },
+	{ NULL, 0, NULL, 0 },
+};
+
 static const struct tool cache_tool = {
 	"postsmtpsts-cache",
 	"usage: postsmtpsts-cache [-v] [-c config] [-d cachedir] command\n"
@@ -92,9 +104,10 @@ static const struct tool cache_tool = {
 	"          export [hash|texthash] | stats |\n"
 	"          fleet-stats | push | pull |\n"
 	"          warm [-j jobs] [FILE|-] |\n"
-	"          import [-n] sqlite|redis|tlspol FILE|URL\n",
+	"          import [-n] [--password-file FILE] sqlite|redis|tlspol "
+	"FILE|URL\n",
 	"d:j:n",
-	NULL,
+	cache_tool_longopts,
 	0,
 };
 
@@ -397,6 +410,7 @@ main(int argc, char *argv[])
 	struct cache	*c;
 	struct config	*cf = NULL;
 	const char	*dir = NULL, *conf = NULL, *cmd, *type = "hash";
+	const char	*passfile = NULL;
 	char		 key[CACHE_KEY_MAX + 1], err[1024];
 	struct tool_opts to;
 	long		 jobs = 0;
@@ -412,6 +426,8 @@ main(int argc, char *argv[])
 			    CONFIG_MAX_RESOLUTIONS);
 		else if (ch == 'n')
 			dry = 1;
+		else if (ch == CACHE_TOOL_OPT_PASSWORD_FILE)
+			passfile = optarg;
 		else
 			cache_tool_usage();
 	}
@@ -426,8 +442,8 @@ main(int argc, char *argv[])
 		return (cache_warm_main(conf, jobs, argc, argv));
 	if (jobs != 0)
 		cache_tool_usage();	/* -j is for warm only */
-	if (dry && strcmp(cmd, "import") != 0)
-		cache_tool_usage();	/* -n is for import only */
+	if ((dry || passfile != NULL) && strcmp(cmd, "import") != 0)
+		cache_tool_usage();	/* -n, --password-file: import only */
 	fleet = strcmp(cmd, "fleet-stats") == 0 || strcmp(cmd, "push") == 0 ||
 	    strcmp(cmd, "pull") == 0;
 	if (strcmp(cmd, "list") == 0 || strcmp(cmd, "stats") == 0 ||
@@ -449,6 +465,8 @@ main(int argc, char *argv[])
 			cache_tool_usage();
 		if (!cache_import_known(argv[1]))
 			return (2);
+		if (passfile != NULL && strcmp(argv[1], "redis") != 0)
+			cache_tool_usage();	/* a redis password */
 	} else
 		cache_tool_usage();
 
@@ -528,7 +546,7 @@ main(int argc, char *argv[])
 		rv = cache_fleet_pull(cf, c);
 	else if (strcmp(cmd, "import") == 0)
 		rv = cache_import_run(c, cf != NULL ? &cf->cache : NULL,
-		    argv[1], argv[2], dry);
+		    argv[1], argv[2], passfile, dry);
 	else {
 		rv = cache_tool_stats(c, dir);
 		cache_tool_counters(cf);

@@ -413,7 +413,9 @@ is "$(fetches $D)" 0 "TXT re-check: same id, so no policy fetch anywhere"
 
 echo "# $(date +%T) step 3"
 # -- 3. downgrades planted in Redis by hand, refused by both
-# forge DOMAIN MODE ID SIGN - a fleet value (fleet_record.h) into Redis:
+# forge DOMAIN MODE ID SIGN - a fleet value (fleet_record.h) into Redis,
+# version 1 (the MAC's key length in one byte: still read and checked by
+# its own rule, so this also covers a value left by an older host):
 # fetched 10 s ago, so it is newer than what the daemons hold (100 s), and
 # older than the discovery that heals it: fleet_facts never lets a record
 # replace one fetched in the same second or later, and a forgery stamped

@@ -7,8 +7,11 @@
  * fleet_record_decode() must refuse or decode it without reading outside
  * it; a value that decodes must encode back to the same bytes (with the
  * MAC key, or unsigned without one; a version 1 cache record inside, still
- * read, encodes as version 2).  Seeds: tests/fuzz/corpus/fleet_record/
- * (tests/fuzz/seeds.py fleet_record).
+ * read, encodes as version 2).  A version 1 fleet value (still read, its
+ * MAC by the old rule) is written as version 2: it must encode, and the
+ * encoding decode to the same record bytes.  Seeds:
+ * tests/fuzz/corpus/fleet_record/ (tests/fuzz/seeds.py fleet_record:
+ * version 2 values, and version 1 ones as "unit-*-v1-*").
  */
 #include "autoconf.h"
 
@@ -46,6 +49,16 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return (0);
 	if ((data[1] & FLEET_RECORD_F_MAC) && mk == NULL)
 		return (0);	/* a MAC we did not check: not canonical */
+	if (data[0] == FLEET_RECORD_VERSION_V1) {
+		/* read under the old rule, written under the new one */
+		if (fleet_record_encode(key, strlen(key), &rec, mk, mlen, out,
+		    sizeof(out), &outlen) != 0 || out[0] !=
+		    FLEET_RECORD_VERSION || fleet_record_decode(key,
+		    strlen(key), out, outlen, mk, mlen, &rec) !=
+		    FLEET_DECODE_OK)
+			abort();
+		return (0);
+	}
 	if (size > FLEET_RECORD_HEAD_LEN + 1 &&
 	    data[FLEET_RECORD_HEAD_LEN + 1] != CACHE_RECORD_VERSION) {
 		/* a version 1 cache record (still read) is written as

@@ -20,7 +20,8 @@ Writes, into tests/fuzz/corpus/<target>/, files named "world-*" or
   fleet_record unit-*: every cache_record seed wrapped as a fleet value
               for a domain key and a "dane:" key, unsigned and signed with
               the key fuzz_fleet_record.c configures (and a first byte
-              selecting key name and MAC mode)
+              selecting key name and MAC mode); version 2 values, and
+              version 1 ones (unit-*-v1-*, still read)
 
 Hand-written seeds (any other name) are left alone.  The output is
 committed; rerun this after changing the world catalogue or the config
@@ -157,7 +158,8 @@ def config():
 
 
 FLEET_KEY = b"postsmtpsts-fuzz-fleet-key-32byt"
-FLEET_LABEL = b"postsmtpsts-fleet-v1"
+FLEET_LABEL = b"postsmtpsts-fleet-v2"
+FLEET_LABEL_V1 = b"postsmtpsts-fleet-v1"
 
 
 def fleet_record():
@@ -174,12 +176,21 @@ def fleet_record():
         kind = rec[2] if len(rec) > 2 else 0
         dane = 1 if kind == 3 else 0
         key = b"dane:example.com" if dane else b"example.com"
-        plain = bytes([1, 0]) + rec
-        head = bytes([1, 1]) + rec
-        mac = hmac.new(FLEET_KEY, FLEET_LABEL + bytes([len(key)]) + key +
-                       head, hashlib.sha256).digest()
+        # version 2: the key's length in two bytes, network order
+        plain = bytes([2, 0]) + rec
+        head = bytes([2, 1]) + rec
+        mac = hmac.new(FLEET_KEY, FLEET_LABEL + len(key).to_bytes(2, "big") +
+                       key + head, hashlib.sha256).digest()
         write(d, "unit-%s-plain" % f[:12], bytes([dane]) + plain)
         write(d, "unit-%s-signed" % f[:12], bytes([dane | 2]) + head + mac)
+        # version 1 (still read): one byte, its own label
+        plain = bytes([1, 0]) + rec
+        head = bytes([1, 1]) + rec
+        mac = hmac.new(FLEET_KEY, FLEET_LABEL_V1 + bytes([len(key) & 0xff]) +
+                       key + head, hashlib.sha256).digest()
+        write(d, "unit-%s-v1-plain" % f[:12], bytes([dane]) + plain)
+        write(d, "unit-%s-v1-signed" % f[:12], bytes([dane | 2]) + head +
+              mac)
         n += 1
     return n
 

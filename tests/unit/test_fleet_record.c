@@ -1,6 +1,7 @@
 /*
  * test_fleet_record.c - the fleet value codec: round trips, MAC checks,
- * refusals, key expiry
+ * refusals, key expiry; the MAC of version 2 (key length in two bytes)
+ * against HMAC-SHA256 computed here, version 1 values still read
  */
 #include "autoconf.h"
 
@@ -11,6 +12,9 @@
 #include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
+
+#include <gnutls/gnutls.h>
+#include <gnutls/crypto.h>
 
 #include "lib/cache_record.h"
 #include "lib/fleet_record.h"
@@ -194,7 +198,8 @@ damage_is_refused(void **state)
 	assert_int_equal(fleet_record_decode("example.com", 11, v, len, NULL,
 	    0, &out), FLEET_DECODE_RECORD);
 	v[2] ^= 0xff;
-	v[0] = 2;
+	v[0] = 3;	/* a version this reader does not know (as a reader
+			   of version 1 sees version 2): refused, not parsed */
 	assert_int_equal(fleet_record_decode("example.com", 11, v, len, NULL,
 	    0, &out), FLEET_DECODE_VERSION);
 	v[0] = FLEET_RECORD_VERSION;
@@ -241,6 +246,150 @@ key_expiry(void **state)
 	}
 }
 
+/* long_key - a cache key of exactly n bytes (n >= 10): "dane:" and a
+ * domain of labels of at most 63 letters */
+static const char *
+long_key(char *buf, size_t n)
+{
+	size_t	 i, lab = 0;
+
+	memcpy(buf, "dane:", 5);
+	for (i = 5; i < n; i++) {
+		/* a dot every 64th byte, never first or last */
+		if (lab == 63 && i + 1 < n) {
+			buf[i] = '.';
+			lab = 0;
+		} else {
+			buf[i] = (char)('a' + i % 26);
+			lab++;
+		}
+	}
+	buf[n] = '\0';
+	assert_true(cache_key_valid(buf, n));
+	return (buf);
+}
+
+/* mac_by_hand - HMAC-SHA256 of label, the length in lenbytes (1: the low
+ * byte, 2: network order), key and v[0..vlen) with key1 */
+static void
+mac_by_hand(const char *label, size_t lenbytes, const char *k, size_t klen,
+    const unsigned char *v, size_t vlen, unsigned char mac[32])
+{
+	unsigned char	 in[64 + 2 + CACHE_KEY_MAX + FLEET_RECORD_MAX_LEN];
+	size_t		 n = 0;
+
+	memcpy(in, label, strlen(label));
+	n += strlen(label);
+	if (lenbytes == 2)
+		in[n++] = (unsigned char)(klen >> 8);
+	in[n++] = (unsigned char)(klen & 0xff);
+	memcpy(in + n, k, klen);
+	n += klen;
+	memcpy(in + n, v, vlen);
+	n += vlen;
+	assert_int_equal(gnutls_hmac_fast(GNUTLS_MAC_SHA256, key1, 32, in, n,
+	    mac), 0);
+}
+
+/* v1_value - the version 1 value a reader before issue 37 wrote for rec
+ * under k: the version 2 bytes with version 1 and the old MAC rule */
+static size_t
+v1_value(const char *k, const struct cache_record *rec, unsigned char *v)
+{
+	size_t	 len;
+
+	assert_int_equal(fleet_record_encode(k, strlen(k), rec, NULL, 0, v,
+	    FLEET_RECORD_MAX_LEN, &len), 0);
+	v[0] = FLEET_RECORD_VERSION_V1;
+	v[1] = FLEET_RECORD_F_MAC;
+	mac_by_hand(FLEET_RECORD_MAC_LABEL_V1, 1, k, strlen(k), v, len,
+	    v + len);
+	return (len + FLEET_RECORD_MAC_LEN);
+}
+
+static void
+mac_key_length_two_bytes(void **state)
+{
+	static const size_t lens[] = { 16, 255, 256, 257, 258 };
+	struct cache_record in = rec_kind(CACHE_KIND_DANE), out = { 0 };
+	unsigned char	 v[FLEET_RECORD_MAX_LEN], w[FLEET_RECORD_MAX_LEN];
+	unsigned char	 mac[32];
+	char		 k[CACHE_KEY_MAX + 1];
+	size_t		 i, len, rlen, n;
+
+	(void)state;
+	assert_int_equal(CACHE_KEY_MAX, 258);
+	for (i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+		n = lens[i];
+		print_message("# key of %zu bytes\n", n);
+		long_key(k, n);
+		assert_int_equal(fleet_record_encode(k, n, &in, key1, 32, v,
+		    sizeof(v), &len), 0);
+		assert_int_equal(v[0], FLEET_RECORD_VERSION);
+		assert_int_equal(v[0], 2);
+		rlen = len - FLEET_RECORD_MAC_LEN;
+		/* the MAC is the one of the new rule, computed here */
+		mac_by_hand(FLEET_RECORD_MAC_LABEL, 2, k, n, v, rlen, mac);
+		assert_memory_equal(v + rlen, mac, 32);
+		assert_int_equal(fleet_record_decode(k, n, v, len, key1, 32,
+		    &out), FLEET_DECODE_OK);
+		/* a tampered length: the MAC over the length's low byte
+		 * only (the old rule's wrap, under the new label) */
+		memcpy(w, v, len);
+		mac_by_hand(FLEET_RECORD_MAC_LABEL, 1, k, n, w, rlen,
+		    w + rlen);
+		assert_int_equal(fleet_record_decode(k, n, w, len, key1, 32,
+		    &out), FLEET_DECODE_MAC);
+		/* or the length of another key (one byte more or less) */
+		mac_by_hand(FLEET_RECORD_MAC_LABEL, 2, k, n - 1, w, rlen,
+		    w + rlen);
+		assert_int_equal(fleet_record_decode(k, n, w, len, key1, 32,
+		    &out), FLEET_DECODE_MAC);
+		/* the same key one byte shorter does not verify */
+		assert_int_not_equal(fleet_record_decode(k, n - 1, v, len,
+		    key1, 32, &out), FLEET_DECODE_OK);
+	}
+	cache_record_release(&out);
+}
+
+static void
+version1_still_read(void **state)
+{
+	static const size_t lens[] = { 16, 255, 256, 258 };
+	struct cache_record in = rec_kind(CACHE_KIND_DANE), out = { 0 };
+	unsigned char	 v[FLEET_RECORD_MAX_LEN], w[FLEET_RECORD_MAX_LEN];
+	char		 k[CACHE_KEY_MAX + 1];
+	size_t		 i, len, n;
+
+	(void)state;
+	for (i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+		n = lens[i];
+		print_message("# version 1, key of %zu bytes\n", n);
+		long_key(k, n);
+		len = v1_value(k, &in, v);
+		cache_record_reset(&out);
+		assert_int_equal(fleet_record_decode(k, n, v, len, key1, 32,
+		    &out), FLEET_DECODE_OK);
+		assert_int_equal(out.kind, CACHE_KIND_DANE);
+		assert_int_equal(out.expires_at, in.expires_at);
+		/* and without a key (the MAC skipped) */
+		assert_int_equal(fleet_record_decode(k, n, v, len, NULL, 0,
+		    &out), FLEET_DECODE_OK);
+		/* its MAC is no good for version 2, nor the other way:
+		 * the version byte is under the MAC */
+		memcpy(w, v, len);
+		w[0] = FLEET_RECORD_VERSION;
+		assert_int_equal(fleet_record_decode(k, n, w, len, key1, 32,
+		    &out), FLEET_DECODE_MAC);
+		assert_int_equal(fleet_record_encode(k, n, &in, key1, 32, w,
+		    sizeof(w), &len), 0);
+		w[0] = FLEET_RECORD_VERSION_V1;
+		assert_int_equal(fleet_record_decode(k, n, w, len, key1, 32,
+		    &out), FLEET_DECODE_MAC);
+	}
+	cache_record_release(&out);
+}
+
 int
 main(void)
 {
@@ -250,6 +399,8 @@ main(void)
 		cmocka_unit_test(mac_binds_key_name),
 		cmocka_unit_test(damage_is_refused),
 		cmocka_unit_test(key_expiry),
+		cmocka_unit_test(mac_key_length_two_bytes),
+		cmocka_unit_test(version1_still_read),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));

@@ -1,7 +1,9 @@
 /*
  * test_import.c - unit tests for postsmtpsts-cache import's pure parts:
  * an entry made a record (import_row.c), postfix-mta-sts-resolver's JSON
- * (import_sts_resolver.c), postfix-tlspol's gob cache (import_tlspol.c)
+ * (import_sts_resolver.c), postfix-tlspol's gob cache (import_tlspol.c),
+ * the Redis URL (%-decoding) and the bounds on a Redis reply
+ * (import_redis.c)
  *
  * The JSON bodies in the tables are what the peer's own code writes
  * (json.dumps of utils.parse_mta_sts_policy with max_age made an int, as
@@ -28,6 +30,7 @@
 #include "lib/config.h"
 #include "policy/facts.h"
 #include "policy/sts_policy.h"
+#include "tools/import_redis.h"
 #include "tools/import_row.h"
 #include "tools/import_sts_resolver.h"
 #include "tools/import_tlspol.h"
@@ -701,8 +704,258 @@ tlspol_rows(void **state)
 	free(text);
 }
 
+static void
+redis_url(void **state)
+{
+	static const struct {
+		const char	*name, *url;
+		int		 ok;
+		const char	*host, *user, *pass;
+		int		 has_pass, unix_sock, port;
+		long		 db;
+	} t[] = {
+		{ "host only", "redis://10.0.0.1", 1, "10.0.0.1", "", "", 0,
+		    0, 6379, 0 },
+		{ "port and db", "redis://h:6380/3", 1, "h", "", "", 0, 0,
+		    6380, 3 },
+		{ "password", "redis://:secret@h/2", 1, "h", "", "secret", 1,
+		    0, 6379, 2 },
+		{ "password with @ / : % encoded",
+		    "redis://:p%40ss%2Fw%3Ard%25x@h:1/0", 1, "h", "",
+		    "p@ss/w:rd%x", 1, 0, 1, 0 },
+		{ "a raw @ in the password: the last @ ends the userinfo",
+		    "redis://:a@b@h", 1, "h", "", "a@b", 1, 0, 6379, 0 },
+		{ "user and password", "redis://al%69ce:pw@h", 1, "h",
+		    "alice", "pw", 1, 0, 6379, 0 },
+		{ "empty password", "redis://:@h", 1, "h", "", "", 1, 0,
+		    6379, 0 },
+		{ "ipv6", "redis://[::1]:7000/1", 1, "::1", "", "", 0, 0,
+		    7000, 1 },
+		{ "host %-encoded", "redis://%68ost", 1, "host", "", "", 0, 0,
+		    6379, 0 },
+		{ "db %-encoded", "redis://h/%31%32", 1, "h", "", "", 0, 0,
+		    6379, 12 },
+		{ "trailing slash", "redis://h/", 1, "h", "", "", 0, 0, 6379,
+		    0 },
+		{ "unix socket", "unix:/run/r.sock?db=4", 1, "/run/r.sock",
+		    "", "", 0, 1, 6379, 4 },
+		{ "unix, //, encoded path", "unix:///run/r%20s", 1,
+		    "/run/r s", "", "", 0, 1, 6379, 0 },
+		{ "a raw / in the password ends the authority",
+		    "redis://:a/b@h", 0, NULL, NULL, NULL, 0, 0, 0, 0 },
+		{ "user without password", "redis://user@h", 0, NULL, NULL,
+		    NULL, 0, 0, 0, 0 },
+		{ "bad escape", "redis://:%4@h", 0, NULL, NULL, NULL, 0, 0, 0,
+		    0 },
+		{ "bad hex", "redis://:%zz@h", 0, NULL, NULL, NULL, 0, 0, 0,
+		    0 },
+		{ "%00", "redis://:a%00b@h", 0, NULL, NULL, NULL, 0, 0, 0, 0 },
+		{ "no host", "redis://:pw@", 0, NULL, NULL, NULL, 0, 0, 0, 0 },
+		{ "port 0", "redis://h:0", 0, NULL, NULL, NULL, 0, 0, 0, 0 },
+		{ "port 65536", "redis://h:65536", 0, NULL, NULL, NULL, 0, 0,
+		    0, 0 },
+		{ "port not a number", "redis://h:x", 0, NULL, NULL, NULL, 0,
+		    0, 0, 0 },
+		{ "db 65536", "redis://h/65536", 0, NULL, NULL, NULL, 0, 0, 0,
+		    0 },
+		{ "db negative", "redis://h/-1", 0, NULL, NULL, NULL, 0, 0, 0,
+		    0 },
+		{ "a query", "redis://h?db=1", 0, NULL, NULL, NULL, 0, 0, 0,
+		    0 },
+		{ "another scheme", "rediss://h", 0, NULL, NULL, NULL, 0, 0, 0,
+		    0 },
+		{ "unix without a path", "unix:?db=1", 0, NULL, NULL, NULL, 0,
+		    0, 0, 0 },
+		{ "unix, another query", "unix:/s?x=1", 0, NULL, NULL, NULL,
+		    0, 0, 0, 0 },
+		{ "ipv6 without ]", "redis://[::1:7000", 0, NULL, NULL, NULL,
+		    0, 0, 0, 0 },
+	};
+	struct import_redis_url u;
+	char		 why[160], *in;
+	size_t		 i;
+
+	(void)state;
+	for (i = 0; i < nitems(t); i++) {
+		print_message("# %s\n", t[i].name);
+		in = heap_copy(t[i].url, strlen(t[i].url));
+		why[0] = '\0';
+		assert_int_equal(import_redis_url(in, strlen(t[i].url), &u,
+		    why, sizeof(why)), t[i].ok ? 0 : -1);
+		free(in);
+		if (!t[i].ok) {
+			assert_true(why[0] != '\0');
+			/* no password in a message */
+			assert_null(strstr(why, "secret"));
+			continue;
+		}
+		assert_string_equal(u.host, t[i].host);
+		assert_string_equal(u.user, t[i].user);
+		assert_string_equal(u.pass, t[i].pass);
+		assert_int_equal(u.has_pass, t[i].has_pass);
+		assert_int_equal(u.unix_sock, t[i].unix_sock);
+		assert_int_equal(u.port, t[i].port);
+		assert_int_equal(u.db, t[i].db);
+	}
+}
+
+/* resp - feed p[0..len) in chunks of chunk bytes: the status, the bytes
+ * used in total */
+static enum import_redis_status
+resp(const char *p, size_t len, size_t chunk, size_t *total, char *why,
+    size_t whysz)
+{
+	struct import_redis_resp s;
+	enum import_redis_status st = IMPORT_REDIS_RESP_MORE;
+	size_t		 off = 0, n, used;
+
+	import_redis_resp_init(&s);
+	*total = 0;
+	while (off < len && st == IMPORT_REDIS_RESP_MORE) {
+		n = len - off < chunk ? len - off : chunk;
+		st = import_redis_resp_feed(&s, p + off, n, &used, why, whysz);
+		off += used;
+	}
+	*total = off;
+	return (st);
+}
+
+static void
+redis_reply_bounds(void **state)
+{
+	static const struct {
+		const char	*name, *in;
+		size_t		 len;	/* 0: strlen */
+		enum import_redis_status want;
+		size_t		 used;	/* for DONE */
+		const char	*why;	/* for BAD */
+	} t[] = {
+		{ "status", "+OK\r\n", 0, IMPORT_REDIS_RESP_DONE, 5, NULL },
+		{ "error", "-ERR no\r\n", 0, IMPORT_REDIS_RESP_DONE, 9, NULL },
+		{ "integer", ":-42\r\n", 0, IMPORT_REDIS_RESP_DONE, 6, NULL },
+		{ "nil bulk", "$-1\r\n", 0, IMPORT_REDIS_RESP_DONE, 5, NULL },
+		{ "nil array", "*-1\r\n", 0, IMPORT_REDIS_RESP_DONE, 5, NULL },
+		{ "empty bulk", "$0\r\n\r\n", 0, IMPORT_REDIS_RESP_DONE, 6,
+		    NULL },
+		{ "SCAN reply", "*2\r\n$1\r\n0\r\n*2\r\n$1\r\na\r\n$2\r\nbc"
+		    "\r\n", 0, IMPORT_REDIS_RESP_DONE, 30, NULL },
+		{ "empty array", "*0\r\n", 0, IMPORT_REDIS_RESP_DONE, 4,
+		    NULL },
+		{ "a reply and the next", "+OK\r\n+OK\r\n", 0,
+		    IMPORT_REDIS_RESP_DONE, 5, NULL },
+		{ "a bulk of its bytes, CRLF inside", "$4\r\n\r\n\r\n\r\n", 0,
+		    IMPORT_REDIS_RESP_DONE, 10, NULL },
+		{ "incomplete", "*2\r\n$1\r\n0\r\n", 0,
+		    IMPORT_REDIS_RESP_MORE, 0, NULL },
+		{ "600 MB bulk", "$600000000\r\n", 0, IMPORT_REDIS_RESP_BAD,
+		    0, "a bulk string of 600000000 bytes (at most 524288)" },
+		{ "the largest bulk: announced, waited for", "$524288\r\n", 0,
+		    IMPORT_REDIS_RESP_MORE, 0, NULL },
+		{ "one byte over", "$524289\r\n", 0, IMPORT_REDIS_RESP_BAD, 0,
+		    "a bulk string of 524289 bytes (at most 524288)" },
+		{ "huge array", "*2000000000\r\n", 0, IMPORT_REDIS_RESP_BAD,
+		    0, "an array of 2000000000 elements (at most 65536)" },
+		{ "the widest array", "*65536\r\n", 0, IMPORT_REDIS_RESP_MORE,
+		    0, NULL },
+		{ "19 digits", "*9999999999999999999\r\n", 0,
+		    IMPORT_REDIS_RESP_BAD, 0, "an array of" },
+		{ "20 digits", "$18446744073709551616\r\n", 0,
+		    IMPORT_REDIS_RESP_BAD, 0, "not a decimal number" },
+		{ "deep", "*1\r\n*1\r\n*1\r\n*1\r\n*1\r\n:1\r\n", 0,
+		    IMPORT_REDIS_RESP_BAD, 0, "arrays nested deeper than 4" },
+		{ "deep, an empty array innermost (found by the fuzzer)",
+		    "*1\r\n*1\r\n*1\r\n*1\r\n*0\r\n", 0,
+		    IMPORT_REDIS_RESP_BAD, 0, "arrays nested deeper than 4" },
+		{ "four deep", "*1\r\n*1\r\n*1\r\n*1\r\n:1\r\n", 0,
+		    IMPORT_REDIS_RESP_DONE, 20, NULL },
+		{ "type byte", "HTTP/1.1 200 OK\r\n", 0,
+		    IMPORT_REDIS_RESP_BAD, 0, "not a RESP2 reply (type byte "
+		    "0x48)" },
+		{ "RESP3 map", "%1\r\n", 0, IMPORT_REDIS_RESP_BAD, 0,
+		    "not a RESP2 reply" },
+		{ "NUL type", "\0", 1, IMPORT_REDIS_RESP_BAD, 0,
+		    "type byte 0x00" },
+		{ "LF alone", "+OK\n", 0, IMPORT_REDIS_RESP_BAD, 0,
+		    "a line not ended by CRLF" },
+		{ "bulk without CRLF", "$1\r\nab\r\n", 0,
+		    IMPORT_REDIS_RESP_BAD, 0, "not followed by CRLF" },
+		{ "length with letters", "$12abc\r\n", 0,
+		    IMPORT_REDIS_RESP_BAD, 0, "not a decimal number" },
+		{ "empty length", "*\r\n", 0, IMPORT_REDIS_RESP_BAD, 0,
+		    "not a decimal number" },
+		{ "negative length", "$-2\r\n", 0, IMPORT_REDIS_RESP_BAD, 0,
+		    "a negative length other than -1" },
+		{ "long length line", "$0000000000000000000000000000000001"
+		    "\r\n", 0, IMPORT_REDIS_RESP_BAD, 0, "a length line" },
+	};
+	char		 why[160];
+	size_t		 i, used, chunk, len;
+	enum import_redis_status st;
+
+	(void)state;
+	for (i = 0; i < nitems(t); i++) {
+		len = t[i].len != 0 ? t[i].len : strlen(t[i].in);
+		/* whole, and one byte at a time: the same answer */
+		for (chunk = 1; chunk <= len; chunk = chunk == 1 && len > 1 ?
+		    len : len + 1) {
+			print_message("# %s (chunks of %zu)\n", t[i].name,
+			    chunk);
+			why[0] = '\0';
+			st = resp(t[i].in, len, chunk, &used, why,
+			    sizeof(why));
+			assert_int_equal(st, t[i].want);
+			if (st == IMPORT_REDIS_RESP_DONE)
+				assert_int_equal(used, t[i].used);
+			if (st == IMPORT_REDIS_RESP_BAD)
+				assert_non_null(strstr(why, t[i].why));
+		}
+	}
+}
+
+static void
+redis_reply_totals(void **state)
+{
+	struct import_redis_resp s;
+	char		*line, why[160];
+	size_t		 used, i;
+
+	(void)state;
+	/* a line may be long, not endless */
+	line = malloc(IMPORT_REDIS_MAX_LINE + 2);
+	assert_non_null(line);
+	line[0] = '+';
+	memset(line + 1, 'a', IMPORT_REDIS_MAX_LINE + 1);
+	import_redis_resp_init(&s);
+	assert_int_equal(import_redis_resp_feed(&s, line,
+	    IMPORT_REDIS_MAX_LINE + 1, &used, why, sizeof(why)),
+	    IMPORT_REDIS_RESP_MORE);
+	assert_int_equal(import_redis_resp_feed(&s, line + 1, 1, &used, why,
+	    sizeof(why)), IMPORT_REDIS_RESP_BAD);
+	assert_string_equal(why, "a line of more than 4096 bytes");
+	/* and after a refusal, nothing more */
+	assert_int_equal(import_redis_resp_feed(&s, "+OK\r\n", 5, &used,
+	    why, sizeof(why)), IMPORT_REDIS_RESP_BAD);
+	free(line);
+	/* arrays within bounds that hold too many values in all */
+	import_redis_resp_init(&s);
+	assert_int_equal(import_redis_resp_feed(&s, "*3\r\n", 4, &used, why,
+	    sizeof(why)), IMPORT_REDIS_RESP_MORE);
+	for (i = 0; i < 2; i++)
+		assert_int_equal(import_redis_resp_feed(&s, "*65536\r\n", 8,
+		    &used, why, sizeof(why)), IMPORT_REDIS_RESP_MORE);
+	for (i = 0; i < 2 * 65536; i++)
+		if (import_redis_resp_feed(&s, ":1\r\n", 4, &used, why,
+		    sizeof(why)) != IMPORT_REDIS_RESP_MORE)
+			break;
+	assert_int_equal(i, IMPORT_REDIS_MAX_ITEMS - 3);
+	assert_string_equal(why, "a reply of more than 65552 values");
+}
+
 static const struct CMUnitTest fixed_tests[] = {
 	cmocka_unit_test(member),
+	cmocka_unit_test(redis_url),
+	cmocka_unit_test(redis_reply_bounds),
+	cmocka_unit_test(redis_reply_totals),
 	cmocka_unit_test(score),
 	cmocka_unit_test(tlspol_branches),
 	cmocka_unit_test(tlspol_legacy),
