@@ -6,14 +6,16 @@
 # bulk domains (4 clients at once, 600 entries with their DANE ones) that
 # cannot fit without eviction.  Asserted:
 #   answers  every lookup gets its policy, each within 5 s
-#   data     the 300 new policies are stored; every fresh enforce policy
-#            of the fill is still there (eviction takes negative, expired,
-#            testing entries first: postsmtpsts_cache_evicted_total
-#            {class="enforce"} stays 0, the others > 0); the file stays
-#            within max_size + 1/64 per resolver (128 KiB)
+#   data     the 300 new policies are stored; eviction takes negative,
+#            expired, testing entries first (postsmtpsts_cache_evicted_total
+#            {class} > 0), enforce policies only once none of those is
+#            left (then with a warning; the fill's entries are interleaved,
+#            so deleting the others empties few pages: it happens in some
+#            runs); the file stays within max_size + 1/64 per resolver
+#            (128 KiB)
 #   metric   postsmtpsts_cache_write_errors_total 0 (room was made for
 #            every write)
-#   log      at most 2 warnings (none expected: eviction is not an error)
+#   log      at most 4 warnings (the enforce eviction's, one a pass)
 #   memory   each process' VmRSS < 64 MB
 #   CPU      once the burst is over, each process < 10 % of a core over
 #            3 s
@@ -77,15 +79,28 @@ ok "$(( slow < 5000 ? 0 : 1 ))" "map full, cold burst: the slowest in $slow ms (
 
 wait_until 10 '[ "$(new_policies)" -ge 300 ]'
 is "$(new_policies)" 300 "map full: the 300 new policies are stored"
-is "$(fresh_enforce)" 4080 "map full: every fresh enforce policy of the fill is still there"
 $PROM fetch "$URL" "$T/scrape" >/dev/null
-is "$($PROM get "$T/scrape" 'postsmtpsts_cache_evicted_total{class="enforce"}')" 0 \
-    "map full: no enforce policy evicted"
 others=$(grep -E '^postsmtpsts_cache_evicted_total\{class="(negative|expired|other)"\}' "$T/scrape" |
     awk '{ n += $2 } END { print n + 0 }')
 ok "$(( others > 0 ? 0 : 1 ))" \
     "map full: room made by evicting $others negative, expired, testing entries (postsmtpsts_cache_evicted_total)"
 echo "# $(grep '^postsmtpsts_cache_evicted_total' "$T/scrape" | tr '\n' ' ')"
+# Enforce policies go only when nothing else is left: the fill's entries
+# are interleaved (i % 10), so deleting the others empties no page, and a
+# burst that needs new pages may have to take enforce ones too, least
+# recently fetched first (the fill's, not the burst's), with a warning.
+enf=$($PROM get "$T/scrape" 'postsmtpsts_cache_evicted_total{class="enforce"}')
+fe=$(fresh_enforce)
+left=$(listing | awk '$1 ~ /^d[0-9]+\.fill\.example$/ {
+    i = substr($1, 2, 7) + 0; if (i % 10 == 6 || i % 10 == 7 || i % 10 == 9) n++ }
+    END { print n + 0 }')
+if [ "$enf" = 0 ]; then
+	is "$fe" 4080 "map full: no enforce policy evicted, every fresh one of the fill still there"
+else
+	is "$left" 0 "map full: $enf enforce policies evicted ($fe of the fill's 4080 left), only once no negative, expired or testing entry was left"
+	ok "$(grep -q 'full of unexpired enforce and DANE policies: evicted [0-9]* of them .*raise cache.max_size' "$DAEMON_LOG"; echo $?)" \
+	    "map full: ... with the warning: $(grep -m1 'full of unexpired' "$DAEMON_LOG" | sed 's/.*warning: //')"
+fi
 is "$(metric postsmtpsts_cache_write_errors_total)" 0 \
     "map full: no write failed (postsmtpsts_cache_write_errors_total)"
 size=$(stat -c %s "$T/cache/data.mdb")
@@ -93,7 +108,7 @@ ok "$(( size <= MAX + 2 * 65536 ? 0 : 1 ))" \
     "map full: data.mdb $size bytes (<= max_size + 128 KiB)"
 
 n=$(grep 'warning: ' "$DAEMON_LOG" | grep -vc 'running as root')
-ok "$(( n <= 2 ? 0 : 1 ))" "map full: $n warnings in the log (<= 2)"
+ok "$(( n <= 4 ? 0 : 1 ))" "map full: $n warnings in the log (<= 4)"
 for p in $(pids); do
 	ok "$(( $(rss_kb "$p") < 65536 ? 0 : 1 ))" \
 	    "map full: pid $p VmRSS $(rss_kb "$p") kB (< 65536)"
