@@ -204,7 +204,8 @@ main_follow(struct tlsrpt *r, int quiet)
 		return (-1);
 	}
 	if (quiet)
-		log_debug(1, "tlsrpt: following %s", follow_describe(r->follow));
+		log_debug(1, "tlsrpt: following %s",
+		    follow_describe(r->follow));
 	else
 		log_info("tlsrpt: following %s", follow_describe(r->follow));
 	return (0);
@@ -225,7 +226,8 @@ main_count(struct tlsrpt *r)
 		    -1) {
 			/* a full disk fails every batch: one line a minute */
 			now = clock_wall();
-			if (r->uncommitted_warn == 0 || now < r->uncommitted_warn ||
+			if (r->uncommitted_warn == 0 ||
+			    now < r->uncommitted_warn ||
 			    now >= r->uncommitted_warn + TLSRPT_WARN_SECONDS) {
 				log_warnx("tlsrpt: a batch was not committed: "
 				    "reading again from the committed position "

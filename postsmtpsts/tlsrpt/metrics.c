@@ -150,7 +150,8 @@ metrics_write(const struct config *cf, struct store *s, const struct count *c,
 		return;
 	snprintf(tmp, sizeof(tmp), "%s.tmp", cf->tlsrpt.metrics_file);
 	if ((fp = fopen(tmp, "w")) == NULL) {
-		if (last_warn == 0 || now >= last_warn + 60 || now < last_warn) {
+		if (last_warn == 0 || now >= last_warn + 60 ||
+		    now < last_warn) {
 			log_warn("tlsrpt: %s (one line a minute)", tmp);
 			last_warn = now;
 		}
@@ -170,7 +171,8 @@ metrics_write(const struct config *cf, struct store *s, const struct count *c,
 	if (fclose(fp) != 0)
 		ok = 0;
 	if (!ok || rename(tmp, cf->tlsrpt.metrics_file) == -1) {
-		if (last_warn == 0 || now >= last_warn + 60 || now < last_warn) {
+		if (last_warn == 0 || now >= last_warn + 60 ||
+		    now < last_warn) {
 			log_warn("tlsrpt: %s (one line a minute)",
 			    cf->tlsrpt.metrics_file);
 			last_warn = now;
