@@ -3,9 +3,9 @@
 # state_dir on a small tmpfs of its own, following a log file the test
 # writes in Postfix's words (a Verified TLS line and its delivery line per
 # session, to domains the daemon has cached):
-#   A. disk free: 2 sessions to each of tlsrpt-sts-ok.pstest and 100 bulk
+#   A. disk free: 2 sessions to each of tlsrpt-sts-ok.pstest and 50 bulk
 #      domains, counted;
-#   B. the tmpfs filled to its last block, then 2 sessions to each of 300
+#   B. the tmpfs filled to its last block, then 2 sessions to each of 150
 #      more bulk domains (their counts are new keys: the store must grow)
 #      and 2 more to tlsrpt-sts-ok: batches that cannot be committed;
 #   C. still full: the reporter restarted with --send today (the day's
@@ -30,7 +30,7 @@
 need postmap python3 mount umount dd
 [ "$(id -u)" = 0 ] || skip_all "needs root (mount -t tmpfs)"
 world_up || { echo "Bail out! world did not start"; exit 1; }
-[ "${WORLD_BULK:-0}" -ge 400 ] || skip_all "needs WORLD_BULK >= 400 (has ${WORLD_BULK:-0})"
+[ "${WORLD_BULK:-0}" -ge 200 ] || skip_all "needs WORLD_BULK >= 200 (has ${WORLD_BULK:-0})"
 
 REPORTER="$top_builddir/postsmtpsts/postsmtpsts-tlsrpt"
 TICKS=$(getconf CLK_TCK)
@@ -117,9 +117,9 @@ export WORKERS=2 RESOLVERS=2
 daemon_start "${lines[@]}" || { echo "Bail out! daemon did not start"; exit 1; }
 is "$(pq tlsrpt-sts-ok.pstest)" "secure match=mx1.tlsrpt-sts-ok.pstest servername=hostname" \
     "the daemon has tlsrpt-sts-ok's policy"
-out=$(seq 1 400 | xargs -P 4 -I{} postmap -c "$PF_DIR" -q b{}.bulk.pstest "socketmap:unix:$SOCK:postfix" 2>&1 |
+out=$(seq 1 200 | xargs -P 4 -I{} postmap -c "$PF_DIR" -q b{}.bulk.pstest "socketmap:unix:$SOCK:postfix" 2>&1 |
     grep -c '^secure ')
-is "$out" 400 "the daemon has 400 bulk policies"
+is "$out" 200 "the daemon has 200 bulk policies"
 
 # The reporter: its store on the tmpfs, its metrics file and its mail off
 # it (a sendmail(1) that keeps each message: the fault is the store's, not
@@ -144,16 +144,16 @@ collected() { find "$WORLD_COLLECTOR_DIR" -name '*.body' -newer "$RCONF" | wc -l
 # A. disk free
 reporter_start
 feed tlsrpt-sts-ok.pstest 2
-for i in $(seq 1 100); do feed "b$i.bulk.pstest" 2; done
-wait_until 15 '[ "$(stat sessions)" = 202 ]'
-is "$(stat sessions)" 202 "disk free: 202 sessions counted"
+for i in $(seq 1 50); do feed "b$i.bulk.pstest" 2; done
+wait_until 15 '[ "$(stat sessions)" = 102 ]'
+is "$(stat sessions)" 102 "disk free: 102 sessions counted"
 
-# B. the store's filesystem full, sessions to 300 new domains
+# B. the store's filesystem full, sessions to 150 new domains
 dd if=/dev/zero of="$FS/filler" bs=4k 2>/dev/null
 ok "$( [ "$(df -k --output=avail "$FS" | tail -n1 | tr -d ' ')" -eq 0 ]; echo $?)" \
     "the store's filesystem is full ($(du -k "$FS/state" | cut -f1) kB of store)"
 feed tlsrpt-sts-ok.pstest 2
-for i in $(seq 101 400); do feed "b$i.bulk.pstest" 2; done
+for i in $(seq 51 200); do feed "b$i.bulk.pstest" 2; done
 wait_until 10 '[ -n "$(prom postsmtpsts_tlsrpt_store_write_errors_total)" ] && [ "$(prom postsmtpsts_tlsrpt_store_write_errors_total)" -gt 0 ]'
 n=$(prom postsmtpsts_tlsrpt_store_write_errors_total)
 ok "$([ -n "$n" ] && [ "$n" -gt 0 ]; echo $?)" \
@@ -197,7 +197,7 @@ for l in open(sys.argv[1]):
         n[d] = n.get(d, 0) + p["summary"]["total-successful-session-count"] + p["summary"]["total-failure-session-count"]
 bad = [d for d in n if n[d] != (4 if d == "tlsrpt-sts-ok.pstest" else 2)]
 print(len(n), sum(n.values()), " ".join(sorted(bad)[:5]))' "$T/dry.json" 2>&1)
-is "$got" "401 $FED " "disk back: 401 domains' reports, $FED sessions, each domain's exactly"
+is "$got" "201 $FED " "disk back: 201 domains' reports, $FED sessions, each domain's exactly"
 n=$(prom postsmtpsts_tlsrpt_store_write_errors_total)
 sleep 2
 is "$(prom postsmtpsts_tlsrpt_store_write_errors_total)" "$n" \
