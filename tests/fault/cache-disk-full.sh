@@ -95,7 +95,7 @@ pids() { echo "$DAEMON_PID $(pgrep -P "$DAEMON_PID" | tr '\n' ' ')"; }
 # bounded WHAT MAXPCT - memory, log and CPU (each process under MAXPCT %
 # of a core over 3 s)
 bounded() {
-	local p a b what=$1 max=$2 n size
+	local p b what=$1 max=$2 n
 	for p in $(pids); do
 		ok "$(( $(rss_kb "$p") < 65536 ? 0 : 1 ))" \
 		    "$what: pid $p ($(tr -d '\0' <"/proc/$p/comm")) VmRSS $(rss_kb "$p") kB (< 65536)"
