@@ -328,7 +328,9 @@ main_tick(evutil_socket_t fd, short what, void *arg)
 			evtimer_add(r->tick, &tv);
 			return;
 		}
-		(void)send_step(r->send, now, r->force_day, main_sent, r);
+		/* a close that did not commit (a full disk): exit 1 */
+		if (send_step(r->send, now, r->force_day, main_sent, r) == -1)
+			r->rc = 1;
 		return;
 	}
 	if (now >= r->next_send) {
