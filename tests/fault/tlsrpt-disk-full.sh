@@ -38,6 +38,7 @@ RLOG=$T/reporter.log
 MAILLOG=$T/maillog
 PROMF=$T/tlsrpt.prom
 RPID=
+ORG="postsmtpsts fault tlsrpt-disk-full $$"
 FS=$(mktemp -d "${TMPDIR:-/tmp}/${WORLD_DIR##*/}-statefs.XXXXXX")
 mount -t tmpfs -o size=1m,mode=0755 tmpfs "$FS" ||
 	{ echo "Bail out! mount -t tmpfs $FS failed"; exit 1; }
@@ -132,14 +133,46 @@ chmod 755 "$T/sendmail"
 RCONF=$T/reporter.conf
 {
 	cat "$CONF"
-	tlsrpt_section "log = \"$MAILLOG\"" "state_dir = \"$FS/state\"" \
-	    "send_delay = 0" "metrics_file = \"$PROMF\"" "timeout = 10" \
-	    "sendmail = \"$T/sendmail\"" \
-	    "report_allow_addresses = { \"$WORLD_COLLECTOR_ADDR/32\" }"
+	# an organization of its own: the collector is the world's, other
+	# tests' reports arrive there too
+	cat <<-EOF
+	tlsrpt {
+		enable = true
+		organization_name = "$ORG"
+		contact_info = "mailto:postmaster@sender.pstest"
+		submitter = "sender.pstest"
+		sender = "tlsrpt-noreply@sender.pstest"
+		log = "$MAILLOG"
+		state_dir = "$FS/state"
+		send_delay = 0
+		metrics_file = "$PROMF"
+		timeout = 10
+		sendmail = "$T/sendmail"
+		report_allow_addresses = { "$WORLD_COLLECTOR_ADDR/32" }
+	}
+	EOF
 } >"$RCONF"
 "$REPORTER" -t -c "$RCONF" 2>/dev/null
 ok $? "the reporter's configuration is valid"
-collected() { find "$WORLD_COLLECTOR_DIR" -name '*.body' -newer "$RCONF" | wc -l; }
+# ours - this test's reports at the collector, one line each: the file,
+# the policy domain, its successful and failed session counts
+ours() {
+	find "$WORLD_COLLECTOR_DIR" -name '*.body' -newer "$RCONF" |
+	    python3 -c 'import gzip, json, sys
+for f in sys.stdin.read().split():
+    try:
+        r = json.loads(gzip.open(f).read())
+    except Exception:
+        continue
+    if r.get("organization-name") != sys.argv[1]:
+        continue
+    for p in r["policies"]:
+        s = p["summary"]
+        print(f, p["policy"]["policy-domain"],
+              s["total-successful-session-count"],
+              s["total-failure-session-count"])' "$ORG"
+}
+collected() { ours | grep -c .; }
 
 # A. disk free
 reporter_start
@@ -180,13 +213,8 @@ wait_until 30 '[ "$(collected)" -ge 1 ] && [ "$(find "$T/mails" -type f | wc -l)
 sleep 2
 is "$(collected)" 1 "disk back: tlsrpt-sts-ok's report POSTed once"
 is "$(find "$T/mails" -type f | wc -l)" 1 "disk back: ... and mailed once"
-f=$(find "$WORLD_COLLECTOR_DIR" -name '*.body' -newer "$RCONF" | head -n 1)
-got=$(python3 -c 'import gzip, json, sys
-r = json.loads(gzip.open(sys.argv[1]).read())
-print(r["policies"][0]["policy"]["policy-domain"],
-      r["policies"][0]["summary"]["total-successful-session-count"],
-      r["policies"][0]["summary"]["total-failure-session-count"])' "$f" 2>&1)
-is "$got" "tlsrpt-sts-ok.pstest 4 0" "disk back: the report counts tlsrpt-sts-ok's 4 sessions"
+is "$(ours | cut -d' ' -f2-)" "tlsrpt-sts-ok.pstest 4 0" \
+    "disk back: the report counts tlsrpt-sts-ok's 4 sessions"
 "$REPORTER" -c "$RCONF" --dry-run today >"$T/dry.json" 2>/dev/null
 got=$(python3 -c 'import json, sys
 n = {}
