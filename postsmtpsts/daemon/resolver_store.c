@@ -123,9 +123,11 @@ resolver_stored(void *arg, const char *key, int st)
 	stats_inc(STATS_CACHE_WRITE_ERRORS);
 	now = clock_wall();
 	if (now - r->last_write_error >= 60) {
-		log_warnx("cache write for %s failed (disk full?): answers "
-		    "still served, not stored; further errors suppressed for "
-		    "a minute", key);
+		log_warnx("cache write for %s failed (%s%s): answers still "
+		    "served, not stored; further errors suppressed for a "
+		    "minute", key, cache_last_error(r->cache),
+		    cache_disk_full(r->cache) ? ": the disk, nothing evicted" :
+		    "");
 		r->last_write_error = now;
 	}
 }

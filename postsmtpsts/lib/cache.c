@@ -106,11 +106,15 @@ cache_status_name(int status)
 	return ("?");
 }
 
-/* cache_rc_status - the cache_status of a failed LMDB write */
+/* cache_rc_status - the cache_status of a failed LMDB write.  EIO too:
+ * LMDB turns a short write (the filesystem filled up in the middle of a
+ * commit's pages) into EIO, and a failing disk fails every write as a full
+ * one does, so it is the caller's to log rate-limited as well */
 static int
 cache_rc_status(int rc)
 {
-	if (rc == MDB_MAP_FULL || rc == ENOSPC || rc == EDQUOT || rc == EFBIG)
+	if (rc == MDB_MAP_FULL || rc == ENOSPC || rc == EDQUOT ||
+	    rc == EFBIG || rc == EIO)
 		return (CACHE_FULL);
 	return (CACHE_ERROR);
 }
@@ -312,6 +316,20 @@ cache_open_recover(const char *path, size_t map_size, char *aside,
 	    &rc));
 }
 
+int
+cache_disk_full(const struct cache *c)
+{
+	return (c != NULL && c->last_rc != 0 && c->last_rc != MDB_MAP_FULL &&
+	    cache_rc_status(c->last_rc) == CACHE_FULL);
+}
+
+const char *
+cache_last_error(const struct cache *c)
+{
+	return (c == NULL || c->last_rc == 0 ? "none" :
+	    mdb_strerror(c->last_rc));
+}
+
 void
 cache_set_writers(struct cache *c, int n)
 {
@@ -406,6 +424,7 @@ cache_write_failed(struct cache *c, int rc, const char *what)
 	int	 st;
 
 	st = cache_rc_status(rc);
+	c->last_rc = rc;
 	if (st != CACHE_FULL)
 		log_warnx("cache %s: %s: %s", c->path, what, mdb_strerror(rc));
 	if (c->batch) {

@@ -44,7 +44,8 @@ enum cache_status {
 	CACHE_HIT,		/* cache_get: *out holds the record */
 	CACHE_MISS,		/* no entry, or one that does not decode */
 	CACHE_FULL,		/* write failed: map full (MDB_MAP_FULL) or
-				   disk full (ENOSPC, EDQUOT); not logged */
+				   disk full (ENOSPC, EDQUOT, EFBIG; EIO:
+				   LMDB's short write); not logged */
 	CACHE_ERROR,		/* any other failure, logged */
 };
 
@@ -106,6 +107,18 @@ struct cache *cache_open_recover(const char *path, size_t map_size,
  */
 struct cache *cache_open_cowriter(const char *path, size_t map_size,
 	    char *err, size_t errsz);
+
+/*
+ * cache_disk_full - 1 if the handle's last failed write was refused by the
+ * filesystem (ENOSPC, EDQUOT, EFBIG, EIO: LMDB's short write), not by the
+ * map (MDB_MAP_FULL): both are CACHE_FULL, but only a full map is helped
+ * by eviction - on a full disk a deletion may fit in pages the file has
+ * (its free list) and so lose committed entries for nothing.
+ * cache_last_error - that failure's reason (mdb_strerror), "none" if no
+ * write failed
+ */
+int	cache_disk_full(const struct cache *c);
+const char *cache_last_error(const struct cache *c);
 
 /* cache_set_writers - n processes write this cache (the resolvers): the
  * reserve below which eviction starts ahead of time is n times one

@@ -42,6 +42,8 @@ struct cache {
 	size_t		 map_open;	/* map size before any eviction grew it */
 	unsigned int	 evict_idle;	/* puts before the next early pass */
 	size_t		 writers;	/* processes writing (cache_set_writers) */
+	int		 last_rc;	/* LMDB error of the last failed
+					   write */
 };
 
 /* -- cache.c, for cache_evict.c */

@@ -12,7 +12,9 @@
  * are written again one by one: a full map loses no more than with one
  * commit per record.  With several resolvers writing, the room one
  * evicted can go to another's write first: eviction and put are tried
- * again, CACHE_PUT_ROOM_TRIES times at most.
+ * again, CACHE_PUT_ROOM_TRIES times at most.  A full disk (cache_disk_full)
+ * is not a full map: nothing is evicted for it, the records are refused
+ * (CACHE_FULL) and the entries committed stay.
  */
 #include "autoconf.h"
 
@@ -53,7 +55,7 @@ cache_put_room(struct cache *c, const char *domain,
 	/* Another resolver's write can take the room an eviction made
 	 * before this put gets it (each is its own transaction): try again,
 	 * a bounded number of times. */
-	for (try = 0; st == CACHE_FULL && !c->batch &&
+	for (try = 0; st == CACHE_FULL && !c->batch && !cache_disk_full(c) &&
 	    try < CACHE_PUT_ROOM_TRIES; try++) {
 		if (cache_evict_key(c, now, &k, CACHE_EVICT_KEEP, &more) !=
 		    CACHE_OK)
@@ -103,9 +105,9 @@ cache_put_room_many(struct cache *c, const char *const *keys,
 		}
 	}
 	/* one by one, each with cache_put_room's eviction: a single record,
-	 * or what a full map refused */
+	 * or what a full map refused (a full disk refuses them all alike) */
 	for (i = 0; i < n; i++) {
-		if (st[i] != CACHE_FULL)
+		if (st[i] != CACHE_FULL || (n > 1 && cache_disk_full(c)))
 			continue;
 		st[i] = cache_put_room(c, keys[i], recs[i], now, &part);
 		cache_es_add(es, &part);

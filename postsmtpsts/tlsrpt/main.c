@@ -63,6 +63,8 @@
 #define TLSRPT_DGRAM_BATCH	1000	/* datagrams per transaction */
 #define TLSRPT_DGRAM_ROUNDS	16	/* batches per wake-up, then the
 					   loop's other events */
+#define TLSRPT_WARN_SECONDS	60	/* a failing batch: one line a minute */
+#define TLSRPT_CLOSE_RETRY	5	/* seconds: --send DAY's close again */
 
 enum {
 	OPT_DRY_RUN = 256,
@@ -108,6 +110,7 @@ struct tlsrpt {
 	int64_t		 next_send;
 	int		 stopping;
 	int		 rc;
+	int64_t		 uncommitted_warn;	/* last "not committed" line */
 };
 
 /* usage - the synopsis; on stdout and exit 0 when asked (-h) */
@@ -168,9 +171,11 @@ main_day(const char *s)
 	return ((int64_t)t);
 }
 
-/* main_follow - (re)open the log at the committed position */
+/* main_follow - (re)open the log at the committed position; quiet: a
+ * re-open after a failed batch (logged at debug level: a full disk fails
+ * one a second) */
 static int
-main_follow(struct tlsrpt *r)
+main_follow(struct tlsrpt *r, int quiet)
 {
 	struct buf	 pos;
 	char		 err[512];
@@ -198,7 +203,11 @@ main_follow(struct tlsrpt *r)
 		log_warnx("tlsrpt: log %s: %s", r->cf->tlsrpt.log, err);
 		return (-1);
 	}
-	log_info("tlsrpt: following %s", follow_describe(r->follow));
+	if (quiet)
+		log_debug(1, "tlsrpt: following %s",
+		    follow_describe(r->follow));
+	else
+		log_info("tlsrpt: following %s", follow_describe(r->follow));
 	return (0);
 }
 
@@ -207,6 +216,7 @@ main_follow(struct tlsrpt *r)
 static long
 main_count(struct tlsrpt *r)
 {
+	int64_t	 now;
 	long	 n, total = 0;
 
 	if (r->follow == NULL)
@@ -214,10 +224,18 @@ main_count(struct tlsrpt *r)
 	do {
 		if ((n = count_batch(&r->count, r->follow, TLSRPT_BATCH)) ==
 		    -1) {
-			log_warnx("tlsrpt: a batch was not committed: "
-			    "reading again from the committed position");
-			if (main_follow(r) == -1 || count_reload(&r->count) ==
-			    -1)
+			/* a full disk fails every batch: one line a minute */
+			now = clock_wall();
+			if (r->uncommitted_warn == 0 ||
+			    now < r->uncommitted_warn ||
+			    now >= r->uncommitted_warn + TLSRPT_WARN_SECONDS) {
+				log_warnx("tlsrpt: a batch was not committed: "
+				    "reading again from the committed position "
+				    "(one line a minute while it fails)");
+				r->uncommitted_warn = now;
+			}
+			if (main_follow(r, 1) == -1 ||
+			    count_reload(&r->count) == -1)
 				return (-1);
 			return (-1);
 		}
@@ -310,13 +328,20 @@ main_tick(evutil_socket_t fd, short what, void *arg)
 			evtimer_add(r->tick, &tv);
 			return;
 		}
-		send_step(r->send, now, r->force_day, main_sent, r);
+		/* a close that did not commit (a full disk): exit 1 */
+		if (send_step(r->send, now, r->force_day, main_sent, r) == -1)
+			r->rc = 1;
 		return;
 	}
-	if (now >= r->next_send || r->force_day >= 0) {
-		send_step(r->send, now, r->force_day, NULL, NULL);
-		r->force_day = -1;
-		r->next_send = now + TLSRPT_SEND_TICK;
+	if (now >= r->next_send) {
+		/* --send DAY stays asked for until its close is committed
+		 * (a full disk), tried again every TLSRPT_CLOSE_RETRY */
+		if (send_step(r->send, now, r->force_day, NULL, NULL) == 0 ||
+		    r->force_day < 0) {
+			r->force_day = -1;
+			r->next_send = now + TLSRPT_SEND_TICK;
+		} else
+			r->next_send = now + TLSRPT_CLOSE_RETRY;
 	}
 	evtimer_add(r->tick, &tv);
 }
@@ -339,7 +364,8 @@ main_run(struct config *cf, int from_start, int once, int64_t force_day)
 		log_warnx("tlsrpt: state %s", err);
 		return (1);
 	}
-	if (count_open(&r.count, cf, r.store) == -1 || main_follow(&r) == -1) {
+	if (count_open(&r.count, cf, r.store) == -1 ||
+	    main_follow(&r, 0) == -1) {
 		count_close(&r.count);
 		follow_close(r.follow);
 		store_close(r.store);

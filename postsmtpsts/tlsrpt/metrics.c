@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/clock.h"
 #include "lib/config.h"
 #include "lib/log.h"
 #include "tlsrpt/metrics.h"
@@ -140,20 +141,42 @@ metrics_write(const struct config *cf, struct store *s, const struct count *c,
 	FILE	*fp;
 	int	 ok;
 
+	static int64_t	 last_warn;
+	int64_t		 now = clock_wall();
+
 	(void)c;
 	(void)sd;
 	if (cf->tlsrpt.metrics_file == NULL)
 		return;
 	snprintf(tmp, sizeof(tmp), "%s.tmp", cf->tlsrpt.metrics_file);
 	if ((fp = fopen(tmp, "w")) == NULL) {
-		log_warn("tlsrpt: %s", tmp);
+		if (last_warn == 0 || now >= last_warn + 60 ||
+		    now < last_warn) {
+			log_warn("tlsrpt: %s (one line a minute)", tmp);
+			last_warn = now;
+		}
 		return;
 	}
 	ok = metrics_emit(s, fp) == 0;
+	/* this process' own: what its store refused since it started (no
+	 * use keeping that count in the store that refuses writes) */
+	fprintf(fp, "# HELP postsmtpsts_tlsrpt_store_write_errors_total "
+	    "Writes to the reporter's store that failed (a full disk or map) "
+	    "since the reporter started\n"
+	    "# TYPE postsmtpsts_tlsrpt_store_write_errors_total counter\n"
+	    "postsmtpsts_tlsrpt_store_write_errors_total %" PRIu64 "\n",
+	    store_write_errors());
+	if (ferror(fp))
+		ok = 0;
 	if (fclose(fp) != 0)
 		ok = 0;
 	if (!ok || rename(tmp, cf->tlsrpt.metrics_file) == -1) {
-		log_warn("tlsrpt: %s", cf->tlsrpt.metrics_file);
+		if (last_warn == 0 || now >= last_warn + 60 ||
+		    now < last_warn) {
+			log_warn("tlsrpt: %s (one line a minute)",
+			    cf->tlsrpt.metrics_file);
+			last_warn = now;
+		}
 		unlink(tmp);
 	}
 }

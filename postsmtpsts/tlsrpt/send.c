@@ -245,7 +245,7 @@ send_again_cb(evutil_socket_t fd, short what, void *arg)
 		return;
 	}
 	if (s->more) {
-		send_step(s, clock_wall(), -1, s->done, s->done_arg);
+		(void)send_step(s, clock_wall(), -1, s->done, s->done_arg);
 		return;
 	}
 	if (s->njobs == 0 && (done = s->done) != NULL) {
@@ -975,20 +975,24 @@ send_due_cb(const char *key, const void *v, size_t vlen, void *arg)
 }
 
 /* send_close - make the reports of the days that are over; delete old
- * days.  One transaction. */
-static void
+ * days.  One transaction: 0, or -1 if it was not committed (nothing made:
+ * tried again at the next step) */
+static int
 send_close(struct send *s, int64_t force_day)
 {
-	struct send_keys k;
+	struct send_keys k, old;
 	struct rstate	 r;
 	struct buf	 b;
 	size_t		 i;
+	int		 rc = -1;
 
 	memset(&k, 0, sizeof(k));
 	k.s = s;
 	k.force_day = force_day;
+	memset(&old, 0, sizeof(old));
+	old.s = s;
 	if (store_begin(s->store, 1) == -1)
-		return;
+		return (-1);
 	store_walk(s->store, "c/", send_close_cb, &k);
 	buf_init(&b, 4096);
 	for (i = 0; i < k.n; i++) {
@@ -998,44 +1002,49 @@ send_close(struct send *s, int64_t force_day)
 		k.keys[i][0] = 'r';
 		if (store_put(s->store, k.keys[i], b.data, b.len) == -1)
 			goto fail;
-		log_info("tlsrpt: report made: domain=%s day=%.10s",
-		    k.keys[i] + 13, k.keys[i] + 2);
 	}
 	if (k.n > 0 && store_counter_add(s->store, "reports_made", k.n) == -1)
 		goto fail;
-	k.n = 0;
-	k.full = 0;
-	store_walk(s->store, "c/", send_old_cb, &k);
-	store_walk(s->store, "r/", send_old_cb, &k);
-	for (i = 0; i < k.n; i++)
-		if (store_del(s->store, k.keys[i]) == -1)
+	store_walk(s->store, "c/", send_old_cb, &old);
+	store_walk(s->store, "r/", send_old_cb, &old);
+	for (i = 0; i < old.n; i++)
+		if (store_del(s->store, old.keys[i]) == -1)
 			goto fail;
-	if (k.n > 0)
-		log_info("tlsrpt: %zu entries older than %d days deleted", k.n,
-		    s->cf->tlsrpt.keep_days);
-	store_commit(s->store);
-	buf_free(&b);
-	free(k.keys);
-	return;
+	if (store_commit(s->store) == -1)
+		goto out;	/* logged, rate-limited (store.c) */
+	/* made once committed: a full disk fails the commit, and the next
+	 * step makes them */
+	for (i = 0; i < k.n; i++)
+		log_info("tlsrpt: report made: domain=%s day=%.10s",
+		    k.keys[i] + 13, k.keys[i] + 2);
+	if (old.n > 0)
+		log_info("tlsrpt: %zu entries older than %d days deleted",
+		    old.n, s->cf->tlsrpt.keep_days);
+	rc = 0;
+	goto out;
 fail:
 	store_abort(s->store);
+out:
 	buf_free(&b);
 	free(k.keys);
+	free(old.keys);
+	return (rc);
 }
 
-void
+int
 send_step(struct send *s, int64_t now, int64_t force_day, send_done_fn *done,
     void *arg)
 {
 	struct send_keys k;
 	size_t		 i;
+	int		 closed;
 
 	s->now = now;
 	if (done != NULL) {
 		s->done = done;
 		s->done_arg = arg;
 	}
-	send_close(s, force_day);
+	closed = send_close(s, force_day);
 	memset(&k, 0, sizeof(k));
 	k.s = s;
 	if (store_begin(s->store, 0) == 0) {
@@ -1053,6 +1062,7 @@ send_step(struct send *s, int64_t now, int64_t force_day, send_done_fn *done,
 	free(k.keys);
 	if (s->njobs == 0)
 		event_active(s->again, EV_TIMEOUT, 0);
+	return (closed);
 }
 
 struct send *

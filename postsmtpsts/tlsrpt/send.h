@@ -72,8 +72,10 @@ struct send	*send_new(const struct config *cf, struct store *store,
 /* send_free - cancel what runs; NULL is a no-op */
 void		 send_free(struct send *s);
 
-/* send_step - close the days that are over, start the reports due */
-void		 send_step(struct send *s, int64_t now, int64_t force_day,
+/* send_step - close the days that are over, start the reports due: 0, or
+ * -1 if the close was not committed (a full disk: nothing made, force_day
+ * to be asked again) */
+int		 send_step(struct send *s, int64_t now, int64_t force_day,
 		    send_done_fn *done, void *arg);
 
 /* send_dry_run - print day's report JSON: 0, or 1 */

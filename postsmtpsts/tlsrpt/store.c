@@ -2,23 +2,29 @@
  * store.c - postsmtpsts-tlsrpt's own database: one LMDB environment
  *
  * Interface, keys and crash safety: store.h.  Errors are logged here,
- * once, with LMDB's reason.
+ * once, with LMDB's reason; a failed write (a full disk fails every
+ * commit, one a second) at most once a minute, with how many were not
+ * logged, and counted for the metrics (store_write_errors).
  */
 #include "autoconf.h"
 
 #include <sys/stat.h>
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <lmdb.h>
 
+#include "lib/clock.h"
 #include "lib/log.h"
 #include "lib/xmalloc.h"
 #include "tlsrpt/pack.h"
 #include "tlsrpt/store.h"
+
+#define STORE_RL_SECONDS	60	/* one failed-write line a minute */
 
 struct store {
 	MDB_env		*env;
@@ -26,6 +32,44 @@ struct store {
 	MDB_txn		*txn;
 	int		 readonly;
 };
+
+/* The process' failed writes: counted, logged rate-limited. */
+static uint64_t	 store_werrors;
+static int64_t	 store_wlast;
+static uint64_t	 store_wquiet;
+
+/* store_wfail - a failed write: counted; logged unless one was logged in
+ * the last STORE_RL_SECONDS */
+static void __attribute__((format(printf, 1, 2)))
+store_wfail(const char *fmt, ...)
+{
+	char	 msg[512];
+	va_list	 ap;
+	int64_t	 now = clock_wall();
+
+	store_werrors++;
+	if (store_wlast != 0 && now < store_wlast + STORE_RL_SECONDS &&
+	    now >= store_wlast) {
+		store_wquiet++;
+		return;
+	}
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (store_wquiet > 0)
+		log_warnx("%s (and %llu more failed writes in the last minute, "
+		    "not logged)", msg, (unsigned long long)store_wquiet);
+	else
+		log_warnx("%s (further failed writes: one line a minute)", msg);
+	store_wlast = now;
+	store_wquiet = 0;
+}
+
+uint64_t
+store_write_errors(void)
+{
+	return (store_werrors);
+}
 
 struct store *
 store_open(const char *dir, int readonly, char *err, size_t errsz)
@@ -91,7 +135,10 @@ store_begin(struct store *s, int write)
 	}
 	if ((rc = mdb_txn_begin(s->env, NULL, write ? 0 : MDB_RDONLY,
 	    &s->txn)) != 0) {
-		log_warnx("store: begin: %s", mdb_strerror(rc));
+		if (write)
+			store_wfail("store: begin: %s", mdb_strerror(rc));
+		else
+			log_warnx("store: begin: %s", mdb_strerror(rc));
 		s->txn = NULL;
 		return (-1);
 	}
@@ -108,7 +155,7 @@ store_commit(struct store *s)
 	rc = mdb_txn_commit(s->txn);
 	s->txn = NULL;
 	if (rc != 0) {
-		log_warnx("store: commit: %s", mdb_strerror(rc));
+		store_wfail("store: commit: %s", mdb_strerror(rc));
 		return (-1);
 	}
 	return (0);
@@ -165,7 +212,7 @@ store_put(struct store *s, const char *key, const void *val, size_t vlen)
 	v.mv_size = vlen;
 	v.mv_data = (void *)(uintptr_t)val;
 	if ((rc = mdb_put(s->txn, s->dbi, &k, &v, 0)) != 0) {
-		log_warnx("store: put %s: %s", key, mdb_strerror(rc));
+		store_wfail("store: put %s: %s", key, mdb_strerror(rc));
 		return (-1);
 	}
 	return (0);
@@ -181,7 +228,7 @@ store_del(struct store *s, const char *key)
 		return (-1);
 	if ((rc = mdb_del(s->txn, s->dbi, &k, NULL)) != 0 &&
 	    rc != MDB_NOTFOUND) {
-		log_warnx("store: del %s: %s", key, mdb_strerror(rc));
+		store_wfail("store: del %s: %s", key, mdb_strerror(rc));
 		return (-1);
 	}
 	return (0);

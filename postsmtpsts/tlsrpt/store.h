@@ -77,4 +77,9 @@ int		 store_counter_add(struct store *s, const char *name,
 /* store_counter - the value of counter "m/name" (0 if none) */
 uint64_t	 store_counter(struct store *s, const char *name);
 
+/* store_write_errors - writes that failed in this process since it
+ * started (begin, put, del, commit: a full disk, a full map); each is
+ * logged, at most one line a minute */
+uint64_t	 store_write_errors(void);
+
 #endif

@@ -1740,6 +1740,73 @@ test_class_held(struct cache *c, int cls, unsigned int n)
 	}
 }
 
+/* disk_full_evict_child - the file capped at its size (pwrite past it
+ * fails with EFBIG, as with ENOSPC) over a cache of evictable negative
+ * entries: cache_put_room() refuses new records (CACHE_FULL) and evicts
+ * nothing - deletions would fit in the file's free pages and lose
+ * committed entries for no room a full disk could use */
+static int
+disk_full_evict_child(const struct tdir *t, unsigned int held)
+{
+	static struct cache_record got;
+	struct cache_evict_stats es;
+	struct cache *c;
+	struct rlimit rl;
+	struct stat st;
+	char	 err[512], name[TEST_NAME_MAX], data[PATH_MAX + 16];
+	unsigned int i, k;
+	int	 rc = CACHE_OK;
+
+	if (signal(SIGXFSZ, SIG_IGN) == SIG_ERR)
+		return (10);
+	if ((c = cache_open(t->env, 0, 0, err, sizeof(err))) == NULL)
+		return (11);
+	snprintf(data, sizeof(data), "%s/data.mdb", t->env);
+	if (stat(data, &st) == -1)
+		return (12);
+	rl.rlim_cur = rl.rlim_max = (rlim_t)st.st_size;
+	if (setrlimit(RLIMIT_FSIZE, &rl) == -1)
+		return (13);
+	for (i = 0; i < 100000; i++) {
+		test_name(name, sizeof(name), i);
+		test_record(&rec_a, i);
+		rc = cache_put_room(c, name, &rec_a, TEST_NOW, &es);
+		for (k = 0; k < CACHE_EVICT_CLASSES; k++)
+			if (es.evicted[k] != 0)
+				return (14);
+		if (rc != CACHE_OK)
+			break;
+	}
+	if (rc != CACHE_FULL || !cache_disk_full(c))
+		return (15);
+	for (i = 0; i < held; i++) {
+		test_class_name(name, sizeof(name), CACHE_EVICT_NEGATIVE, i);
+		if (test_get(c, name, &got) != CACHE_HIT)
+			return (16);
+	}
+	cache_close(c);
+	return (0);
+}
+
+static void
+full_disk_evicts_nothing(void **state)
+{
+	struct tdir *t = *state;
+	struct cache *c;
+	unsigned int n;
+	pid_t	 pid;
+
+	c = test_open(t, TEST_MAP_SIZE, 0);
+	/* one commit each: the file's free list has pages for deletions */
+	n = test_fill_class(c, CACHE_EVICT_NEGATIVE, 2000);
+	cache_close(c);
+	pid = fork();
+	assert_true(pid != -1);
+	if (pid == 0)
+		_exit(disk_full_evict_child(t, n));
+	assert_int_equal(test_wait_child(pid), 0);
+}
+
 static void
 full_map_evicts_in_class_order(void **state)
 {
@@ -2177,6 +2244,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(full_map_fails_writes_not_reads,
 		    tdir_setup, tdir_teardown),
 		cmocka_unit_test_setup_teardown(full_disk_fails_writes_not_reads,
+		    tdir_setup, tdir_teardown),
+		cmocka_unit_test_setup_teardown(full_disk_evicts_nothing,
 		    tdir_setup, tdir_teardown),
 		cmocka_unit_test_setup_teardown(reader_process_while_writing,
 		    tdir_setup, tdir_teardown),
