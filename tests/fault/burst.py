@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """burst.py - a burst of socketmap lookups as Postfix makes them (fault tests).
 
-  burst.py PATH MAP KEYFILE CONNS LIMIT_MS [PID]
+  burst.py PATH MAP KEYFILE CONNS LIMIT_MS [[SIG:]PID]
       CONNS connections to the unix socket PATH, each asking the keys of
       KEYFILE (one a line) handed out in turn, one request at a time, as
       Postfix's dict_sockmap does.  A connection the daemon closes or
@@ -9,7 +9,8 @@
       more, as Postfix retries a failed table lookup once; a second failure
       counts as failed.  A reply not read within LIMIT_MS of the request's
       first try counts as late (the wait stops there).  If PID is given,
-      it is sent SIGKILL as soon as the first reply has been read, while
+      it is sent SIGKILL (or SIGSIG: HUP:PID) as soon as the first reply
+      has been read, while
       the other connections' requests are in flight (their number is
       printed as inflight_at_kill).
       Prints one line a lookup, 'KEY STATUS MS TRIES REPLY' (STATUS: OK,
@@ -79,7 +80,12 @@ class Conn:
 def main():
     path, mapname, keyfile = sys.argv[1], sys.argv[2].encode(), sys.argv[3]
     conns, limit = int(sys.argv[4]), int(sys.argv[5]) / 1000.0
-    victim = int(sys.argv[6]) if len(sys.argv) > 6 else 0
+    victim, sig = 0, signal.SIGKILL
+    if len(sys.argv) > 6:
+        v = sys.argv[6].split(":")
+        victim = int(v[-1])
+        if len(v) > 1:
+            sig = getattr(signal, "SIG" + v[0])
     with open(keyfile) as f:
         keys = [k.strip() for k in f if k.strip()]
     lock = threading.Lock()
@@ -126,7 +132,7 @@ def main():
                 if victim and not killed[0]:
                     killed[0] = True
                     at_kill[0] = inflight[0]
-                    os.kill(victim, signal.SIGKILL)
+                    os.kill(victim, sig)
         c.close()
 
     threads = [threading.Thread(target=run) for _ in range(conns)]
