@@ -9,10 +9,9 @@
       more, as Postfix retries a failed table lookup once; a second failure
       counts as failed.  A reply not read within LIMIT_MS of the request's
       first try counts as late (the wait stops there).  If PID is given,
-      it is sent SIGKILL (or SIGSIG: HUP:PID) as soon as the first reply
-      has been read, while
-      the other connections' requests are in flight (their number is
-      printed as inflight_at_kill).
+      it is sent SIGKILL (SIG:PID another signal: HUP:PID) as soon as the
+      first reply has been read, while the other connections' requests
+      are in flight (their number is printed as inflight_at_kill).
       Prints one line a lookup, 'KEY STATUS MS TRIES REPLY' (STATUS: OK,
       NOTFOUND, TEMP, PERM, late, failed; MS from the first try; REPLY the
       whole reply, if any), then
