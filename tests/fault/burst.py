@@ -9,9 +9,10 @@
       more, as Postfix retries a failed table lookup once; a second failure
       counts as failed.  A reply not read within LIMIT_MS of the request's
       first try counts as late (the wait stops there).  If PID is given,
-      it is sent SIGKILL (SIG:PID another signal: HUP:PID) as soon as the
-      first reply has been read, while the other connections' requests
-      are in flight (their number is printed as inflight_at_kill).
+      it is sent SIGKILL (SIG:PID another signal: HUP:PID) at the first
+      reply read once every connection has sent its first request (they
+      start together), while the other connections' requests are in
+      flight (their number is printed as inflight_at_kill).
       Prints one line a lookup, 'KEY STATUS MS TRIES REPLY' (STATUS: OK,
       NOTFOUND, TEMP, PERM, late, failed; MS from the first try; REPLY the
       whole reply, if any), then
@@ -93,9 +94,13 @@ def main():
     killed = [False]
     inflight = [0]
     at_kill = [-1]
+    ready = threading.Barrier(conns)
+    first = [0]         # connections that have sent their first request
 
     def run():
         c = Conn(path)
+        mine = [False]
+        ready.wait()
         while True:
             with lock:
                 if nxt[0] >= len(keys):
@@ -108,6 +113,9 @@ def main():
             tries, status, reply = 0, "failed", ""
             with lock:
                 inflight[0] += 1
+                if not mine[0]:
+                    mine[0] = True
+                    first[0] += 1
             while tries < 2:
                 tries += 1
                 try:
@@ -128,7 +136,7 @@ def main():
             with lock:
                 inflight[0] -= 1
                 results.append((key, status, ms, tries, reply))
-                if victim and not killed[0]:
+                if victim and not killed[0] and first[0] == conns:
                     killed[0] = True
                     at_kill[0] = inflight[0]
                     os.kill(victim, sig)
