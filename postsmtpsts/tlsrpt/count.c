@@ -144,6 +144,14 @@ count_add(struct count *c, const char *domain, int64_t day,
 	struct agg	 a;
 	int		 rc;
 
+	if (rstate_deletable(NULL, day, c->cf->tlsrpt.keep_days, c->now)) {
+		/* past keep_days its state may be gone: counted, it would
+		 * make a second report of a day already reported */
+		c->batch.late++;
+		log_debug(1, "tlsrpt: domain=%s day=%s late: older than "
+		    "keep_days", domain, rstate_key(key, 'c', day, domain) + 2);
+		return;
+	}
 	if ((rc = store_get(c->store, rstate_key(key, 'r', day, domain), &v,
 	    &vlen)) == 1) {
 		c->batch.late++;
