@@ -119,8 +119,10 @@ print(n)'
 }
 mails() { grep -c . "$T/mails"; }
 
+# (an ASan build, make check-asan: libfaketime before the ASan runtime)
 LD_PRELOAD=$FT_LIB FAKETIME_TIMESTAMP_FILE=$T/faketime FAKETIME_NO_CACHE=1 \
     FAKETIME_DONT_FAKE_MONOTONIC=1 \
+    ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0 \
     "$REPORTER" -f -v -c "$RCONF" >>"$RLOG" 2>&1 &
 RPID=$!
 wait_until 10 'grep -qs "tlsrpt: started" "$RLOG"'
