@@ -18,6 +18,9 @@
       whole reply, if any), then
         lookups=N ok=N notfound=N temp=N perm=N late=N failed=N
         retried=N max_ms=N inflight_at_kill=N
+  With BURST_FRESH=1 in the environment each lookup has a connection of its
+  own (postmap, or a Postfix process that has just started), closed after
+  its reply.
 Written for these tests only; no third-party module.
 """
 import os
@@ -80,6 +83,7 @@ class Conn:
 def main():
     path, mapname, keyfile = sys.argv[1], sys.argv[2].encode(), sys.argv[3]
     conns, limit = int(sys.argv[4]), int(sys.argv[5]) / 1000.0
+    fresh = os.environ.get("BURST_FRESH") == "1"
     victim, sig = 0, signal.SIGKILL
     if len(sys.argv) > 6:
         v = sys.argv[6].split(":")
@@ -132,6 +136,8 @@ def main():
                     reply = r.decode("ascii", "replace")
                     status = reply.split(" ", 1)[0]
                 break
+            if fresh:
+                c.close()
             ms = int((time.monotonic() - t0) * 1000)
             with lock:
                 inflight[0] -= 1

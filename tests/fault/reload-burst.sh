@@ -6,7 +6,11 @@
 # first answer is read, with the other lookups in flight:
 #   1. a cold burst (40 new domains, 80 lookups): the whole generation,
 #      workers and resolvers, is replaced while discoveries run;
-#   2. a warm burst (2000 cache answers) with a changed pin;
+#   2. a warm burst (2000 cache answers) with a changed pin, and one of
+#      1000 lookups each on a connection of its own (BURST_FRESH): none
+#      retried (the bug: an old worker accepted a connection just before
+#      its drain and closed it under the request; twice in a row, a
+#      failed lookup);
 #   3. the file made invalid (a value of the wrong type on a known line)
 #      before a SIGHUP in a cold burst of 40 more domains.
 # Asserted each time:
@@ -102,6 +106,21 @@ ok $? "$what: every child replaced"
 wait_until 5 '[ "$(pq pinned.example)" = "secure match=mx.pinned.example" ]'
 is "$(pq pinned.example)" "secure match=mx.pinned.example" "$what: the new pin answered"
 
+# -- 2b. SIGHUP while every lookup opens a connection of its own: one
+# accepted by an old worker just before its drain is answered, not closed
+# under the request (with the retry's connection closed the same way, a
+# failed lookup)
+what="SIGHUP with a new connection a lookup"
+before=$(worker_pids | tr '\n' ' ')
+for _i in $(seq 1 25); do
+	seq 1 40 | sed 's/^/b/; s/$/.bulk.pstest/'
+done | shuf >"$T/keys"
+BURST_FRESH=1 $BURST "$SOCK" postfix "$T/keys" 16 10000 "HUP:$DAEMON_PID" >"$T/burst.out"
+check_burst "$what" 1000 "" 0
+is "$retried" 0 "$what: no connection closed under its request (none retried)"
+wait_until 5 'generation_replaced "$before"'
+ok $? "$what: every child replaced"
+
 # -- 3. the file invalid on disk before SIGHUP: the running config is kept
 what="SIGHUP with an invalid file"
 daemon_config "$WORLD_LINES" "max_resolutions = 16" "$PIN1" "request_timeout = \"soon\""
@@ -123,6 +142,8 @@ is "$(pq pinned.example)" "secure match=mx.pinned.example" "$what: the running p
 is "$(pq b120.bulk.pstest)" "secure match=b120.mx.bulk.pstest servername=hostname" \
     "$what: a new domain still discovered and answered"
 
+is "$(grep -c -e 'killed by signal' -e 'exited with status' "$DAEMON_LOG")" 0 \
+    "no process died (no crash, no sanitizer abort)"
 nw=$(grep -c 'warning:' "$DAEMON_LOG")
 ok "$(( nw <= 10 ? 0 : 1 ))" "$nw warning lines (<= 10)"
 grep 'warning:' "$DAEMON_LOG" | grep -v 'running as root' | sed 's/^/# /' | head
