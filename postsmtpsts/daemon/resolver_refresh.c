@@ -41,6 +41,7 @@
 #include "lib/domain.h"
 #include "lib/ipc.h"
 #include "lib/log.h"
+#include "policy/facts.h"
 #include "daemon/resolver_int.h"
 #include "daemon/stats.h"
 #include "lib/xmalloc.h"
@@ -66,7 +67,7 @@ resolver_walk_cb(const char *key, size_t klen,
 	}
 	due = rec != NULL && (dane ? rec->kind == CACHE_KIND_DANE &&
 	    r->cf->dane : rec->kind == CACHE_KIND_STS) &&
-	    now < rec->expires_at && now >= rec->next_refresh;
+	    facts_refresh_due(rec, now);
 	if (due && len > 0 && len <= DOMAIN_MAX_LEN &&
 	    resolver_job_find(r, domain, len) == NULL) {
 		if (r->refreshing >= r->cf->cache.refresh_concurrency ||

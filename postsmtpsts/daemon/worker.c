@@ -141,12 +141,30 @@ worker_drain_cb(evutil_socket_t fd, short what, void *arg)
 	event_base_loopexit(w->base, NULL);
 }
 
+/* worker_linger_cb - the drain's linger is over: close the idle ones */
+static void
+worker_linger_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct worker	*w = arg;
+	struct conn	*c, *next;
+
+	(void)fd;
+	(void)what;
+	for (c = TAILQ_FIRST(&w->conns); c != NULL; c = next) {
+		next = TAILQ_NEXT(c, entry);
+		if (!c->closing)
+			worker_conn_close_after_write(c);
+	}
+}
+
 /*
  * worker_term_cb - SIGTERM/SIGINT: stop accepting, finish, exit
  *
- * Every connection stops reading and closes once its pending replies are
- * written; a pending lookup is answered by the resolver or its deadline,
- * so the grace period is one deadline plus a margin.
+ * A connection with lookups pending stops reading and closes once their
+ * replies are written; an idle one is kept WORKER_DRAIN_LINGER_MS, and a
+ * request arriving meanwhile is answered before it closes.  A pending
+ * lookup is answered by the resolver or its deadline, so the grace period
+ * is one deadline plus a margin.
  */
 static void
 worker_term_cb(int sig, void *arg)
@@ -166,7 +184,7 @@ worker_term_cb(int sig, void *arg)
 	}
 	for (c = TAILQ_FIRST(&w->conns); c != NULL; c = next) {
 		next = TAILQ_NEXT(c, entry);
-		if (!c->closing)
+		if (!c->closing && !TAILQ_EMPTY(&c->fifo))
 			worker_conn_close_after_write(c);
 	}
 	if (w->nconns == 0) {
@@ -177,6 +195,10 @@ worker_term_cb(int sig, void *arg)
 	grace.tv_usec = 0;
 	w->ev_drain = evtimer_new(w->base, worker_drain_cb, w);
 	evtimer_add(w->ev_drain, &grace);
+	grace.tv_sec = WORKER_DRAIN_LINGER_MS / 1000;
+	grace.tv_usec = (WORKER_DRAIN_LINGER_MS % 1000) * 1000;
+	w->ev_linger = evtimer_new(w->base, worker_linger_cb, w);
+	evtimer_add(w->ev_linger, &grace);
 }
 
 struct worker *
@@ -250,6 +272,8 @@ worker_free(struct worker *w)
 		cache_close(w->cache);
 	if (w->ev_drain != NULL)
 		event_free(w->ev_drain);
+	if (w->ev_linger != NULL)
+		event_free(w->ev_linger);
 	cache_record_release(&w->rec);
 	cache_record_release(&w->drec);
 	free(w->pin_lapsed);

@@ -631,6 +631,11 @@ conn_read_cb(evutil_socket_t fd, short what, void *arg)
 		if (conn_process(c) == -1)
 			return;
 	}
+	if (w->draining && !c->closing) {
+		/* read during the drain's linger: answered, then closed */
+		worker_conn_close_after_write(c);
+		return;
+	}
 	conn_kick(c);
 }
 

@@ -89,6 +89,15 @@ struct worker_memo {
  * WORKER_ACCEPT_SPARE_MAX waiting connections: their clients see EOF, as
  * over max_connections, instead of hanging in the backlog.
  */
+/*
+ * A draining worker (SIGTERM: a reload or a stop) keeps an idle
+ * connection this long and answers a request that arrives meanwhile
+ * before closing it: a connection accepted just before the drain, whose
+ * client's request is on its way, is answered, not closed under it (that
+ * close after the one of the client's previous connection would spend
+ * Postfix's one retry: a failed lookup, tests/fault/reload-burst.sh).
+ */
+#define WORKER_DRAIN_LINGER_MS	250
 #define WORKER_ACCEPT_PAUSE_MIN_MS	100
 #define WORKER_ACCEPT_PAUSE_MAX_MS	1000
 #define WORKER_ACCEPT_SPARE_MAX		64
@@ -194,6 +203,8 @@ struct worker {
 	struct worker_ratelog spare_log;
 	int		 draining;
 	struct event	*ev_drain;
+	struct event	*ev_linger;	/* WORKER_DRAIN_LINGER_MS: idle
+					   connections closed */
 	struct timeval	 deadline;
 
 	/* the resolver connections, one a resolver (cf->resolvers) */

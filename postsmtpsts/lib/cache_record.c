@@ -463,6 +463,9 @@ cache_record_decode(const unsigned char *p, size_t len,
 int
 cache_record_fresh(const struct cache_record *rec, int64_t now)
 {
+	if (rec->kind == CACHE_KIND_NONE &&
+	    rec->fetched_at > now + CACHE_CLOCK_SLACK)
+		return (0);
 	return (now < rec->expires_at);
 }
 

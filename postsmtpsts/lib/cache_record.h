@@ -187,7 +187,19 @@ size_t	cache_dane_key(const char *domain, size_t len, char *out);
 const char *cache_key_domain(const char *key, size_t len, size_t *dlen,
 	    int *dane);
 
-/* cache_record_fresh - 1 if rec may still be used at now (now < expires_at) */
+/*
+ * CACHE_CLOCK_SLACK - a stored time more than this ahead of the clock was
+ * written before the wall clock stepped back (settimeofday, an NTP step):
+ * the schedules built on it are not waited for (facts.h)
+ */
+#define CACHE_CLOCK_SLACK	60
+
+/*
+ * cache_record_fresh - 1 if rec may still be used at now: now < expires_at,
+ * and for a negative entry (kind none) not fetched more than
+ * CACHE_CLOCK_SLACK ahead of now (the clock stepped back: a "no policy"
+ * of a few minutes must not hold for the length of the step)
+ */
 int	cache_record_fresh(const struct cache_record *rec, int64_t now);
 /* cache_record_needs_refresh - 1 if the resolver should re-check rec at now:
  * now >= next_refresh, or rec is no longer fresh */

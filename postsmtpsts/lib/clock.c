@@ -83,6 +83,12 @@ clock_advance(int64_t ms)
 }
 
 void
+clock_step(int64_t seconds)
+{
+	clock_fake_wall_us += seconds * CLOCK_US_PER_S;
+}
+
+void
 clock_real(void)
 {
 	clock_faked = 0;

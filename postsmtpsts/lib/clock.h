@@ -36,5 +36,9 @@ struct timespec	 clock_mono(void);
 void		 clock_fake(int64_t wall, int64_t mono_us);
 void		 clock_advance(int64_t ms);
 void		 clock_real(void);
+/* clock_step - (tests only, faked clock) the wall clock steps by seconds,
+ * forward or back, as settimeofday(2) or an NTP step would move
+ * CLOCK_REALTIME; the monotonic clock does not move */
+void		 clock_step(int64_t seconds);
 
 #endif

@@ -76,7 +76,15 @@ int
 facts_txt_due(const struct cache_record *rec, int64_t now)
 {
 	return (rec->kind == CACHE_KIND_STS && now < rec->expires_at &&
-	    now >= facts_txt_next(rec));
+	    (now >= facts_txt_next(rec) ||
+	    rec->txt_checked_at > now + CACHE_CLOCK_SLACK));
+}
+
+int
+facts_refresh_due(const struct cache_record *rec, int64_t now)
+{
+	return (now < rec->expires_at && (now >= rec->next_refresh ||
+	    rec->next_refresh > now + FACTS_MAX_REFRESH + CACHE_CLOCK_SLACK));
 }
 
 /* facts_negative - a short-lived "no usable policy" entry */
@@ -160,8 +168,11 @@ facts_merge(const char *domain, const struct cache_record *old,
 		out->last_error_at = 0;
 		out->txt_ttl = facts_txt_ttl(res->txt_ttl);
 		out->txt_checked_at = now;
+		/* fetched "in the future": the clock stepped back since,
+		 * and a schedule from then would wait for the step */
 		out->next_refresh = facts_next_refresh(domain,
-		    old->fetched_at, old->max_age, cc->refresh_before);
+		    old->fetched_at > now ? now : old->fetched_at,
+		    old->max_age, cc->refresh_before);
 		if (out->next_refresh <= now)
 			out->next_refresh = now + FACTS_MIN_RETRY;
 		return (1);

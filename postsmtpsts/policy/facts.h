@@ -76,9 +76,21 @@ int64_t	facts_txt_next(const struct cache_record *rec);
 /*
  * facts_txt_due - 1 if a lookup answered from rec at now should ask for a
  * background TXT re-check: an unexpired STS record (any mode) whose
- * facts_txt_next() has come.  Pure and cheap: the worker's hot path.
+ * facts_txt_next() has come, or whose last check lies more than
+ * CACHE_CLOCK_SLACK ahead of now (the wall clock stepped back: the check
+ * is not put off for the length of the step).  Pure and cheap: the
+ * worker's hot path.
  */
 int	facts_txt_due(const struct cache_record *rec, int64_t now);
+
+/*
+ * facts_refresh_due - 1 if the proactive refresh walk should refresh rec
+ * (STS or DANE) at now: unexpired, and next_refresh has come, or lies
+ * further ahead than any schedule this file makes (FACTS_MAX_REFRESH, the
+ * DANE TTL's bound, plus CACHE_CLOCK_SLACK): it was made before the wall
+ * clock stepped back, and the refresh builds a schedule from now.
+ */
+int	facts_refresh_due(const struct cache_record *rec, int64_t now);
 
 /*
  * facts_merge - the record to store after discovery res of domain

@@ -37,6 +37,9 @@
 #define COUNT_ENC_MAX		(4 * 1024 * 1024)	/* one encoded value */
 #define COUNT_CACHE_RETRY	10	/* seconds between cache opens */
 #define COUNT_RL_SECONDS	60	/* one refusal line a minute a kind */
+#define COUNT_STEP_MIN		10	/* seconds: a smaller gap between the
+					   wall and the monotonic clock is a
+					   slow batch, not a step */
 
 /* count_rl - a refusal's log line, rate-limited (count_ratelimit) */
 static void __attribute__((format(printf, 3, 4)))
@@ -141,6 +144,14 @@ count_add(struct count *c, const char *domain, int64_t day,
 	struct agg	 a;
 	int		 rc;
 
+	if (rstate_deletable(NULL, day, c->cf->tlsrpt.keep_days, c->now)) {
+		/* past keep_days its state may be gone: counted, it would
+		 * make a second report of a day already reported */
+		c->batch.late++;
+		log_debug(1, "tlsrpt: domain=%s day=%s late: older than "
+		    "keep_days", domain, rstate_key(key, 'c', day, domain) + 2);
+		return;
+	}
 	if ((rc = store_get(c->store, rstate_key(key, 'r', day, domain), &v,
 	    &vlen)) == 1) {
 		c->batch.late++;
@@ -578,11 +589,40 @@ count_counters(struct count *c)
 	return (0);
 }
 
+/*
+ * count_step - since the last batch, has the wall clock moved more or less
+ * than the monotonic one (settimeofday, an NTP step)?  Then the pending
+ * lines' ages move with it: they are measured in the log's own times,
+ * and a TLS line logged before a step forward of two hours is not two
+ * hours old (session_expire would drop it before its delivery line came,
+ * and the session would never be counted).
+ */
+static void
+count_step(struct count *c)
+{
+	int64_t		 mono = clock_ms() / 1000, step;
+
+	if (c->step_mono != 0) {
+		step = (c->now - c->step_wall) - (mono - c->step_mono);
+		if (step >= COUNT_STEP_MIN || step <= -COUNT_STEP_MIN) {
+			log_info("tlsrpt: the wall clock stepped %s by %lld s: "
+			    "%zu pending session lines kept as old as they "
+			    "were", step > 0 ? "forward" : "back",
+			    (long long)(step > 0 ? step : -step),
+			    session_pending(c->sessions));
+			session_shift(c->sessions, step);
+		}
+	}
+	c->step_wall = c->now;
+	c->step_mono = mono;
+}
+
 /* count_begin - a batch's transaction, its counters zero: 0 or -1 */
 static int
 count_begin(struct count *c)
 {
 	c->now = clock_wall();
+	count_step(c);
 	c->error = 0;
 	memset(&c->batch, 0, sizeof(c->batch));
 	return (store_begin(c->store, 1));

@@ -97,6 +97,9 @@ struct count {
 	struct buf	 mx;
 	struct cache_record rec, dane;
 	int64_t		 now;
+	int64_t		 step_wall, step_mono; /* the clocks at the last batch:
+					   a wall-clock step is their
+					   difference moving (count_step) */
 	int		 error;		/* a write of this batch failed */
 	struct origin	 origin;	/* who may feed it */
 	struct dgram	*dg;		/* input socket: the one being read */

@@ -99,6 +99,15 @@ bad:
 	return (-1);
 }
 
+int
+rstate_deletable(const struct rstate *r, int64_t day, int keep_days,
+    int64_t now)
+{
+	if (day + 86400 * (int64_t)(keep_days + 1) >= now)
+		return (0);
+	return (r == NULL || r->status != RSTATE_PENDING);
+}
+
 const char *
 rstate_status_name(enum rstate_status s)
 {

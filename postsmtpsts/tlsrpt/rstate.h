@@ -100,6 +100,18 @@ void	rstate_encode(const struct rstate *r, struct buf *b);
 /* rstate_decode - 0, or -1 (r is then as after rstate_init(r, 0)) */
 int	rstate_decode(const void *p, size_t len, struct rstate *r);
 
+/*
+ * rstate_deletable - may the state of a domain's day (its "c/" counts and
+ * its "r/" state r, NULL when none) be deleted at now: the day is more
+ * than keep_days old, and its report is not still to be sent.  A pending
+ * report keeps both (the report is made from the counts when it is sent)
+ * until it is done or given up (retry_for): a day that passed keep_days
+ * while it waited (the reporter down, the clock stepped forward) is sent,
+ * not dropped.
+ */
+int	rstate_deletable(const struct rstate *r, int64_t day, int keep_days,
+	    int64_t now);
+
 /* rstate_status_name - "pending", "done", "no-rua", "failed";
  * rstate_dest_name - "todo", "intent", "sent", "failed" */
 const char *rstate_status_name(enum rstate_status s);

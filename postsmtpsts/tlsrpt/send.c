@@ -944,18 +944,31 @@ send_close_cb(const char *key, const void *v, size_t vlen, void *arg)
 	return (k->full);
 }
 
-/* send_old_cb - "c/" and "r/" keys of days past keep_days */
+/* send_old_cb - "c/" and "r/" keys of days past keep_days whose report
+ * is not still to be sent (rstate_deletable) */
 static int
 send_old_cb(const char *key, const void *v, size_t vlen, void *arg)
 {
 	struct send_keys *k = arg;
-	char		 domain[DOMAIN_BUFSZ];
+	struct send	*s = k->s;
+	char		 domain[DOMAIN_BUFSZ], rkey[RSTATE_KEY_LEN];
+	const void	*rv;
+	size_t		 rlen;
+	struct rstate	 r;
 	int64_t		 day;
+	int		 rc, have;
 
 	(void)v;
 	(void)vlen;
-	if (rstate_key_parse(key, &day, domain) == 0 && day + 86400 *
-	    (int64_t)(k->s->cf->tlsrpt.keep_days + 1) < k->s->now)
+	if (rstate_key_parse(key, &day, domain) == -1 ||
+	    !rstate_deletable(NULL, day, s->cf->tlsrpt.keep_days, s->now))
+		return (k->full);
+	if ((rc = store_get(s->store, rstate_key(rkey, 'r', day, domain), &rv,
+	    &rlen)) == -1)
+		return (k->full);
+	have = rc == 1 && rstate_decode(rv, rlen, &r) == 0;
+	if (rstate_deletable(have ? &r : NULL, day, s->cf->tlsrpt.keep_days,
+	    s->now))
 		send_keys_add(k, key);
 	return (k->full);
 }

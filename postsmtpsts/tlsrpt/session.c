@@ -262,6 +262,17 @@ session_event(struct session_table *t, const struct maillog_event *ev,
 }
 
 void
+session_shift(struct session_table *t, int64_t step)
+{
+	size_t	 i;
+
+	for (i = 0; i < t->nprocs; i++)
+		t->procs[i].last += step;
+	for (i = 0; i < t->nmarks; i++)
+		t->marks[i].when += step;
+}
+
+void
 session_expire(struct session_table *t, int64_t now)
 {
 	size_t	 i, j;

@@ -6,7 +6,7 @@
  * SYNOPSIS
  *	session_init(&t, report_sender)
  *	session_event(&t, &ev, when, emit, arg)	one parsed log line
- *	session_expire(&t, now)
+ *	session_expire(&t, now), session_shift(&t, step)
  *	session_encode(&t, &buf), session_decode(p, len, &t)
  * DESCRIPTION
  *	Postfix logs a session's TLS outcome (maillog.h) without its queue
@@ -137,6 +137,12 @@ void	session_mark_report(struct session_table *t, const char *qid,
 /* session_expire - drop pending lines older than SESSION_MAX_AGE and
  * marks older than SESSION_MARK_AGE at now */
 void	session_expire(struct session_table *t, int64_t now);
+
+/* session_shift - the wall clock stepped by step seconds (count.c saw
+ * it against the monotonic clock): every pending line's and mark's time
+ * moves with it, so that session_expire() measures their age in time
+ * that passed */
+void	session_shift(struct session_table *t, int64_t step);
 
 /* session_pending - how many peers wait for a delivery line */
 size_t	session_pending(const struct session_table *t);

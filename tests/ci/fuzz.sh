@@ -5,9 +5,10 @@
 # new inputs go to a scratch directory).  A crash, sanitizer report, leak,
 # timeout (> FUZZ_TIMEOUT s for one input) or out-of-memory fails the
 # target; its input is printed with the commands that reproduce it.  One
-# result per target.  Budget: FUZZ_TARGETS of mk/fuzz.am (14 on
-# 2026-12-06), two at a time on 2 cores: 7 rounds of 30 s plus the build,
-# about 4.5 minutes (60 s each took 6.8 minutes, a third of a CI run).  CI's
+# result per target.  Budget: FUZZ_TARGETS of mk/*.am (19 on 2026-12-07:
+# mk/fuzz.am's and those mk/tools.am, mk/tlsrpt.am and mk/daemon.am add,
+# tlsrpt_state and ipc the latest), two at a time on 2 cores: 10 rounds
+# of 30 s plus the build, about 6 minutes.  CI's
 # run guards against shallow regressions from the seed corpus; long runs
 # are by hand: FUZZ_SECONDS=600 bash tests/ci/fuzz.sh.
 #

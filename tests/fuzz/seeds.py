@@ -22,6 +22,10 @@ Writes, into tests/fuzz/corpus/<target>/, files named "world-*" or
               the key fuzz_fleet_record.c configures (and a first byte
               selecting key name and MAC mode); version 2 values, and
               version 1 ones (unit-*-v1-*, still read)
+  ipc         unit-req-*: requests of each flag for domains of 1, 11 and
+              127 bytes; unit-rep-*: replies TEMP, OK with no record, and
+              OK around cache_record seeds (an STS record, a DANE record,
+              both)
 
 Hand-written seeds (any other name) are left alone.  The output is
 committed; rerun this after changing the world catalogue or the config
@@ -195,12 +199,55 @@ def fleet_record():
     return n
 
 
+def ipc():
+    """IPC frames (lib/ipc.h) around the cache_record corpus: requests of
+    each flag, and replies OK/TEMP with an STS record, a DANE record, both
+    or none, for domains of several lengths"""
+    import struct
+    src = os.path.join(CORPUS, "cache_record")
+    d = clean("ipc")
+    recs = []
+    for f in sorted(os.listdir(src)):
+        with open(os.path.join(src, f), "rb") as fp:
+            rec = fp.read()
+        if len(rec) >= 3 and rec[0] == 0xca:
+            recs.append((f[:12], rec))
+    n = 0
+    for dom in (b"example.com", b"a", b"x" * 63 + b"." + b"y" * 63):
+        for flags in (0, 1, 2, 3):
+            write(d, "unit-req-%d-%d" % (len(dom), flags),
+                  bytes([ord("Q"), 2, flags, len(dom)]) + dom)
+            n += 1
+    dom = b"example.com"
+
+    def reply(status, rec, dane):
+        return (bytes([ord("R"), 2, status, len(dom)]) + dom +
+                struct.pack("<I", len(rec)) + rec +
+                struct.pack("<I", len(dane)) + dane)
+    write(d, "unit-rep-temp", reply(1, b"", b""))
+    write(d, "unit-rep-ok-empty", reply(0, b"", b""))
+    n += 2
+    for name, rec in recs[:24]:
+        kind = rec[2]
+        if kind == 3:
+            write(d, "unit-rep-dane-%s" % name, reply(0, b"", rec))
+        else:
+            write(d, "unit-rep-sts-%s" % name, reply(0, rec, b""))
+            dane = [r for _, r in recs if r[2] == 3]
+            if dane:
+                write(d, "unit-rep-both-%s" % name, reply(0, rec, dane[0]))
+                n += 1
+        n += 1
+    return n
+
+
 def main():
     n = world()
     m = config()
     k = fleet_record()
-    print("seeds.py: %d world cases, %d config texts, %d fleet values" %
-          (n, m, k))
+    i = ipc()
+    print("seeds.py: %d world cases, %d config texts, %d fleet values, "
+          "%d ipc frames" % (n, m, k, i))
 
 
 if __name__ == "__main__":

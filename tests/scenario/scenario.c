@@ -696,6 +696,13 @@ scn_line(char *line)
 			scn_bail("pass DURATION");
 		scn_start();
 		fake_time_passes(scn_duration(t[1]), scn_idle, NULL);
+	} else if (strcmp(t[0], "clock") == 0) {
+		/* a wall-clock step: no timer runs, none moves */
+		if (n != 2 || (t[1][0] != '+' && t[1][0] != '-'))
+			scn_bail("clock +DURATION|-DURATION");
+		scn_start();
+		clock_step((t[1][0] == '-' ? -1 : 1) *
+		    scn_duration(t[1] + 1) / 1000);
 	} else if (strcmp(t[0], "verbose") == 0 && n == 2)
 		log_set_verbose((int)scn_num(t[1]));
 	else if (strcmp(t[0], "mark") == 0)

@@ -500,6 +500,17 @@ freshness_helpers(void **state)
 	assert_true(cache_record_fresh(&rec_a, 999));
 	assert_false(cache_record_fresh(&rec_a, 1000));
 	assert_false(cache_record_fresh(&rec_a, 5000));
+	/* a negative entry written more than CACHE_CLOCK_SLACK "in the
+	 * future" (the clock stepped back) is not fresh; a policy is (its TXT
+	 * check and refresh see to it: facts.h) */
+	rec_a.kind = CACHE_KIND_NONE;
+	rec_a.fetched_at = 700;
+	assert_true(cache_record_fresh(&rec_a, 700 - CACHE_CLOCK_SLACK));
+	assert_false(cache_record_fresh(&rec_a, 700 - CACHE_CLOCK_SLACK - 1));
+	rec_a.kind = CACHE_KIND_STS;
+	assert_true(cache_record_fresh(&rec_a, 700 - CACHE_CLOCK_SLACK - 1));
+	rec_a.kind = CACHE_KIND_NONE;
+	rec_a.fetched_at = 0;
 	assert_false(cache_record_needs_refresh(&rec_a, 499));
 	assert_true(cache_record_needs_refresh(&rec_a, 500));
 	assert_true(cache_record_needs_refresh(&rec_a, 999));

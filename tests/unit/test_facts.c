@@ -242,6 +242,63 @@ unchanged_id_keeps_policy(void **state)
 	cache_record_release(&rec);
 }
 
+/*
+ * The wall clock stepped back (settimeofday, an NTP step): a record written
+ * "in the future" is not waited for.  Its TXT check is due at once, its
+ * refresh too when scheduled further ahead than any schedule goes, and a
+ * refresh that finds the same id schedules the next one from now.
+ */
+static void
+clock_stepped_back(void **state)
+{
+	struct cache_record rec = cached_enforce(0, 7 * DAY), out = { 0 };
+	struct discover_result r;
+	static const struct {
+		const char	*name;
+		int64_t		 step;	/* the clock now reads NOW - step */
+		int		 txt_due, refresh_due;
+	} cases[] = {
+		{ "no step", 0, 0, 0 },
+		{ "within the slack", CACHE_CLOCK_SLACK, 0, 0 },
+		{ "a second past it", CACHE_CLOCK_SLACK + 1, 1, 0 },
+		{ "an hour", 3600, 1, 0 },
+		{ "the refresh a day + slack ahead", DAY / 2 + 1, 1, 1 },
+		{ "two days", 2 * DAY, 1, 1 },
+	};
+	size_t		 i;
+	int64_t		 now;
+
+	(void)state;
+	/* the next refresh at NOW + 3.5 d, capped at a day, less the spread */
+	assert_true(rec.next_refresh <= NOW + DAY &&
+	    rec.next_refresh > NOW + DAY / 2);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		now = NOW - cases[i].step;
+		if (facts_txt_due(&rec, now) != cases[i].txt_due ||
+		    facts_refresh_due(&rec, now) != (cases[i].refresh_due ||
+		    rec.next_refresh > now + DAY + CACHE_CLOCK_SLACK))
+			fail_msg("%s: txt_due %d refresh_due %d", cases[i].name,
+			    facts_txt_due(&rec, now),
+			    facts_refresh_due(&rec, now));
+	}
+	/* not after expiry, whatever the schedule */
+	assert_false(facts_refresh_due(&rec, rec.expires_at));
+	assert_true(facts_refresh_due(&rec, rec.next_refresh));
+	assert_false(facts_refresh_due(&rec, rec.next_refresh - 1));
+	/* the same id two days "earlier": scheduled from now, not from the
+	 * fetch, and the TXT check made now */
+	r = result(DISCOVER_UNCHANGED, DISCOVER_FAIL_NONE, NULL, "id1");
+	now = NOW - 2 * DAY;
+	assert_int_equal(facts_merge("example.com", &rec, &r, &cc, now, &out),
+	    1);
+	assert_int_equal(out.fetched_at, NOW);
+	assert_true(out.next_refresh > now && out.next_refresh <= now + DAY);
+	assert_false(facts_refresh_due(&out, now));
+	assert_false(facts_txt_due(&out, now));
+	cache_record_release(&rec);
+	cache_record_release(&out);
+}
+
 static void
 refresh_schedule(void **state)
 {
@@ -488,6 +545,7 @@ main(void)
 		cmocka_unit_test(weaker_policy_same_id_is_refused),
 		cmocka_unit_test(unchanged_id_keeps_policy),
 		cmocka_unit_test(refresh_schedule),
+		cmocka_unit_test(clock_stepped_back),
 		cmocka_unit_test(answers_from_records),
 		cmocka_unit_test(txt_freshness_table),
 		cmocka_unit_test(txt_due_edges),

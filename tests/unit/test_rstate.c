@@ -190,6 +190,33 @@ store(void **state)
 	assert_int_equal(system(path), 0);
 }
 
+/* deletable - a day's state goes after keep_days, but not while its
+ * report is still to be sent (made and deleted in one step, it was never
+ * sent: tests/fault/tlsrpt-clock.sh, a clock step of 9 days) */
+static void
+deletable(void **state)
+{
+	struct rstate	 r;
+	const int64_t	 day = 1700006400, keep = 7;
+	const int64_t	 edge = day + 86400 * (keep + 1);
+	static const enum rstate_status done[] = { RSTATE_DONE,
+	    RSTATE_NO_RUA, RSTATE_FAILED };
+	size_t		 i;
+
+	(void)state;
+	assert_false(rstate_deletable(NULL, day, keep, edge));
+	assert_true(rstate_deletable(NULL, day, keep, edge + 1));
+	rstate_init(&r, day + 86400);
+	r.status = RSTATE_PENDING;
+	assert_false(rstate_deletable(&r, day, keep, edge + 1));
+	assert_false(rstate_deletable(&r, day, keep, edge + 400 * 86400));
+	for (i = 0; i < sizeof(done) / sizeof(done[0]); i++) {
+		r.status = done[i];
+		assert_false(rstate_deletable(&r, day, keep, edge));
+		assert_true(rstate_deletable(&r, day, keep, edge + 1));
+	}
+}
+
 int
 main(void)
 {
@@ -198,6 +225,7 @@ main(void)
 		cmocka_unit_test(keys),
 		cmocka_unit_test(msgid),
 		cmocka_unit_test(store),
+		cmocka_unit_test(deletable),
 	};
 
 	return (cmocka_run_group_tests_name("rstate", tests, NULL, NULL));

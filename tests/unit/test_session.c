@@ -302,6 +302,39 @@ expiry(void **state)
 	free(t);
 }
 
+/* clock_step - the wall clock stepped forward two hours between a TLS
+ * line and its delivery line: shifted, the pending line is as old as it
+ * was and its session is counted; a step back shifts the other way */
+static void
+clock_step(void **state)
+{
+	struct session_table *t = new_table(NULL);
+	struct got g = { 0 };
+
+	(void)state;
+	feed(t, &g, VERIFIED(8, "mx.a.example", "192.0.2.1"), 1000);
+	session_mark_report(t, "FFFFF66666", 1000);
+	session_shift(t, 7200);
+	session_expire(t, 1000 + 7200 + 5);
+	assert_int_equal(session_pending(t), 1);
+	assert_int_equal(t->stats.expired, 0);
+	feed(t, &g, DELIVERY(8, "AAAAA11111", "u@a.example", "mx.a.example",
+	    "192.0.2.1", "sent", "250 ok"), 1000 + 7200 + 6);
+	assert_int_equal(g.n, 1);
+	assert_string_equal(g.o[0].domain, "a.example");
+	/* the mark moved too: kept SESSION_MARK_AGE after its shifted time */
+	session_expire(t, 1000 + 7200 + SESSION_MARK_AGE);
+	assert_int_equal(t->nmarks, 1);
+	/* back: an hour-old line still goes an hour after it was logged */
+	feed(t, &g, VERIFIED(9, "mx.b.example", "192.0.2.2"), 50000);
+	session_shift(t, -3600);
+	session_expire(t, 50000 - 3600 + SESSION_MAX_AGE);
+	assert_int_equal(session_pending(t), 1);
+	session_expire(t, 50000 - 3600 + SESSION_MAX_AGE + 1);
+	assert_int_equal(session_pending(t), 0);
+	free(t);
+}
+
 /* overflow - more processes than the table holds: the least recently
  * heard goes, counted */
 static void
@@ -378,6 +411,7 @@ main(void)
 		cmocka_unit_test(relay_none),
 		cmocka_unit_test(handshake),
 		cmocka_unit_test(expiry),
+		cmocka_unit_test(clock_step),
 		cmocka_unit_test(overflow),
 		cmocka_unit_test(codec),
 	};
