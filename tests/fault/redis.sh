@@ -100,13 +100,6 @@ cached() {
 	is "$out" "$CACHED_ANSWER" "$1: $CACHED answered from the cache"
 	ok "$(( dt < 500 ? 0 : 1 ))" "$1: ... in $dt ms (< 500)"
 }
-# recovers WHAT - the DNS back, new domains get their policies
-recovers() {
-	fresh
-	# shellcheck disable=SC2016 # wait_until evaluates it
-	WAIT_STEP=0.5 wait_until 15 '[ "$(pq "$D" 2>&1)" != "" ] && pq "$D" 2>&1 | grep -q "^secure"'
-	ok $? "$1: DNS back, $D gets its policy within 15 s: $(pq "$D" 2>&1 | head -c 60)"
-}
 # recovers WHAT - Redis back: a new domain gets its policy, the fleet
 # gets records again
 recovers() {
