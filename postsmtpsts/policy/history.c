@@ -465,7 +465,8 @@ history_render(const struct history_event *ev, int with_mx, char *out,
 	size_t		 len;
 	int		 rv = -1;
 
-	if (gmtime_r(&tt, &tm) == NULL ||
+	if (ev->time < 0 || ev->time > HISTORY_TIME_MAX ||
+	    gmtime_r(&tt, &tm) == NULL ||
 	    strftime(t, sizeof(t), "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
 		return (-1);
 	if ((o = json_object_new_object()) == NULL)
@@ -683,8 +684,9 @@ history_fields(struct json_object *o, struct history_event *ev,
 	    (k = history_kind_value(kind, strlen(kind))) == -1)
 		return (*why = "no known \"event\"", -1);
 	ev->kind = (enum history_kind)k;
-	if (history_get_int(o, "ts", &ev->time) != 1 || ev->time < 0)
-		return (*why = "no \"ts\"", -1);
+	if (history_get_int(o, "ts", &ev->time) != 1 || ev->time < 0 ||
+	    ev->time > HISTORY_TIME_MAX)
+		return (*why = "no \"ts\" in range", -1);
 	if (history_get_str(o, "domain", dom, sizeof(dom), 1) == -1 ||
 	    domain_check(dom, strlen(dom), DOMAIN_NAME_UNDERSCORE, 1, NULL) !=
 	    DOMAIN_CHECK_OK)
@@ -720,7 +722,8 @@ history_fields(struct json_object *o, struct history_event *ev,
 	ev->has_mx = a;
 	if (json_object_object_get_ex(o, "mx_omitted", NULL))
 		ev->mx_omitted = 1;
-	if (history_get_int(o, "expired_at", &ev->expired_at) == -1)
+	if (history_get_int(o, "expired_at", &ev->expired_at) == -1 ||
+	    ev->expired_at < 0 || ev->expired_at > HISTORY_TIME_MAX)
 		return (*why = "bad \"expired_at\"", -1);
 	if (history_get_str(o, "detail", ev->detail, sizeof(ev->detail), 0) ==
 	    -1)

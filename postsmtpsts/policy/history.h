@@ -96,6 +96,9 @@ struct dane_result;
 #define HISTORY_DETAIL_MAX	256	/* a free-text detail, NUL */
 #define HISTORY_SHA256_HEX	64
 #define HISTORY_TRIGGER_MAX	16
+#define HISTORY_TIME_MAX	253402300799LL	/* 9999-12-31T23:59:59Z: the
+						   last time ISO 8601's four
+						   digits can write */
 
 enum history_kind {
 	HISTORY_FIRST_SEEN,

@@ -445,6 +445,13 @@ parse_refuses(void **state)
 		    "\"source\":\"fetch\"}",
 		"{\"ts\":\"1\",\"domain\":\"example.com\",\"event\":"
 		    "\"first-seen\",\"source\":\"fetch\"}",
+		/* found by fuzz_history: a time no ISO 8601 line can write */
+		"{\"ts\":170000001700000000,\"domain\":\"example.com\","
+		    "\"event\":\"first-seen\",\"source\":\"fetch\"}",
+		"{\"ts\":-1,\"domain\":\"example.com\","
+		    "\"event\":\"first-seen\",\"source\":\"fetch\"}",
+		"{\"ts\":1,\"domain\":\"example.com\",\"event\":\"expired\","
+		    "\"source\":\"fetch\",\"expired_at\":253402300800}",
 		"{\"ts\":1,\"domain\":\"exa mple.com\",\"event\":\"first-seen\","
 		    "\"source\":\"fetch\"}",
 		"{\"ts\":1,\"domain\":\"example.com\",\"event\":\"first-seen\","
