@@ -10,7 +10,10 @@
 #     (a downgrade attempt): the proactive refresh (every 2 s here:
 #     refresh_before = max_age - 2) refuses it, and it is recorded:
 #     downgrade-refused in the file, a notice in the log, counted in
-#     postsmtpsts_policy_events_total.  The policy file is put back.
+#     postsmtpsts_policy_events_total; enforce-wild.pstest's policy host
+#     then moves its mx set to another provider (same id and mode:
+#     accepted): mx-provider-changed, a notice, counted.  The policy
+#     files are put back.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/e2e/lib.sh"
 
 TOOL="$top_builddir/postsmtpsts/postsmtpsts-cache"
@@ -66,9 +69,14 @@ is $? 2 "history DOMAIN xml: usage"
 world_up || { echo "Bail out! world did not start"; exit 1; }
 D=enforce.pstest
 WWW=$WORLD_DIR/nginx/www/enforce.txt
-[ -r "$WWW" ] || { echo "Bail out! world has no $WWW"; exit 1; }
+D2=enforce-wild.pstest
+WWW2=$WORLD_DIR/nginx/www/enforce-wild.txt
+for f in "$WWW" "$WWW2"; do
+	[ -r "$f" ] || { echo "Bail out! world has no $f"; exit 1; }
+done
 cp "$WWW" "$T/orig.txt"
-trap 'cp "$T/orig.txt" "$WWW"; _cleanup' EXIT
+cp "$WWW2" "$T/orig2.txt"
+trap 'cp "$T/orig.txt" "$WWW"; cp "$T/orig2.txt" "$WWW2"; _cleanup' EXIT
 
 mapfile -t lines < <(world_daemon_lines)
 daemon_start "${lines[@]}" "cache { refresh_before = 86398 refresh_interval = 1 }" ||
@@ -96,11 +104,27 @@ ok $r "downgrade-refused: old and new id and mode (${ref:0:200})"
 grep -q "notice: domain=$D policy_event=downgrade-refused source=fetch trigger=proactive old_id=enforce1 id=enforce1 old_mode=enforce mode=testing" "$DAEMON_LOG"
 ok $? "downgrade-refused: a notice in the log"
 pq_expect "$D" "secure match=mx1.$D servername=hostname" "$D: still enforce"
+
+# the mx set moved to another provider, same id and mode: accepted, and
+# on record as the alarm it is
+pq_expect "$D2" "secure match=mx1.$D2:.mail.$D2 servername=hostname" "$D2: enforce"
+sed -e '/^mx: /d' -e 's/^mode: enforce/&\nmx: *.mail.protection.outlook.com/' \
+    "$T/orig2.txt" >"$WWW2"
+wait_until 15 "grep -q '\"domain\":\"$D2\",\"event\":\"mx-provider-changed\"' '$HF'"
+ok $? "mx-provider-changed in the history file within 15 s"
+cp "$T/orig2.txt" "$WWW2"
+mv=$(grep "\"domain\":\"$D2\",\"event\":\"mx-provider-changed\"" "$HF" | head -n1)
+case $mv in *'"old_id":"enforcewild1","id":"enforcewild1"'*'"old_mx":["mx1.enforce-wild.pstest","*.mail.enforce-wild.pstest"],"mx":["*.mail.protection.outlook.com"]'*) r=0 ;; *) r=1 ;; esac
+ok $r "mx-provider-changed: the old and the new mx set (${mv:0:300})"
+grep -q "notice: domain=$D2 policy_event=mx-provider-changed source=fetch trigger=proactive old_id=enforcewild1 id=enforcewild1 old_mode=enforce mode=enforce old_mx=\"mx1.enforce-wild.pstest,\*.mail.enforce-wild.pstest\" mx=\"\*.mail.protection.outlook.com\"" "$DAEMON_LOG"
+ok $? "mx-provider-changed: a notice in the log"
 "$TOOL" -c "$CONF" stats >"$T/stats.out" 2>&1
 n=$(sed -n 's/^postsmtpsts_policy_events_total{kind="downgrade-refused"} //p' "$T/stats.out")
 ok "$([ "${n:-0}" -ge 1 ] && echo 0 || echo 1)" "postsmtpsts_policy_events_total{kind=\"downgrade-refused\"} ${n:-missing}"
+n=$(sed -n 's/^postsmtpsts_policy_events_total{kind="mx-provider-changed"} //p' "$T/stats.out")
+ok "$([ "${n:-0}" -ge 1 ] && echo 0 || echo 1)" "postsmtpsts_policy_events_total{kind=\"mx-provider-changed\"} ${n:-missing}"
 n=$(sed -n 's/^postsmtpsts_policy_events_total{kind="first-seen"} //p' "$T/stats.out")
-is "${n:-missing}" 1 "postsmtpsts_policy_events_total{kind=\"first-seen\"}"
+is "${n:-missing}" 2 "postsmtpsts_policy_events_total{kind=\"first-seen\"}"
 "$TOOL" -c "$CONF" history "$D" >"$T/out" 2>&1
 is "$(cut -d' ' -f2 "$T/out" | sort -u | tr '\n' ' ')" "downgrade-refused first-seen " \
     "postsmtpsts-cache history reads what the daemon wrote"
