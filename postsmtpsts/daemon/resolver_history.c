@@ -168,6 +168,16 @@ resolver_history_sts(struct job *j, const struct discover_result *res,
 }
 
 void
+resolver_history_deleted(struct resolver *r, const char *domain,
+    const struct cache_record *rec)
+{
+	if (rec->kind != CACHE_KIND_STS)
+		return;
+	history_expired_event(r->hev, domain, rec, "deletion", clock_wall());
+	resolver_history_emit(r, r->hev);
+}
+
+void
 resolver_history_dane(struct job *j, const struct cache_record *stored,
     const char *trigger, int64_t now)
 {

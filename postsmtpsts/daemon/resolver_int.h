@@ -330,6 +330,12 @@ void	resolver_history_sts(struct job *j, const struct discover_result *res,
 void	resolver_history_dane(struct job *j, const struct cache_record *stored,
 	    const char *trigger, int64_t now);
 
+/* resolver_history_deleted - the refresh walk deletes rec, the record of
+ * domain, long expired: an STS policy no merge replaced is an expired
+ * event (trigger "deletion") */
+void	resolver_history_deleted(struct resolver *r, const char *domain,
+	    const struct cache_record *rec);
+
 /* resolver_history_emit - one event (policy/history.h): logged (notice
  * for history_kind_alert()), counted, appended to the file.  The preload
  * tier's way in (history_preload_event) */

@@ -403,6 +403,15 @@ history_dane_events(const char *domain, const struct cache_record *old,
 }
 
 void
+history_expired_event(struct history_event *ev, const char *domain,
+    const struct cache_record *rec, const char *trigger, int64_t now)
+{
+	history_sts_base(ev, HISTORY_EXPIRED, domain, rec, NULL, trigger,
+	    now);
+	ev->expired_at = rec->expires_at;
+}
+
+void
 history_preload_event(struct history_event *ev, const char *domain,
     const struct cache_record *pre, const struct cache_record *other,
     const char *detail, int64_t now)

@@ -26,7 +26,9 @@
  *	                      with the old one (history_mx_moved)
  *	expired               a cached STS policy past its max_age and   info
  *	                      not renewed (the merge replaced it, or a
- *	                      fetch came only after the expiry)
+ *	                      fetch came only after the expiry, or the
+ *	                      refresh walk deleted it after its grace:
+ *	                      trigger "deletion")
  *	dane-appeared         usable or TLS-requiring TLSA records where info
  *	                      the cache knew none (or knew nothing)
  *	dane-disappeared      DNSSEC now proves no TLSA records where    notice
@@ -209,6 +211,14 @@ int	history_dane_events(const char *domain, const struct cache_record *old,
 	    const struct cache_record *stored, const char *trigger,
 	    int64_t now, struct history_event *ev, history_emit_fn *fn,
 	    void *arg);
+
+/*
+ * history_expired_event - fill ev for an expired event of rec (an STS
+ * record past its expires_at that no merge replaced), found by trigger
+ * ("deletion": the refresh walk deletes it after its grace)
+ */
+void	history_expired_event(struct history_event *ev, const char *domain,
+	    const struct cache_record *rec, const char *trigger, int64_t now);
 
 /*
  * history_preload_event - fill ev for a preload-overridden event: the
