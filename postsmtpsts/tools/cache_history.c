@@ -101,8 +101,10 @@ cache_history_file(struct cache_history *h, const char *path)
 	while (gzgets(gz, h->line, (int)sizeof(h->line)) != NULL) {
 		len = strlen(h->line);
 		if (len == 0 || h->line[len - 1] != '\n') {
-			if (!gzeof(gz) && !skipping)
-				h->bad++;	/* too long: to its newline */
+			/* too long (skipped to its newline), or a last line
+			 * cut short: no writer leaves one */
+			if (!skipping)
+				h->bad++;
 			skipping = !gzeof(gz);
 			continue;
 		}

@@ -35,8 +35,12 @@ line 1700000000 example.com first-seen ',"mode":"enforce","old_mx":[],"mx":["mx.
 	echo 'not a history line'
 	line 1700000200 example.com mode-downgraded ',"trigger":"id-change","old_mode":"enforce","mode":"none"'
 } >"$H/history.log.1"
-line 1700000300 example.com mx-provider-changed ',"old_mx":["mx.example.com"],"mx":["*.mail.protection.outlook.com"]' \
-    >"$H/history.log"
+{
+	line 1700000300 example.com mx-provider-changed ',"old_mx":["mx.example.com"],"mx":["*.mail.protection.outlook.com"]'
+	# a line of 5000 bytes, then one cut short (no newline): both skipped
+	printf '{"ts":1,"domain":"example.com","detail":"%05000d"}\n' 0
+	line 1700000400 example.com first-seen | head -c 60
+} >"$H/history.log"
 printf 'user = ""\nruntime_dir = "%s"\ncache { path = "%s/cache" }\n' "$T" "$H" >"$T/h.conf"
 
 "$TOOL" -c "$T/h.conf" history Example.COM. >"$T/out" 2>"$T/err"
@@ -45,11 +49,11 @@ is "$(cat "$T/out")" "2023-11-14T22:13:20Z first-seen source=fetch old_id=- id=1
 2023-11-14T22:16:40Z mode-downgraded source=fetch trigger=id-change old_id=- id=1 old_mode=enforce mode=none
 2023-11-14T22:18:20Z mx-provider-changed source=fetch old_id=- id=1 old_mx=mx.example.com mx=*.mail.protection.outlook.com" \
     "history: the domain's events, oldest first, from .2.gz, .1 and the file"
-is "$(sed 's/^postsmtpsts-cache\[[0-9]*\]/postsmtpsts-cache/' "$T/err")" "postsmtpsts-cache: warning: 1 line of $H/history.log and its rotated copies not understood (skipped)" \
-    "history: a line it does not understand is counted on stderr"
+is "$(sed 's/^postsmtpsts-cache\[[0-9]*\]/postsmtpsts-cache/' "$T/err")" "postsmtpsts-cache: warning: 3 lines of $H/history.log and its rotated copies not understood (skipped)" \
+    "history: lines it does not understand (not JSON, too long, cut short) are counted on stderr"
 "$TOOL" -c "$T/h.conf" history example.com json >"$T/json" 2>/dev/null
 is "$(cat "$T/json")" "$( (gzip -dc "$H/history.log.2.gz"; cat "$H/history.log.1" "$H/history.log") |
-    grep '"domain":"example.com"')" "history json: the file's own lines"
+    grep '"domain":"example.com","event"' | grep '}$')" "history json: the file's own lines"
 "$TOOL" -c "$T/h.conf" history example.net >/dev/null 2>"$T/err"
 is "$?:$(sed -n 's/^postsmtpsts-cache\[[0-9]*\]/postsmtpsts-cache/; /no events/p' "$T/err")" "1:postsmtpsts-cache: warning: example.net: no events in $H/history.log and its rotated copies" \
     "history: no events, exit 1"
