@@ -74,7 +74,8 @@
  *	expired_at, detail.  sha256 is the SHA-256 of the policy body as
  *	fetched, lower-case hex (the policy of a fetch event, refused or
  *	not).  source: fetch (MTA-STS discovery), dns (the DANE lookup),
- *	preload.  trigger: request, proactive, txt-check, id-change.
+ *	preload.  trigger: request, proactive, txt-check, id-change,
+ *	deletion (the refresh walk's, for expired).
  *
  *	history_parse() reads a line back (postsmtpsts-cache history): no
  *	I/O, untrusted input (the file is ours, but a tool should not trust
