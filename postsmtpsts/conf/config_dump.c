@@ -231,6 +231,8 @@ config_dump(const struct config *cf, FILE *fp)
 	fprintf(fp, "\trefresh_concurrency = %d\n",
 	    cf->cache.refresh_concurrency);
 	fprintf(fp, "\tenabled = %s\n", cf->cache.enabled ? "true" : "false");
+	config_dump_kv(fp, "\t", "history_file", cf->cache.history_file !=
+	    NULL ? cf->cache.history_file : "none");
 	fputs("}\n", fp);
 	config_dump_tlsrpt(cf, fp);
 	if (!cf->fleet.enabled)

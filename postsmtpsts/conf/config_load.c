@@ -110,6 +110,8 @@ static cfg_opt_t config_https_opts[] = {
 
 static cfg_opt_t config_cache_opts[] = {
 	CFG_STR_CB("path", CONFIG_DEFAULT_CACHE_PATH, CFGF_NONE, config_cb_str),
+	/* "": beside the cache (CONFIG_HISTORY_NAME), "none": off */
+	CFG_STR_CB("history_file", "", CFGF_NONE, config_cb_str),
 	CFG_INT_CB("max_size", 1073741824L, CFGF_NONE, config_cb_int),
 	CFG_INT_CB("negative_ttl", 300, CFGF_NONE, config_cb_int),
 	CFG_INT_CB("refresh_before", 0, CFGF_NONE, config_cb_int),

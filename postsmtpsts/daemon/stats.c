@@ -40,6 +40,7 @@
 #include "lib/config.h"
 #include "policy/dane.h"
 #include "policy/discover.h"
+#include "policy/history.h"
 #include "policy/requiretls.h"
 #include "lib/dns.h"
 #include "lib/https.h"
@@ -141,6 +142,12 @@ stats_dane_fail_label(int i)
 {
 	/* DANE_FAIL_NONE is no failure: the block starts after it */
 	return (dane_fail_name((enum dane_fail)(i + 1)));
+}
+
+static const char *
+stats_event_label(int i)
+{
+	return (history_kind_name((enum history_kind)i));
 }
 
 static const char *
@@ -280,6 +287,12 @@ static const struct stats_family stats_families[] = {
 	    "mail (RFC 8689), dane only to MX hosts with usable TLSA.",
 	    STATS_ANSWERS, STATS_LF("level", stats_level_label,
 	    REQUIRETLS_LEVEL_COUNT), STATS_NOLABEL },
+	{ "postsmtpsts_policy_events_total",
+	    "Policy events the resolver recorded (the history file), by kind; "
+	    "mode-downgraded, mx-provider-changed, dane-disappeared and "
+	    "downgrade-refused are also logged at notice level.",
+	    STATS_POLICY_EVENTS, STATS_LF("kind", stats_event_label,
+	    HISTORY_KIND_COUNT), STATS_NOLABEL },
 };
 
 int

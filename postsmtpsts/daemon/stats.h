@@ -28,6 +28,7 @@
 
 #include "lib/cache.h"
 #include "lib/sockmap.h"
+#include "policy/history.h"
 #include "policy/requiretls.h"
 
 struct buf;
@@ -35,8 +36,8 @@ struct discover_result;
 
 #define STATS_FILE		"stats"	/* inside runtime_dir */
 #define STATS_MAGIC		"PSTSSTAT"	/* 8 bytes, no NUL */
-#define STATS_VERSION		3	/* 2: the worker gauges, 3: accept
-					   errors */
+#define STATS_VERSION		4	/* 2: the worker gauges, 3: accept
+					   errors, 4: policy events */
 #define STATS_MAX_WORKERS	256		/* >= CONFIG_MAX_WORKERS */
 #define STATS_SLOT_RESOLVER	STATS_MAX_WORKERS
 #define STATS_SLOT_METRICS	(STATS_MAX_WORKERS + 1)
@@ -171,7 +172,10 @@ enum stats_id {
 	 * it; the other workers read them to balance accepts (worker.h). */
 	STATS_ACCEPT_ERRORS = STATS_ANSWERS + REQUIRETLS_LEVEL_COUNT,
 				/* [enum stats_accept] */
-	STATS_CONN_OPEN = STATS_ACCEPT_ERRORS + STATS_ACCEPT_COUNT,
+	STATS_POLICY_EVENTS = STATS_ACCEPT_ERRORS + STATS_ACCEPT_COUNT,
+				/* [enum history_kind]: the resolver's
+				   policy events (policy/history.h) */
+	STATS_CONN_OPEN = STATS_POLICY_EVENTS + HISTORY_KIND_COUNT,
 	STATS_WORKER_UP,
 	STATS_NCOUNTERS,
 };
@@ -309,6 +313,14 @@ static inline void
 stats_dane(enum stats_dane outcome)
 {
 	stats_inc((enum stats_id)(STATS_DANE_LOOKUPS + outcome));
+}
+
+/* stats_policy_event - one policy event (policy/history.h), by kind */
+static inline void
+stats_policy_event(enum history_kind k)
+{
+	if ((unsigned)k < HISTORY_KIND_COUNT)
+		stats_inc((enum stats_id)(STATS_POLICY_EVENTS + k));
 }
 
 /* stats_http - one metrics server reply, by status class */

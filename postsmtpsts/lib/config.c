@@ -118,6 +118,7 @@ config_free(struct config *cf)
 	free(cf->https.ca_file);
 	free(cf->https.proxy);
 	free(cf->cache.path);
+	free(cf->cache.history_file);
 	config_fleet_servers_free(cf->fleet.servers, cf->fleet.nservers);
 	config_fleet_servers_free(cf->fleet.sentinels, cf->fleet.nsentinels);
 	free(cf->fleet.master_name);

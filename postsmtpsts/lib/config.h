@@ -25,6 +25,9 @@
 #define CONFIG_DEFAULT_PID_FILE	\
 	CONFIG_DEFAULT_RUNTIME_DIR "/postsmtpsts.pid"
 #define CONFIG_DEFAULT_CACHE_PATH	LOCALSTATEDIR "/lib/postsmtpsts/cache"
+/* cache.history_file by default: this name in the cache's parent
+ * directory (LOCALSTATEDIR/lib/postsmtpsts/history.log) */
+#define CONFIG_HISTORY_NAME		"history.log"
 #define CONFIG_DEFAULT_TRUST_ANCHOR	"/usr/share/dns/root.key"
 #define CONFIG_DEFAULT_LISTEN		"inet:127.0.0.1:8461"
 #define CONFIG_DEFAULT_MAP		"postfix"	/* Postfix < 3.10 */
@@ -180,6 +183,9 @@ struct config_cache {
 	int		 refresh_concurrency;	/* resolved: refreshes at once,
 						   <= max_resolutions */
 	int		 enabled;
+	char		*history_file;		/* the policy events' file
+						   (policy/history.h), NULL:
+						   none */
 };
 
 enum config_fleet_mode {

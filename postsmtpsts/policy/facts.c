@@ -115,6 +115,16 @@ facts_mode_rank(enum sts_mode mode)
 }
 
 int
+facts_downgrade_refused(const struct cache_record *old,
+    const struct discover_result *res, int64_t now)
+{
+	return (res->outcome == DISCOVER_POLICY && old != NULL &&
+	    old->kind == CACHE_KIND_STS && now < old->expires_at &&
+	    res->id != NULL && strcmp(res->id, old->id) == 0 &&
+	    facts_mode_rank(res->policy->mode) < old->sts_mode);
+}
+
+int
 facts_merge(const char *domain, const struct cache_record *old,
     const struct discover_result *res, const struct config_cache *cc,
     int64_t now, struct cache_record *out)
@@ -130,9 +140,7 @@ facts_merge(const char *domain, const struct cache_record *old,
 	switch (res->outcome) {
 	case DISCOVER_POLICY:
 		pol = res->policy;
-		if (have_old && res->id != NULL &&
-		    strcmp(res->id, old->id) == 0 &&
-		    facts_mode_rank(pol->mode) < old->sts_mode)
+		if (facts_downgrade_refused(old, res, now))
 			break;	/* weaker policy under the same id: refused */
 		cache_record_reset(out);
 		out->kind = CACHE_KIND_STS;

@@ -104,6 +104,15 @@ int	facts_merge(const char *domain, const struct cache_record *old,
 	    int64_t now, struct cache_record *out);
 
 /*
+ * facts_downgrade_refused - 1 if facts_merge() refuses res's policy as a
+ * downgrade: old is an unexpired STS policy and res a policy fetched
+ * under the same id in a weaker mode (the table's second row).  The one
+ * rule, also for the history (history.h: downgrade-refused).
+ */
+int	facts_downgrade_refused(const struct cache_record *old,
+	    const struct discover_result *res, int64_t now);
+
+/*
  * facts_next_refresh - when to re-check a policy fetched at fetched_at
  *
  * Before expiry: refresh_before seconds before it, or when half of max_age

@@ -26,6 +26,10 @@
  *                      another policy server's cache, with its trust on
  *                      first use (cache_import.h); -n: check, write nothing;
  *                      --password-file: Redis's password (or REDISCLI_AUTH)
+ *   history DOMAIN [json]
+ *                      the domain's policy events from cache.history_file
+ *                      and its rotated copies, oldest first
+ *                      (cache_history.h); json: the file's JSON lines
  *
  * Safe while the daemon runs: list/show/export/stats read one LMDB snapshot
  * and never block the resolver's writes; purge is an ordinary write
@@ -63,6 +67,7 @@
 #include "lib/log.h"
 #include "daemon/stats.h"
 #include "tools/cache_fleet.h"
+#include "tools/cache_history.h"
 #include "tools/cache_import.h"
 #include "tools/cache_warm.h"
 #include "tools/tool.h"
@@ -105,7 +110,8 @@ static const struct tool cache_tool = {
 	"          fleet-stats | push | pull |\n"
 	"          warm [-j jobs] [FILE|-] |\n"
 	"          import [-n] [--password-file FILE] sqlite|redis|tlspol "
-	"FILE|URL\n",
+	"FILE|URL |\n"
+	"          history DOMAIN [json]\n",
 	"d:j:n",
 	cache_tool_longopts,
 	0,
@@ -403,6 +409,42 @@ cache_tool_open(const char *dir, int readonly)
 	return (c);
 }
 
+/*
+ * cache_tool_history - the history command: the file of the configuration
+ * (cache.history_file), else history.log beside the cache directory (-d
+ * or the default), as the daemon's default puts it
+ */
+static int
+cache_tool_history(struct config *cf, const char *dir, const char *domain,
+    int json)
+{
+	char	 path[4096];
+	const char *slash;
+	int	 rv;
+
+	if (cf != NULL && cf->cache.history_file == NULL) {
+		log_warnx("no history file: cache.history_file is \"none\" in "
+		    "%s", cf->file);
+		config_free(cf);
+		return (1);
+	}
+	if (cf != NULL && strcmp(dir, cf->cache.path) == 0)
+		snprintf(path, sizeof(path), "%s", cf->cache.history_file);
+	else {
+		slash = strrchr(dir, '/');
+		snprintf(path, sizeof(path), "%.*s/%s", slash != NULL ?
+		    (int)(slash - dir) : 1, slash != NULL ? dir : ".",
+		    CONFIG_HISTORY_NAME);
+	}
+	rv = cache_history_run(path, domain, json);
+	config_free(cf);
+	if (fflush(stdout) == EOF || ferror(stdout)) {
+		log_warn("standard output");
+		rv = 1;
+	}
+	return (rv);
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -467,6 +509,12 @@ main(int argc, char *argv[])
 			return (2);
 		if (passfile != NULL && strcmp(argv[1], "redis") != 0)
 			cache_tool_usage();	/* a redis password */
+	} else if (strcmp(cmd, "history") == 0) {
+		if (argc < 2 || argc > 3 || (argc == 3 &&
+		    strcmp(argv[2], "json") != 0))
+			cache_tool_usage();
+		if (cache_tool_domain(argv[1], key, sizeof(key)) == -1)
+			return (1);
 	} else
 		cache_tool_usage();
 
@@ -487,6 +535,8 @@ main(int argc, char *argv[])
 			dir = CACHE_TOOL_DEFAULT_DIR;
 	}
 
+	if (strcmp(cmd, "history") == 0)
+		return (cache_tool_history(cf, dir, key, argc == 3));
 	if (fleet && cf == NULL) {
 		log_warnx("%s needs the configuration's fleet section (-c)",
 		    cmd);

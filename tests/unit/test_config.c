@@ -155,6 +155,8 @@ empty_file_gives_defaults(void **state)
 	assert_int_equal(cf->cache.refresh_interval, 60);
 	assert_int_equal(cf->cache.refresh_concurrency, 64);
 	assert_int_equal(cf->cache.enabled, 1);
+	assert_string_equal(cf->cache.history_file, LOCALSTATEDIR
+	    "/lib/postsmtpsts/history.log");
 	config_free(cf);
 }
 
@@ -340,6 +342,7 @@ full_file_sets_every_field(void **state)
 	assert_int_equal(cf->cache.refresh_interval, 5);
 	assert_int_equal(cf->cache.refresh_concurrency, 20);
 	assert_int_equal(cf->cache.enabled, 0);
+	assert_string_equal(cf->cache.history_file, "/srv/history.log");
 	config_free(cf);
 }
 
@@ -516,6 +519,31 @@ dump_round_trip(const struct config *cf)
 	free(d2);
 	config_free(cf2);
 	return (d1);
+}
+
+static void
+history_file_values(void **state)
+{
+	struct config *cf;
+	char	*d;
+
+	(void)state;
+	cf = load_ok("cache { history_file = none }\n");
+	assert_null(cf->cache.history_file);
+	d = dump_round_trip(cf);
+	assert_non_null(strstr(d, "\thistory_file = \"none\"\n"));
+	free(d);
+	config_free(cf);
+	cf = load_ok("cache {\n\tpath = \"/cache\"\n}\n");
+	assert_string_equal(cf->cache.history_file, "/history.log");
+	config_free(cf);
+	cf = load_ok("cache { history_file = \"/var/log/sts-history\" }\n");
+	assert_string_equal(cf->cache.history_file, "/var/log/sts-history");
+	d = dump_round_trip(cf);
+	assert_non_null(strstr(d, "\thistory_file = "
+	    "\"/var/log/sts-history\"\n"));
+	free(d);
+	config_free(cf);
 }
 
 static void
@@ -858,6 +886,12 @@ static const struct error_case {
 	    "cache: path must not be empty" },
 	{ "cache path relative", "cache { path = cache }\n", 1,
 	    "cache: path \"cache\" is not an absolute path" },
+	{ "history_file relative", "cache {\n\tpath = \"/srv/c\"\n"
+	    "\thistory_file = h.log\n}\n", 3,
+	    "cache: history_file \"h.log\" is not an absolute path" },
+	{ "history_file control character", "cache { history_file = "
+	    "\"/srv/h\\tlog\" }\n", 1,
+	    "cache: history_file \"/srv/h\\x09log\" contains a control" },
 	{ "cache max_size too small", "cache { max_size = 1048575 }\n", 1,
 	    "cache: max_size must be between 1048576 and 1099511627776" },
 	{ "cache max_size too big", "cache { max_size = 1099511627777 }\n", 1,
@@ -1389,6 +1423,7 @@ main(void)
 		cmocka_unit_test(answers_are_composed),
 		cmocka_unit_test(many_domains_bsearch),
 		cmocka_unit_test(dump_loads_back_identically),
+		cmocka_unit_test(history_file_values),
 		cmocka_unit_test(comments_keep_line_numbers),
 		cmocka_unit_test(url_with_slashes_is_not_a_comment),
 		cmocka_unit_test(errors_name_file_and_line),
