@@ -53,16 +53,21 @@ gpgv_read(int fd, char *b, size_t *n, size_t cap)
 	return (1);
 }
 
-/* gpgv_stderr_line - the first line of gpgv's stderr, printable, into
- * why */
+/* gpgv_stderr_line - the last line of gpgv's stderr (its verdict: "BAD
+ * signature from ...", "Can't check signature: No public key"),
+ * printable, after prefix into why */
 static void
 gpgv_stderr_line(const char *p, size_t len, char *why, size_t whysz,
     const char *prefix)
 {
-	size_t	 i, n;
+	size_t	 i, n, s;
 
+	while (len > 0 && (p[len - 1] == '\n' || p[len - 1] == '\r'))
+		len--;
+	for (s = len; s > 0 && p[s - 1] != '\n'; s--)
+		;
 	n = (size_t)snprintf(why, whysz, "%s", prefix);
-	for (i = 0; i < len && p[i] != '\n' && n + 1 < whysz; i++)
+	for (i = s; i < len && n + 1 < whysz; i++)
 		why[n++] = (p[i] >= 0x20 && p[i] < 0x7f) ? p[i] : '?';
 	if (n < whysz)
 		why[n] = '\0';

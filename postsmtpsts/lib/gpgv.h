@@ -10,11 +10,11 @@
  *	gpgv_verify() runs gpgv (GPGV_PATH unless given) with posix_spawn(3):
  *	a fixed argv "gpgv --homedir DIR --status-fd 3 --keyring KEYRING --
  *	SIG DATA", no shell, an environment of "LC_ALL=C" alone, stdin and
- *	stdout /dev/null, its status lines read from fd 3 and the first
- *	GPGV_MAX_STDERR bytes of stderr kept for the message, and killed after
- *	timeout_ms.  The signature is good only when gpgv exits 0 AND its
- *	status lines say so (gpgv_status_parse()): the exit status alone
- *	is what apt trusted before it read the status lines too.
+ *	stdout /dev/null, its status lines read from fd 3, the first
+ *	GPGV_MAX_STDERR bytes of stderr kept (its last line goes into the
+ *	message), killed after timeout_ms.  The signature is good only when
+ *	gpgv exits 0 AND its status lines say so (gpgv_status_parse()), as
+ *	apt reads them too.
  *
  *	gpgv_status_parse() (gpgv_status.c, pure) reads the status lines
  *	(GnuPG doc/DETAILS "Format of the status codes"): good means exactly

@@ -25,6 +25,10 @@
  *   import [-n] sqlite|redis|tlspol FILE|URL
  *                      another policy server's cache, with its trust on
  *                      first use (cache_import.h); -n: check, write nothing
+ *   preload [-n] [-k keyring] [NAME|FILE]
+ *                      EFF-format preload lists, signature checked by gpgv,
+ *                      into the preload store (cache_preload.h)
+ *   preloaded [DOMAIN] the lists held, or one domain's preloaded entry
  *
  * Safe while the daemon runs: list/show/export/stats read one LMDB snapshot
  * and never block the resolver's writes; purge is an ordinary write
@@ -63,6 +67,7 @@
 #include "daemon/stats.h"
 #include "tools/cache_fleet.h"
 #include "tools/cache_import.h"
+#include "tools/cache_preload.h"
 #include "tools/cache_warm.h"
 #include "tools/tool.h"
 
@@ -92,8 +97,10 @@ static const struct tool cache_tool = {
 	"          export [hash|texthash] | stats |\n"
 	"          fleet-stats | push | pull |\n"
 	"          warm [-j jobs] [FILE|-] |\n"
-	"          import [-n] sqlite|redis|tlspol FILE|URL\n",
-	"d:j:n",
+	"          import [-n] sqlite|redis|tlspol FILE|URL |\n"
+	"          preload [-n] [-k keyring] [NAME|FILE] |\n"
+	"          preloaded [DOMAIN]\n",
+	"d:j:k:n",
 	NULL,
 	0,
 };
@@ -397,6 +404,7 @@ main(int argc, char *argv[])
 	struct cache	*c;
 	struct config	*cf = NULL;
 	const char	*dir = NULL, *conf = NULL, *cmd, *type = "hash";
+	const char	*keyring = NULL;
 	char		 key[CACHE_KEY_MAX + 1], err[1024];
 	struct tool_opts to;
 	long		 jobs = 0;
@@ -412,6 +420,8 @@ main(int argc, char *argv[])
 			    CONFIG_MAX_RESOLUTIONS);
 		else if (ch == 'n')
 			dry = 1;
+		else if (ch == 'k')
+			keyring = optarg;
 		else
 			cache_tool_usage();
 	}
@@ -426,6 +436,24 @@ main(int argc, char *argv[])
 		return (cache_warm_main(conf, jobs, argc, argv));
 	if (jobs != 0)
 		cache_tool_usage();	/* -j is for warm only */
+	if (strcmp(cmd, "preload") == 0) {	/* cache_preload.h */
+		if ((rv = cache_preload_main(conf, dry, keyring, argc,
+		    argv)) == 2)
+			cache_tool_usage();
+		return (rv);
+	}
+	if (keyring != NULL)
+		cache_tool_usage();	/* -k is for preload only */
+	if (strcmp(cmd, "preloaded") == 0 && !dry) {
+		if (argc == 2 && cache_tool_domain(argv[1], key,
+		    sizeof(key)) == -1)
+			return (1);
+		if (argc == 2)
+			argv[1] = key;
+		if ((rv = cache_preload_show(conf, argc, argv)) == 2)
+			cache_tool_usage();
+		return (rv);
+	}
 	if (dry && strcmp(cmd, "import") != 0)
 		cache_tool_usage();	/* -n is for import only */
 	fleet = strcmp(cmd, "fleet-stats") == 0 || strcmp(cmd, "push") == 0 ||

@@ -1,0 +1,148 @@
+#!/bin/sh
+# preload.sh - postsmtpsts-cache preload (issue 38): EFF-format lists
+# signed with a key the test makes (gpg in a private home), checked by
+# gpgv against a keyring of that key alone: a good list imported, and
+# every refusal with its message and the store left as it was: a tampered
+# list, one signed by another key, an unsigned one (and the same one
+# accepted when configured local and trusted), an older timestamp, an
+# expired list, invalid JSON, a duplicate domain, a dangling alias, a
+# 100 MB file; -n writes nothing; preloaded shows what is held
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/e2e/lib.sh"
+
+TOOL="$top_builddir/postsmtpsts/postsmtpsts-cache"
+[ -x "$TOOL" ] || skip_all "postsmtpsts-cache not built"
+need gpg gpgv
+
+export GNUPGHOME="$T/gnupg"
+mkdir -m 700 "$GNUPGHOME"
+G="gpg --batch --quiet --pinentry-mode loopback --passphrase="
+trap 'gpgconf --kill gpg-agent 2>/dev/null; _cleanup' EXIT INT TERM
+$G --quick-gen-key "List A <a@example.org>" ed25519 sign never 2>/dev/null
+ok $? "key A made"
+$G --quick-gen-key "Other B <b@example.org>" ed25519 sign never 2>/dev/null
+ok $? "key B made"
+gpg --batch --export a@example.org >"$T/keyring.gpg" 2>/dev/null
+FPR=$(gpg --batch --with-colons --list-keys a@example.org 2>/dev/null |
+    awk -F: '$1 == "fpr" { print $10; exit }')
+sign() { # sign KEY FILE: FILE.asc
+	rm -f "$2.asc"
+	$G -u "$1" --armor --detach-sign -o "$2.asc" "$2" 2>/dev/null
+}
+# list FILE TIMESTAMP EXPIRES [MODE]: an EFF-format list
+list() {
+	cat >"$1" <<LEOF
+{
+  "timestamp": "$2",
+  "expires": "$3",
+  "version": "0.1",
+  "author": "preload.sh",
+  "policy-aliases": {
+    "shared": {"mode": "enforce", "mxs": [".mx.example.net"]}
+  },
+  "policies": {
+    "a.example": {"policy-alias": "shared"},
+    "b.example": {"policy-alias": "shared"},
+    "t.example": {"mode": "${4:-testing}", "mxs": ["mx.t.example"]}
+  }
+}
+LEOF
+}
+cat >"$CONF" <<CEOF
+preload {
+	path = "$T/store"
+	keyring = "$T/keyring.gpg"
+	list "eff" {
+		source = "$T/policy.json"
+		fingerprint = "$FPR"
+	}
+	list "ours" {
+		source = "$T/ours.json"
+		trusted = true
+	}
+}
+CEOF
+tool() { "$TOOL" -c "$CONF" "$@"; }
+held() { tool preloaded 2>&1 | sed 's/ loaded=[^ ]*//'; }
+
+list "$T/policy.json" 2026-12-01T00:00:00.000000+00:00 2099-01-01T00:00:00Z
+sign a@example.org "$T/policy.json"
+tool preload -n eff >"$T/out" 2>&1
+ok $? "-n: a list signed by A checks"
+is "$(cat "$T/out")" "preload eff: checked, not written: 3 domains (2 enforce, 1 testing), timestamp 2026-12-01T00:00:00Z, expires 2099-01-01T00:00:00Z, signed by $FPR" \
+    "-n: what it would import"
+ok "$([ ! -e "$T/store/data.mdb" ]; echo $?)" "-n: no store written"
+
+tool preload eff >"$T/out" 2>&1
+ok $? "a list signed by A is imported"
+is "$(cat "$T/out")" "preload eff: 3 domains (2 enforce, 1 testing), timestamp 2026-12-01T00:00:00Z, expires 2099-01-01T00:00:00Z, signed by $FPR" \
+    "the import's line: counts, times, signer"
+is "$(tool preloaded b.example)" "domain: b.example
+list: eff
+mode: enforce
+timestamp: 2026-12-01T00:00:00Z
+expires: 2099-01-01T00:00:00Z
+mx: *.mx.example.net" "preloaded DOMAIN: the alias resolved, .suffix as *."
+HELD=$(held)
+is "$HELD" "eff 3 timestamp=2026-12-01T00:00:00Z expires=2099-01-01T00:00:00Z signer=$FPR source=$T/policy.json" \
+    "preloaded: the list held"
+
+# refusals: each a message, exit 1, the store unchanged
+refused() { # refused DESC WANT-IN-MESSAGE ARGS...
+	d=$1 w=$2
+	shift 2
+	tool preload "$@" >"$T/out" 2>&1
+	st=$?
+	is "$st" 1 "$d: exit 1"
+	ok "$(grep -qF -- "$w" "$T/out"; echo $?)" "$d: says \"$w\""
+	[ "$st" -eq 1 ] && grep -qF -- "$w" "$T/out" || sed 's/^/# /' "$T/out"
+	is "$(held)" "$HELD" "$d: the store as it was"
+}
+cp "$T/policy.json" "$T/good.json"
+sed 's/"testing"/"enforce"/' "$T/good.json" >"$T/policy.json"
+refused "a list changed after signing" "signature: does not verify with $T/keyring.gpg: gpgv says BADSIG" eff
+cp "$T/good.json" "$T/policy.json"
+sign b@example.org "$T/policy.json"
+refused "a list signed by another key" "gpgv says ERRSIG" eff
+rm -f "$T/policy.json.asc"
+refused "an unsigned list" "signature: $T/policy.json.asc: No such file or directory" eff
+# the keyring holds A and B: the configured fingerprint still wants A
+gpg --batch --export a@example.org b@example.org >"$T/both.gpg" 2>/dev/null
+sign b@example.org "$T/policy.json"
+refused "a key of the keyring, not the configured fingerprint" "not the configured $FPR" -k "$T/both.gpg" eff
+
+list "$T/policy.json" 2026-11-30T23:59:59Z 2099-01-01T00:00:00Z
+sign a@example.org "$T/policy.json"
+refused "a list older than the one held" "preload list eff: timestamp 1796083199 is older than the one held (1796083200): refused" eff
+list "$T/policy.json" 2026-12-02T00:00:00Z 2026-12-03T00:00:00Z
+sign a@example.org "$T/policy.json"
+refused "an expired list" "expires: the list expired at 2026-12-03T00:00:00Z: not used" eff
+printf '{"timestamp": 1, "expires": 4102444800, "version": "0.1", "policies": {' >"$T/policy.json"
+sign a@example.org "$T/policy.json"
+refused "not JSON" "$T/policy.json: list: not valid JSON" eff
+printf '{"timestamp": 1, "expires": 4102444800, "version": "0.1", "policies": {"a.example": {"mode": "enforce", "mxs": ["mx.a.example"]}, "a.example": {"mode": "testing", "mxs": ["mx.a.example"]}}}' >"$T/policy.json"
+sign a@example.org "$T/policy.json"
+refused "a duplicate domain" "$T/policy.json: a.example: duplicate domain" eff
+printf '{"timestamp": 1, "expires": 4102444800, "version": "0.1", "policies": {"a.example": {"policy-alias": "gone"}}}' >"$T/policy.json"
+sign a@example.org "$T/policy.json"
+refused "a dangling alias" "$T/policy.json: a.example: policy-alias \"gone\" is not defined" eff
+head -c 100000000 /dev/zero >"$T/policy.json"
+refused "a list of 100 MB" "$T/policy.json: list: 100000000 bytes, more than 8388608" eff
+
+# a list the configuration holds local and trusted needs no signature
+list "$T/ours.json" 2026-12-05T00:00:00Z 2099-01-01T00:00:00Z enforce
+tool preload ours >"$T/out" 2>&1
+ok $? "a trusted local list is imported unsigned"
+is "$(cat "$T/out")" "preload ours: 3 domains (3 enforce, 0 testing), timestamp 2026-12-05T00:00:00Z, expires 2099-01-01T00:00:00Z, trusted, unsigned" \
+    "its line says trusted, unsigned"
+is "$(tool preloaded t.example | sed -n 's/^\(list\|mode\): //p' | tr '\n' ' ')" \
+    "ours enforce " "its enforce entry wins over eff's testing one"
+is "$(tool preloaded a.example | sed -n 's/^list: //p')" "eff" \
+    "an enforce entry held by eff stays eff's"
+is "$(held | sed -n 's/ timestamp=.*//p')" "eff 3
+ours 1" "ours holds 1 entry: the other two stay eff's"
+HELD=$(held)
+# the same file given by path, not configured as trusted under another name
+cp "$T/ours.json" "$T/other.json"
+refused "an unsigned file the configuration does not trust" "signature: $T/other.json.asc: No such file or directory" "$T/other.json"
+
+done_testing
