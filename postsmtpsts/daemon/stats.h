@@ -35,8 +35,8 @@ struct discover_result;
 
 #define STATS_FILE		"stats"	/* inside runtime_dir */
 #define STATS_MAGIC		"PSTSSTAT"	/* 8 bytes, no NUL */
-#define STATS_VERSION		3	/* 2: the worker gauges, 3: accept
-					   errors */
+#define STATS_VERSION		4	/* 2: the worker gauges, 3: accept
+					   errors, 4: preload */
 #define STATS_MAX_WORKERS	256		/* >= CONFIG_MAX_WORKERS */
 #define STATS_SLOT_RESOLVER	STATS_MAX_WORKERS
 #define STATS_SLOT_METRICS	(STATS_MAX_WORKERS + 1)
@@ -108,6 +108,13 @@ enum stats_accept {
 	STATS_ACCEPT_COUNT,
 };
 
+/* Preload list entries met by the workers (label event=, issue 38). */
+enum stats_preload {
+	STATS_PRELOAD_ANSWERED,	/* an enforce entry answered secure */
+	STATS_PRELOAD_EXPIRED,	/* an entry of an expired list: unused */
+	STATS_PRELOAD_COUNT,
+};
+
 /* Metrics server replies (label code=). */
 enum stats_http {
 	STATS_HTTP_200,
@@ -171,7 +178,9 @@ enum stats_id {
 	 * it; the other workers read them to balance accepts (worker.h). */
 	STATS_ACCEPT_ERRORS = STATS_ANSWERS + REQUIRETLS_LEVEL_COUNT,
 				/* [enum stats_accept] */
-	STATS_CONN_OPEN = STATS_ACCEPT_ERRORS + STATS_ACCEPT_COUNT,
+	STATS_PRELOAD = STATS_ACCEPT_ERRORS + STATS_ACCEPT_COUNT,
+				/* [enum stats_preload] */
+	STATS_CONN_OPEN = STATS_PRELOAD + STATS_PRELOAD_COUNT,
 	STATS_WORKER_UP,
 	STATS_NCOUNTERS,
 };
@@ -302,6 +311,13 @@ static inline void
 stats_cache_read(enum stats_cache r)
 {
 	stats_inc((enum stats_id)(STATS_CACHE_READS + r));
+}
+
+/* stats_preload - a preload entry met by a worker, by event */
+static inline void
+stats_preload(enum stats_preload e)
+{
+	stats_inc((enum stats_id)(STATS_PRELOAD + e));
 }
 
 /* stats_dane - one DANE lookup, by outcome (for dane.c) */

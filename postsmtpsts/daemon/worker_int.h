@@ -45,6 +45,7 @@
 
 struct buf;
 struct cache;
+struct preload_store;
 struct config;
 struct config_map;
 
@@ -204,6 +205,12 @@ struct worker {
 	/* the shared cache, read-only; opened once the resolver made it */
 	struct cache	*cache;
 	time_t		 cache_retry;
+
+	/* the preload store (issue 38), read-only, read only for a domain
+	 * without a discovered policy; opened once it exists */
+	struct preload_store *preload;
+	time_t		 preload_retry;
+	int64_t		 preload_warned;	/* expires last warned of */
 
 	struct timeval	 idle;
 	uint64_t	 t0;		/* the request being answered */
