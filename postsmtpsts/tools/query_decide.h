@@ -29,6 +29,7 @@ struct buf;
  */
 int	query_decide(const struct config *cf, const char *domain,
 	    enum decide_dane dane, const struct discover_result *r,
+	    const struct decide_preload *pre,
 	    const struct decide_options *opt, struct buf *out,
 	    struct decide_result *res, enum pins_state *ps,
 	    const struct config_domain **pd);

@@ -145,4 +145,43 @@ HELD=$(held)
 cp "$T/ours.json" "$T/other.json"
 refused "an unsigned file the configuration does not trust" "signature: $T/other.json.asc: No such file or directory" "$T/other.json"
 
+# postsmtpsts-query says where its answer came from.  A DNS server that
+# answers SERVFAIL to everything: discovery fails, the list answers
+QUERY="$top_builddir/postsmtpsts-query"
+cat >"$T/servfail.py" <<'PYEOF'
+import socket
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("127.0.0.1", 0))
+print(s.getsockname()[1], flush=True)
+while True:
+    q, a = s.recvfrom(4096)
+    if len(q) >= 12:  # the question back, QR set, RCODE 2 (SERVFAIL)
+        s.sendto(q[:2] + bytes([q[2] | 0x80, (q[3] & 0x70) | 0x82]) +
+                 q[4:6] + bytes(6) + q[12:], a)
+PYEOF
+python3 "$T/servfail.py" >"$T/dnsport" &
+DNS_PID=$!
+wait_until 5 test -s "$T/dnsport"
+cat >>"$CONF" <<CEOF
+dns {
+	forwarders = { "127.0.0.1@$(cat "$T/dnsport")" }
+	trust_anchor_file = ""
+}
+map "x" { dane = no }
+CEOF
+"$QUERY" -c "$CONF" --map x b.example >"$T/q" 2>/dev/null
+is "$(grep -E '^(outcome|preload|source|answer):' "$T/q")" "outcome: failure, failure dns-servfail (TLSRPT sts-policy-fetch-error)
+preload: list eff, timestamp 2026-12-01T00:00:00Z, expires 2099-01-01T00:00:00Z, mode enforce
+source: preload eff 2026-12-01T00:00:00Z
+answer: OK secure match=.mx.example.net servername=hostname" \
+    "query: a failed discovery answered from the list, and says so"
+"$QUERY" -c "$CONF" --map x --json b.example 2>/dev/null |
+    python3 -c 'import json, sys; d = json.load(sys.stdin); print(d["source"], d["preload"]["list"], d["preload"]["mode"], d["preload"]["expired"], d["answer"])' >"$T/qj"
+is "$(cat "$T/qj")" "preload eff enforce False OK secure match=.mx.example.net servername=hostname" \
+    "query --json: source and preload"
+"$QUERY" -c "$CONF" --map x c.example >"$T/q" 2>/dev/null
+is "$(grep -E '^(preload|source|answer):' "$T/q")" "source: sts
+answer: NOTFOUND" "query: a domain in no list: no preload line"
+kill "$DNS_PID"
+
 done_testing
