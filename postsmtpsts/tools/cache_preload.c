@@ -11,6 +11,7 @@
 #include "autoconf.h"
 
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -19,10 +20,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <spawn.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "conf/config_load.h"
+#include "lib/buf.h"
+#include "lib/cache.h"
+#include "lib/cache_record.h"
 #include "lib/clock.h"
 #include "lib/config.h"
 #include "lib/gpgv.h"
@@ -31,6 +36,7 @@
 #include "lib/xmalloc.h"
 #include "policy/preload_list.h"
 #include "tools/cache_preload.h"
+#include "tools/preload_export.h"
 
 /* One list to import, as configured or as given. */
 struct cp_job {
@@ -444,5 +450,135 @@ cache_preload_show(const char *conf, int argc, char *argv[])
 	}
 	preload_store_close(s);
 	config_free(cf);
+	return (rv);
+}
+
+/* The export's walk: the entries taken, their earliest expiry. */
+struct cp_export {
+	int64_t		 now;
+	int64_t		 expires;
+	struct preload_export_entry *e;
+	size_t		 n, cap;
+};
+
+/* cp_export_cb - a fresh enforce policy valid long enough, copied */
+static int
+cp_export_cb(const char *domain, size_t len, const struct cache_record *rec,
+    void *arg)
+{
+	struct cp_export *x = arg;
+	struct preload_export_entry *e;
+
+	if (rec == NULL || rec->kind != CACHE_KIND_STS ||
+	    rec->sts_mode != CACHE_STS_ENFORCE || rec->nmx == 0 ||
+	    rec->expires_at < x->now + CACHE_PRELOAD_EXPORT_MIN_LEFT)
+		return (0);
+	if (x->n == x->cap) {
+		x->cap = x->cap ? x->cap * 2 : 256;
+		x->e = xreallocarray(x->e, x->cap, sizeof(*x->e));
+	}
+	e = &x->e[x->n++];
+	e->domain = xmemdup0(domain, len);
+	e->nmx = rec->nmx;
+	e->mxlen = rec->mxlen;
+	e->mx = xmemdup0(rec->mx, rec->mxlen);
+	if (x->expires == 0 || rec->expires_at < x->expires)
+		x->expires = rec->expires_at;
+	return (0);
+}
+
+/* cp_sign - gpg --detach-sign of file into file.asc: posix_spawn, a fixed
+ * argv, the operator's environment (GNUPGHOME, the agent) */
+static int
+cp_sign(const char *keyid, const char *file)
+{
+	extern char	**environ;
+	char		 asc[PATH_MAX];
+	char		*argv[] = { (char *)"gpg", (char *)"--batch",
+			    (char *)"--yes", (char *)"--armor",
+			    (char *)"--detach-sign", (char *)"--local-user",
+			    (char *)keyid, (char *)"--output", asc, (char *)"--",
+			    (char *)file, NULL };
+	pid_t		 pid;
+	int		 st, rc;
+
+	if ((size_t)snprintf(asc, sizeof(asc), "%s.asc", file) >=
+	    sizeof(asc)) {
+		log_warnx("%s: name too long", file);
+		return (-1);
+	}
+	if ((rc = posix_spawn(&pid, GPG_PATH, NULL, NULL, argv,
+	    environ)) != 0) {
+		log_warnx("%s: %s", GPG_PATH, strerror(rc));
+		return (-1);
+	}
+	while (waitpid(pid, &st, 0) == -1)
+		if (errno != EINTR) {
+			log_warn("waitpid");
+			return (-1);
+		}
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+		log_warnx("%s: gpg could not sign with %s (status %d)", file,
+		    keyid, WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+		return (-1);
+	}
+	return (0);
+}
+
+int
+cache_preload_export(struct cache *c, const char *sign, const char *file)
+{
+	struct cp_export x;
+	struct buf	 out;
+	char		 tmp[PATH_MAX], author[128];
+	size_t		 i;
+	int		 rv = 1;
+
+	if (sign != NULL && file == NULL) {
+		log_warnx("export --preload --sign: needs a FILE (the "
+		    "signature is FILE.asc)");
+		return (2);
+	}
+	memset(&x, 0, sizeof(x));
+	x.now = clock_wall();
+	if (cache_iterate(c, cp_export_cb, &x) != CACHE_OK)
+		goto out;
+	if (x.n == 0)
+		x.expires = x.now + CACHE_PRELOAD_EXPORT_MIN_LEFT;
+	(void)snprintf(author, sizeof(author), "postsmtpsts-cache export "
+	    "(%s)", PACKAGE_STRING);
+	buf_init(&out, PRELOAD_LIST_MAX);
+	if (preload_export_json(x.e, x.n, x.now, x.expires, author,
+	    &out) != 0) {
+		log_warnx("export --preload: more than %d bytes",
+		    PRELOAD_LIST_MAX);
+		buf_free(&out);
+		goto out;
+	}
+	if (file == NULL) {
+		if (fwrite(out.data, 1, out.len, stdout) == out.len)
+			rv = 0;
+	} else if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", file) >=
+	    sizeof(tmp))
+		log_warnx("%s: name too long", file);
+	else {
+		(void)unlink(tmp);
+		if (cp_write(tmp, out.data, out.len) != 0 ||
+		    rename(tmp, file) != 0) {
+			log_warn("%s", file);
+			(void)unlink(tmp);
+		} else if (sign == NULL || cp_sign(sign, file) == 0) {
+			rv = 0;
+			log_info("export --preload: %zu policies into %s%s",
+			    x.n, file, sign != NULL ? ", signed (.asc)" : "");
+		}
+	}
+	buf_free(&out);
+out:
+	for (i = 0; i < x.n; i++) {
+		free((char *)x.e[i].domain);
+		free((char *)x.e[i].mx);
+	}
+	free(x.e);
 	return (rv);
 }

@@ -48,4 +48,22 @@ int	cache_preload_main(const char *conf, int dry, const char *keyring,
  */
 int	cache_preload_show(const char *conf, int argc, char *argv[]);
 
+struct cache;
+
+/* Least time an exported entry's cache record must still be valid: the
+ * list expires with its earliest entry, so no list lives under a day. */
+#define CACHE_PRELOAD_EXPORT_MIN_LEFT	86400
+
+/*
+ * cache_preload_export - export --preload [--sign KEYID] [FILE]: the
+ * cache's fresh enforce policies valid for at least
+ * CACHE_PRELOAD_EXPORT_MIN_LEFT more seconds as an EFF-format list
+ * (tools/preload_export.h), expiring with the earliest of them, on stdout
+ * or into FILE (written whole, then renamed); with sign, FILE.asc is
+ * written by gpg --detach-sign --armor --local-user KEYID (the
+ * operator's own gpg home and agent).  Returns the exit status.
+ */
+int	cache_preload_export(struct cache *c, const char *sign,
+	    const char *file);
+
 #endif

@@ -9,6 +9,9 @@
  *   show DOMAIN        every field of one entry
  *   purge DOMAIN       remove one entry (the next lookup rediscovers it)
  *   purge-all          remove every entry
+ *   export --preload [--sign KEYID] [FILE]
+ *                      the fresh enforce policies as an EFF-format preload
+ *                      list, optionally signed by gpg (cache_preload.h)
  *   export [hash|texthash]
  *                      Postfix smtp_tls_policy_maps lines for the fresh
  *                      MTA-STS enforce entries: a static fallback table
@@ -89,19 +92,32 @@ struct cache_tool_export {
 	size_t		 n;
 };
 
+/* Long options of postsmtpsts-cache's own (export --preload). */
+enum {
+	CACHE_OPT_PRELOAD = TOOL_OPT_OWN,
+	CACHE_OPT_SIGN,
+};
+
+static const struct option cache_longopts[] = {
+	{ "preload", no_argument, NULL, CACHE_OPT_PRELOAD },
+	{ "sign", required_argument, NULL, CACHE_OPT_SIGN },
+	{ NULL, 0, NULL, 0 },
+};
+
 static const struct tool cache_tool = {
 	"postsmtpsts-cache",
 	"usage: postsmtpsts-cache [-v] [-c config] [-d cachedir] command\n"
 	"       postsmtpsts-cache -h | --help | -V | --version\n"
 	"commands: list | show DOMAIN | purge DOMAIN | purge-all |\n"
-	"          export [hash|texthash] | stats |\n"
+	"          export [hash|texthash] |\n"
+	"          export --preload [--sign KEYID] [FILE] | stats |\n"
 	"          fleet-stats | push | pull |\n"
 	"          warm [-j jobs] [FILE|-] |\n"
 	"          import [-n] sqlite|redis|tlspol FILE|URL |\n"
 	"          preload [-n] [-k keyring] [NAME|FILE] |\n"
 	"          preloaded [DOMAIN]\n",
 	"d:j:k:n",
-	NULL,
+	cache_longopts,
 	0,
 };
 
@@ -404,7 +420,8 @@ main(int argc, char *argv[])
 	struct cache	*c;
 	struct config	*cf = NULL;
 	const char	*dir = NULL, *conf = NULL, *cmd, *type = "hash";
-	const char	*keyring = NULL;
+	const char	*keyring = NULL, *sign = NULL;
+	int		 preload = 0;
 	char		 key[CACHE_KEY_MAX + 1], err[1024];
 	struct tool_opts to;
 	long		 jobs = 0;
@@ -422,6 +439,10 @@ main(int argc, char *argv[])
 			dry = 1;
 		else if (ch == 'k')
 			keyring = optarg;
+		else if (ch == CACHE_OPT_PRELOAD)
+			preload = 1;
+		else if (ch == CACHE_OPT_SIGN)
+			sign = optarg;
 		else
 			cache_tool_usage();
 	}
@@ -444,6 +465,10 @@ main(int argc, char *argv[])
 	}
 	if (keyring != NULL)
 		cache_tool_usage();	/* -k is for preload only */
+	if ((preload || sign != NULL) && strcmp(cmd, "export") != 0)
+		cache_tool_usage();	/* for export --preload only */
+	if (sign != NULL && !preload)
+		cache_tool_usage();
 	if (strcmp(cmd, "preloaded") == 0 && !dry) {
 		if (argc == 2 && cache_tool_domain(argv[1], key,
 		    sizeof(key)) == -1)
@@ -467,6 +492,9 @@ main(int argc, char *argv[])
 			cache_tool_usage();
 		if (cache_tool_domain(argv[1], key, sizeof(key)) == -1)
 			return (1);
+	} else if (strcmp(cmd, "export") == 0 && preload) {
+		if (argc > 2)
+			cache_tool_usage();
 	} else if (strcmp(cmd, "export") == 0) {
 		type = argc > 1 ? argv[1] : "hash";
 		if (argc > 2 || (strcmp(type, "hash") != 0 &&
@@ -548,6 +576,10 @@ main(int argc, char *argv[])
 		if (st == CACHE_FULL)
 			log_warnx("purge-all: cache map or disk full");
 		rv = st == CACHE_OK ? 0 : 1;
+	} else if (strcmp(cmd, "export") == 0 && preload) {
+		if ((rv = cache_preload_export(c, sign, argc > 1 ? argv[1] :
+		    NULL)) == 2)
+			cache_tool_usage();
 	} else if (strcmp(cmd, "export") == 0)
 		rv = cache_tool_export(c, type);
 	else if (strcmp(cmd, "push") == 0)

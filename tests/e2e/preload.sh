@@ -182,6 +182,40 @@ is "$(cat "$T/qj")" "preload eff enforce False OK secure match=.mx.example.net s
 "$QUERY" -c "$CONF" --map x c.example >"$T/q" 2>/dev/null
 is "$(grep -E '^(preload|source|answer):' "$T/q")" "source: sts
 answer: NOTFOUND" "query: a domain in no list: no preload line"
+
+# export --preload -> preload round trip: this host's observed enforce
+# policies (a cache filled by tests/cache_fill), signed with A's key,
+# preloaded by a second configuration that has discovered nothing
+FILL="$top_builddir/tests/cache_fill"
+"$FILL" -t "$(date +%s)" "$T/cache" 20 >/dev/null
+"$TOOL" -d "$T/cache" export --preload --sign a@example.org \
+    "$T/export.json" 2>"$T/err"
+ok $? "export --preload --sign writes the list and its signature"
+ok "$([ -s "$T/export.json.asc" ]; echo $?)" "export: FILE.asc written"
+CONF2="$T/second.conf"
+cat >"$CONF2" <<CEOF
+preload {
+	path = "$T/store2"
+	keyring = "$T/keyring.gpg"
+	list "peer" {
+		source = "$T/export.json"
+	}
+}
+dns {
+	forwarders = { "127.0.0.1@$(cat "$T/dnsport")" }
+	trust_anchor_file = ""
+}
+map "x" { dane = no }
+CEOF
+"$TOOL" -c "$CONF2" preload >"$T/out" 2>&1
+ok $? "the second host preloads the signed export"
+ok "$(grep -q '^preload peer: 12 domains (12 enforce, 0 testing), .* signed by '"$FPR"'$' "$T/out"; echo $?)" \
+    "its line: the 12 fresh enforce policies of 20 records, signed by A"
+"$QUERY" -c "$CONF2" --map x d0000003.fill.example >"$T/q" 2>/dev/null
+is "$(sed -n 's/^answer: //p' "$T/q")" \
+    "OK secure match=mx1.d0000003.fill.example:.d0000003.fill.example servername=hostname" \
+    "round trip: the first host's policy answers on the second, nothing discovered"
+ok "$(grep -q '^source: preload peer ' "$T/q"; echo $?)" "round trip: source: preload peer"
 kill "$DNS_PID"
 
 done_testing
