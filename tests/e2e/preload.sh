@@ -6,7 +6,9 @@
 # list, one signed by another key, an unsigned one (and the same one
 # accepted when configured local and trusted), an older timestamp, an
 # expired list, invalid JSON, a duplicate domain, a dangling alias, a
-# 100 MB file; -n writes nothing; preloaded shows what is held
+# 100 MB file; -n writes nothing; preloaded shows what is held;
+# postsmtpsts-query's source line; export --preload -> preload on a second
+# configuration; the daemon's imports at start and at SIGHUP
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/e2e/lib.sh"
 
 TOOL="$top_builddir/postsmtpsts/postsmtpsts-cache"
@@ -217,5 +219,35 @@ is "$(sed -n 's/^answer: //p' "$T/q")" \
     "round trip: the first host's policy answers on the second, nothing discovered"
 ok "$(grep -q '^source: preload peer ' "$T/q"; echo $?)" "round trip: source: preload peer"
 kill "$DNS_PID"
+
+# the daemon imports the configured lists at start and again at SIGHUP
+# (preload_run.h: postsmtpsts-cache beside the daemon, as its user)
+if command -v postmap >/dev/null 2>&1; then
+	list "$T/daemon.json" 2026-12-05T00:00:00Z 2099-01-01T00:00:00Z enforce
+	PRE="preload {
+	path = \"$T/store3\"
+	list \"d\" {
+		source = \"$T/daemon.json\"
+		trusted = true
+	}
+}"
+	daemon_start "$PRE"
+	ok $? "the daemon starts with a preload list"
+	wait_until 15 '"$TOOL" -c "$CONF" preloaded 2>/dev/null | grep -q "^d 3 timestamp=2026-12-05T00:00:00Z"'
+	ok $? "at start: the list imported by the daemon"
+	ok "$(grep -q 'preload: the configured lists imported' "$DAEMON_LOG"; echo $?)" \
+	    "the master logs the import's success"
+	list "$T/daemon.json" 2026-12-06T00:00:00Z 2099-01-01T00:00:00Z enforce
+	kill -HUP "$DAEMON_PID"
+	wait_until 15 '"$TOOL" -c "$CONF" preloaded 2>/dev/null | grep -q "^d 3 timestamp=2026-12-06T00:00:00Z"'
+	ok $? "SIGHUP: the newer list imported"
+	daemon_stop
+	ok $? "the daemon stops cleanly"
+else
+	for _i in 1 2 3 4 5; do
+		_tap_n=$((_tap_n + 1))
+		echo "ok $_tap_n - the daemon's imports # SKIP no postmap"
+	done
+fi
 
 done_testing
