@@ -33,8 +33,8 @@ config_preload_name_ok(const char *s)
 	if (n == 0 || n > CONFIG_MAX_PRELOAD_NAME)
 		return (0);
 	for (i = 0; i < n; i++)
-		if (strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-		    "0123456789._-", s[i]) == NULL)
+		if (strchr("abcdefghijklmnopqrstuvwxyz"
+		    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-", s[i]) == NULL)
 			return (0);
 	return (1);
 }

@@ -40,7 +40,8 @@ preload_run_start(const char *tool, const char *conf)
 	char		*argv[] = { (char *)PRELOAD_RUN_TOOL, (char *)"-c",
 			    (char *)conf, (char *)"preload", NULL };
 	char		*envp[] = { (char *)"LC_ALL=C",
-			    (char *)"PATH=/usr/sbin:/usr/bin:/sbin:/bin", NULL };
+			    (char *)"PATH=/usr/sbin:/usr/bin:/sbin:/bin",
+			    NULL };
 	pid_t		 pid;
 	int		 rc;
 

@@ -302,7 +302,8 @@ struct config_tlsrpt {
 
 struct config_preload_list {
 	char		*name;		/* the section title */
-	char		*source;	/* an https:// URL or an absolute path */
+	char		*source;	/* an https:// URL or an absolute
+					   path */
 	char		*signature;	/* its detached signature (URL or
 					   path): source + ".asc" unless set */
 	char		*keyring;	/* NULL: preload.keyring */

@@ -404,8 +404,8 @@ preload_store_replace(struct preload_store *s,
 		 * old list would undo what a newer one said) */
 		if (meta->timestamp < held.timestamp) {
 			mdb_txn_abort(txn);
-			ps_errf(err, errsz, "preload list %s: timestamp %lld is "
-			    "older than the one held (%lld): refused",
+			ps_errf(err, errsz, "preload list %s: timestamp %lld "
+			    "is older than the one held (%lld): refused",
 			    meta->name, (long long)meta->timestamp,
 			    (long long)held.timestamp);
 			return (-1);

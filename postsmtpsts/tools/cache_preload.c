@@ -497,8 +497,8 @@ cp_sign(const char *keyid, const char *file)
 	char		*argv[] = { (char *)"gpg", (char *)"--batch",
 			    (char *)"--yes", (char *)"--armor",
 			    (char *)"--detach-sign", (char *)"--local-user",
-			    (char *)keyid, (char *)"--output", asc, (char *)"--",
-			    (char *)file, NULL };
+			    (char *)keyid, (char *)"--output", asc,
+			    (char *)"--", (char *)file, NULL };
 	pid_t		 pid;
 	int		 st, rc;
 

@@ -96,7 +96,9 @@ refused() { # refused DESC WANT-IN-MESSAGE ARGS...
 	st=$?
 	is "$st" 1 "$d: exit 1"
 	ok "$(grep -qF -- "$w" "$T/out"; echo $?)" "$d: says \"$w\""
-	[ "$st" -eq 1 ] && grep -qF -- "$w" "$T/out" || sed 's/^/# /' "$T/out"
+	if [ "$st" -ne 1 ] || ! grep -qF -- "$w" "$T/out"; then
+		sed 's/^/# /' "$T/out"
+	fi
 	is "$(held)" "$HELD" "$d: the store as it was"
 }
 cp "$T/policy.json" "$T/good.json"

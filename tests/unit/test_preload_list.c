@@ -52,8 +52,8 @@ static const struct pl_case pl_cases[] = {
 	    " \"a.example\": {\"mode\": \"testing\", \"mxs\": [\"mx.a.example\""
 	    "]}}}", NULL, "gmail.com", PRELOAD_ENFORCE, "*.l.google.com", 2 },
 	{ "an alias of an alias", HEAD "\"policy-aliases\": {\"a\": "
-	    "{\"policy-alias\": \"b\"}, \"b\": {\"mode\": \"enforce\", \"mxs\": "
-	    "[\"mx.example.com\"]}}, \"policies\": {\"example.com\": "
+	    "{\"policy-alias\": \"b\"}, \"b\": {\"mode\": \"enforce\", "
+	    "\"mxs\": [\"mx.example.com\"]}}, \"policies\": {\"example.com\": "
 	    "{\"policy-alias\": \"a\"}}}", NULL, "example.com",
 	    PRELOAD_ENFORCE, "mx.example.com", 1 },
 	{ "integer epochs, no policies", "{\"timestamp\": 1, \"expires\": 2, "
