@@ -220,7 +220,6 @@ is "$(sed -n 's/^answer: //p' "$T/q")" \
     "OK secure match=mx1.d0000003.fill.example:.d0000003.fill.example servername=hostname" \
     "round trip: the first host's policy answers on the second, nothing discovered"
 ok "$(grep -q '^source: preload peer ' "$T/q"; echo $?)" "round trip: source: preload peer"
-kill "$DNS_PID"
 
 # the daemon imports the configured lists at start and again at SIGHUP
 # (preload_run.h: postsmtpsts-cache beside the daemon, as its user)
@@ -233,20 +232,31 @@ if command -v postmap >/dev/null 2>&1; then
 		trusted = true
 	}
 }"
-	daemon_start "$PRE"
+	daemon_start "$PRE" "map \"postfix\" { }" "map \"x\" { dane = no }" "dns {
+	forwarders = { \"127.0.0.1@$(cat "$T/dnsport")\" }
+	trust_anchor_file = \"\"
+}"
 	ok $? "the daemon starts with a preload list"
 	wait_until 15 '"$TOOL" -c "$CONF" preloaded 2>/dev/null | grep -q "^d 3 timestamp=2026-12-05T00:00:00Z"'
 	ok $? "at start: the list imported by the daemon"
 	ok "$(grep -q 'preload: the configured lists imported' "$DAEMON_LOG"; echo $?)" \
 	    "the master logs the import's success"
+	# a worker (seccomp and all) reads the store: discovery fails
+	# (SERVFAIL), the list's enforce entry answers
+	is "$(pq t.example x)" "secure match=mx.t.example servername=hostname" \
+	    "the daemon's answer for a listed domain whose discovery failed"
+	is "$(pq c.example x; echo "rc=$?")" "rc=1" \
+	    "a domain in no list: NOTFOUND"
 	list "$T/daemon.json" 2026-12-06T00:00:00Z 2099-01-01T00:00:00Z enforce
 	kill -HUP "$DAEMON_PID"
 	wait_until 15 '"$TOOL" -c "$CONF" preloaded 2>/dev/null | grep -q "^d 3 timestamp=2026-12-06T00:00:00Z"'
 	ok $? "SIGHUP: the newer list imported"
 	daemon_stop
 	ok $? "the daemon stops cleanly"
+	kill "$DNS_PID"
 else
-	for _i in 1 2 3 4 5; do
+	kill "$DNS_PID"
+	for _i in 1 2 3 4 5 6 7; do
 		_tap_n=$((_tap_n + 1))
 		echo "ok $_tap_n - the daemon's imports # SKIP no postmap"
 	done
