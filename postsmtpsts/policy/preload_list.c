@@ -204,7 +204,8 @@ pl_dupkeys(struct pl *g, const char *p, size_t len)
 			if (depth == 0)
 				goto out;
 			depth--;
-			if (st[depth].object)
+			/* k is NULL until the first key: no arithmetic on it */
+			if (st[depth].object && nk - st[depth].first >= 2)
 				rc = pl_dupkeys_close(g, p, k + st[depth].first,
 				    nk - st[depth].first, &st[depth],
 				    depth + 1);
