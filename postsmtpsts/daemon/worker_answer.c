@@ -162,6 +162,29 @@ worker_answer_facts(struct worker *w, const char *domain,
 	return (st);
 }
 
+int
+worker_answer_preload(struct worker *w, const char *domain,
+    const struct config_map *map, struct buf *data,
+    enum sockmap_status *stp)
+{
+	struct decide_preload pbuf;
+	const struct decide_preload *pre;
+
+	/* a policy discovered before, even past its expiry, is the
+	 * domain's word: the list does not speak over it (the cache's
+	 * record, read into the worker's scratch: nothing else uses it
+	 * between two events) */
+	if (w->cache != NULL && cache_get(w->cache, domain, strlen(domain),
+	    &w->rec) == CACHE_HIT && w->rec.kind == CACHE_KIND_STS)
+		return (0);
+	if ((pre = worker_preload(w, domain, &pbuf)) == NULL || !pre->enforce)
+		return (0);
+	*stp = facts_answer(domain, NULL, NULL, pre, map, &w->pol, data,
+	    NULL);
+	stats_preload(STATS_PRELOAD_ANSWERED);
+	return (1);
+}
+
 enum sockmap_status
 worker_answer_unknown(struct worker *w, struct buf *data)
 {

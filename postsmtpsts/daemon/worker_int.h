@@ -335,6 +335,17 @@ enum sockmap_status worker_answer_facts(struct worker *w, const char *domain,
 	    const struct cache_record *sts, const struct cache_record *dane,
 	    const struct config_map *map, struct buf *data, int *dropped);
 
+/*
+ * worker_answer_preload - nothing is known yet (the deadline passed, the
+ * discovery still running): the domain's unexpired enforce preload entry
+ * answers, into data and *stp (issue 38: a TXT answer an attacker delays
+ * past request_timeout must not open the first contact the list
+ * protects).  1 if it answered, 0 if there is none.
+ */
+int	worker_answer_preload(struct worker *w, const char *domain,
+	    const struct config_map *map, struct buf *data,
+	    enum sockmap_status *stp);
+
 /* worker_answer_unknown - nothing is known: the deadline answer, into
  * data */
 enum sockmap_status worker_answer_unknown(struct worker *w, struct buf *data);
