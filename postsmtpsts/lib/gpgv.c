@@ -55,22 +55,19 @@ gpgv_read(int fd, char *b, size_t *n, size_t cap)
 
 /* gpgv_stderr_line - the last line of gpgv's stderr (its verdict: "BAD
  * signature from ...", "Can't check signature: No public key"),
- * printable, after prefix into why */
+ * printable, into out (outsz > 0) */
 static void
-gpgv_stderr_line(const char *p, size_t len, char *why, size_t whysz,
-    const char *prefix)
+gpgv_stderr_line(const char *p, size_t len, char *out, size_t outsz)
 {
-	size_t	 i, n, s;
+	size_t	 i, n = 0, s;
 
 	while (len > 0 && (p[len - 1] == '\n' || p[len - 1] == '\r'))
 		len--;
 	for (s = len; s > 0 && p[s - 1] != '\n'; s--)
 		;
-	n = (size_t)snprintf(why, whysz, "%s", prefix);
-	for (i = s; i < len && n + 1 < whysz; i++)
-		why[n++] = (p[i] >= 0x20 && p[i] < 0x7f) ? p[i] : '?';
-	if (n < whysz)
-		why[n] = '\0';
+	for (i = s; i < len && n + 1 < outsz; i++)
+		out[n++] = (p[i] >= 0x20 && p[i] < 0x7f) ? p[i] : '?';
+	out[n] = '\0';
 }
 
 int
@@ -189,20 +186,13 @@ gpgv_verify(const char *gpgv, const char *keyring, const char *sigfile,
 			    WEXITSTATUS(wst) : 128 + WTERMSIG(wst));
 		}
 		if (!res->good && ne > 0) {
-			char	 said[sizeof(res->why)];
-			size_t	 k = strlen(res->why);
+			char	 said[sizeof(res->why)], line[80];
 
-			if (k > sizeof(said) - 3)
-				k = sizeof(said) - 3;
-			memcpy(said, res->why, k);
-			memcpy(said + k, " (", 3);
-			gpgv_stderr_line(err, ne, res->why, sizeof(res->why),
-			    said);
-			n = (int)strlen(res->why);
-			if ((size_t)n + 1 < sizeof(res->why)) {
-				res->why[n] = ')';
-				res->why[n + 1] = '\0';
-			}
+			memcpy(said, res->why, sizeof(said));
+			gpgv_stderr_line(err, ne, line, sizeof(line));
+			/* bounded parts: the whole always fits */
+			(void)snprintf(res->why, sizeof(res->why),
+			    "%.160s (%.79s)", said, line);
 		}
 	}
 	free(status);

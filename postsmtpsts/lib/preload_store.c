@@ -281,7 +281,7 @@ ps_list_key(const char *name, char *buf, MDB_val *k)
 	if (nl == 0 || nl > PRELOAD_STORE_MAX_NAME)
 		return (-1);
 	memcpy(buf, PS_LIST_PREFIX, sizeof(PS_LIST_PREFIX) - 1);
-	memcpy(buf + sizeof(PS_LIST_PREFIX) - 1, name, nl);
+	memcpy(buf + sizeof(PS_LIST_PREFIX) - 1, name, nl + 1);	/* NUL */
 	k->mv_data = buf;
 	k->mv_size = sizeof(PS_LIST_PREFIX) - 1 + nl;
 	return (0);
@@ -496,7 +496,7 @@ preload_store_lists(struct preload_store *s,
 
 	if (ps_read_begin(s, &txn) != 0)
 		return (-1);
-	if ((rc = mdb_cursor_open(txn, s->dbi, &cur)) != 0) {
+	if (mdb_cursor_open(txn, s->dbi, &cur) != 0) {
 		mdb_txn_reset(txn);
 		return (-1);
 	}

@@ -721,6 +721,7 @@ preload_list_find(const struct preload_list *l, const char *domain)
 
 	if (l == NULL || l->n == 0 || strlen(domain) > DOMAIN_MAX_LEN)
 		return (NULL);
+	memset(&key, 0, sizeof(key));
 	(void)snprintf(key.domain, sizeof(key.domain), "%s", domain);
 	return (bsearch(&key, l->e, l->n, sizeof(*l->e), pl_entry_cmp));
 }
