@@ -227,9 +227,13 @@ if command -v postmap >/dev/null 2>&1; then
 	list "$T/daemon.json" 2026-12-05T00:00:00Z 2099-01-01T00:00:00Z enforce
 	PRE="preload {
 	path = \"$T/store3\"
+	keyring = \"$T/keyring.gpg\"
 	list \"d\" {
 		source = \"$T/daemon.json\"
 		trusted = true
+	}
+	list \"peer\" {
+		source = \"$T/export.json\"
 	}
 }"
 	daemon_start "$PRE" "map \"postfix\" { }" "map \"x\" { dane = no }" "dns {
@@ -237,8 +241,9 @@ if command -v postmap >/dev/null 2>&1; then
 	trust_anchor_file = \"\"
 }"
 	ok $? "the daemon starts with a preload list"
-	wait_until 15 '"$TOOL" -c "$CONF" preloaded 2>/dev/null | grep -q "^d 3 timestamp=2026-12-05T00:00:00Z"'
-	ok $? "at start: the list imported by the daemon"
+	wait_until 15 '"$TOOL" -c "$CONF" preloaded 2>/dev/null | grep -q "^d 3 timestamp=2026-12-05T00:00:00Z" &&
+	    "$TOOL" -c "$CONF" preloaded 2>/dev/null | grep -q "^peer 12 "'
+	ok $? "at start: both lists imported by the daemon"
 	ok "$(grep -q 'preload: the configured lists imported' "$DAEMON_LOG"; echo $?)" \
 	    "the master logs the import's success"
 	# a worker (seccomp and all) reads the store: discovery fails
@@ -247,6 +252,11 @@ if command -v postmap >/dev/null 2>&1; then
 	    "the daemon's answer for a listed domain whose discovery failed"
 	is "$(pq c.example x; echo "rc=$?")" "rc=1" \
 	    "a domain in no list: NOTFOUND"
+	# the first host's export, preloaded by this daemon, which has
+	# discovered nothing (its cache is not the exporter's)
+	is "$(pq d0000003.fill.example x)" \
+	    "secure match=mx1.d0000003.fill.example:.d0000003.fill.example servername=hostname" \
+	    "export -> preload round trip: the exported policy answers on a second daemon"
 	list "$T/daemon.json" 2026-12-06T00:00:00Z 2099-01-01T00:00:00Z enforce
 	kill -HUP "$DAEMON_PID"
 	wait_until 15 '"$TOOL" -c "$CONF" preloaded 2>/dev/null | grep -q "^d 3 timestamp=2026-12-06T00:00:00Z"'
@@ -256,7 +266,7 @@ if command -v postmap >/dev/null 2>&1; then
 	kill "$DNS_PID"
 else
 	kill "$DNS_PID"
-	for _i in 1 2 3 4 5 6 7; do
+	for _i in 1 2 3 4 5 6 7 8; do
 		_tap_n=$((_tap_n + 1))
 		echo "ok $_tap_n - the daemon's imports # SKIP no postmap"
 	done
