@@ -118,6 +118,7 @@ struct master {
 	pid_t		 ppid;
 	struct timespec	 pnext;
 	int		 pdue;		/* a run is owed at pnext */
+	int		 pwarned;	/* "no tool" said once */
 };
 
 /* master_ms_between - b - a in milliseconds */
@@ -806,8 +807,20 @@ master_preload_due(struct master *m)
 	struct timespec	 now = clock_mono();
 	long long	 d;
 
-	if (m->ptool[0] == '\0' || m->cf->preload.nlists == 0 || m->stopping)
+	if (m->cf->preload.nlists == 0 || m->stopping)
 		return (-1);
+	/* looked for when lists are first configured (at start or by a
+	 * reload), warned of once */
+	if (m->ptool[0] == '\0' && preload_run_find(m->ptool,
+	    sizeof(m->ptool)) != 0) {
+		m->ptool[0] = '\0';
+		if (!m->pwarned)
+			log_warnx("preload: no %s beside this program: the "
+			    "configured lists are not imported by the daemon",
+			    PRELOAD_RUN_TOOL);
+		m->pwarned = 1;
+		return (-1);
+	}
 	if (m->ppid != 0)
 		return (-1);		/* the reap schedules the next */
 	if (!m->pdue) {
@@ -871,12 +884,6 @@ master_main(struct config *cf, int foreground)
 	    cf->workers, cf->resolvers);
 	master_start_generation(&m);
 	/* the configured preload lists: imported now, then on schedule */
-	if (cf->preload.nlists > 0 && preload_run_find(m.ptool,
-	    sizeof(m.ptool)) != 0) {
-		log_warnx("preload: no %s beside this program: the configured "
-		    "lists are not imported by the daemon", PRELOAD_RUN_TOOL);
-		m.ptool[0] = '\0';
-	}
 	m.pnext = clock_mono();
 	m.pdue = 1;
 
