@@ -121,6 +121,17 @@ static cfg_opt_t config_cache_opts[] = {
 	CFG_END()
 };
 
+/* preload lists (config_preload.c) */
+static cfg_opt_t config_preload_list_opts[] = {
+	CFG_STR_CB("source", "", CFGF_NONE, config_cb_str),
+	CFG_STR_CB("signature", "", CFGF_NONE, config_cb_str),
+	CFG_STR_CB("keyring", "", CFGF_NONE, config_cb_str),
+	CFG_STR_CB("fingerprint", "", CFGF_NONE, config_cb_str),
+	CFG_BOOL_CB("trusted", cfg_false, CFGF_NONE, config_cb_bool),
+	CFG_SEC(CONFIG_POS_OPT, config_pos_opts, CFGF_NONE),
+	CFG_END()
+};
+
 /* the fleet tier (fleet.h); disabled while servers is empty */
 static cfg_opt_t config_fleet_opts[] = {
 	CFG_STR_LIST_CB("servers", 0, CFGF_NONE, config_cb_str),
@@ -180,6 +191,15 @@ static cfg_opt_t config_tlsrpt_opts[] = {
 
 #define CONFIG_TITLED	(CFGF_MULTI | CFGF_TITLE | CFGF_NO_TITLE_DUPES)
 
+static cfg_opt_t config_preload_opts[] = {
+	CFG_STR_CB("path", CONFIG_DEFAULT_PRELOAD_PATH, CFGF_NONE,
+	    config_cb_str),
+	CFG_STR_CB("keyring", "", CFGF_NONE, config_cb_str),
+	CFG_INT_CB("refresh_interval", 86400, CFGF_NONE, config_cb_int),
+	CFG_SEC("list", config_preload_list_opts, CONFIG_TITLED),
+	CFG_END()
+};
+
 static cfg_opt_t config_opts[] = {
 	CFG_STR_CB("user", CONFIG_DEFAULT_USER, CFGF_NONE, config_cb_str),
 	CFG_STR_CB("group", "", CFGF_NONE, config_cb_str),
@@ -206,6 +226,7 @@ static cfg_opt_t config_opts[] = {
 	CFG_SEC("cache", config_cache_opts, CFGF_NONE),
 	CFG_SEC("fleet", config_fleet_opts, CFGF_NONE),
 	CFG_SEC("tlsrpt", config_tlsrpt_opts, CFGF_NONE),
+	CFG_SEC("preload", config_preload_opts, CFGF_NONE),
 	CFG_END()
 };
 
@@ -588,6 +609,7 @@ config_load(const char *path, char *errbuf, size_t errsz)
 	config_sections_cache(&ctx, cfg, cf);
 	config_fleet_build(&ctx, cfg, cf);
 	config_tlsrpt_build(&ctx, cfg, cf);
+	config_preload_build(&ctx, cfg, cf);
 	if (ctx.nerr > 0) {
 		config_free(cf);
 		cf = NULL;

@@ -169,6 +169,9 @@ static const char *const stats_conn_names[3] = {
 static const char *const stats_accept_names[STATS_ACCEPT_COUNT] = {
 	"emfile", "enfile", "enobufs", "enomem", "other"
 };
+static const char *const stats_preload_names[STATS_PRELOAD_COUNT] = {
+	"answered", "expired"
+};
 
 /*
  * One metric family: a block of counters at base, with zero, one or two
@@ -219,6 +222,11 @@ static const struct stats_family stats_families[] = {
 	    "connections are closed), enobufs, enomem (the listeners pause), "
 	    "other.", STATS_ACCEPT_ERRORS,
 	    STATS_L("error", stats_accept_names), STATS_NOLABEL },
+	{ "postsmtpsts_preload_total",
+	    "Preload list entries met by the workers for domains without a "
+	    "discovered policy: an enforce entry that answered, an entry of "
+	    "an expired list that no longer does.", STATS_PRELOAD,
+	    STATS_L("event", stats_preload_names), STATS_NOLABEL },
 	{ "postsmtpsts_cache_reads_total",
 	    "Cache reads by the workers, by result.", STATS_CACHE_READS,
 	    STATS_L("result", stats_cache_names), STATS_NOLABEL },

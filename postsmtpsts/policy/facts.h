@@ -54,6 +54,7 @@ struct config_cache;
 struct discover_result;
 struct dane_result;
 struct decide_options;
+struct decide_preload;
 struct config_map;
 struct sts_policy;
 struct buf;
@@ -160,6 +161,9 @@ enum decide_dane facts_decide_dane(int state);
  *
  * rec is the MTA-STS record (kind none or sts) and dane the DANE record
  * (kind dane); either may be NULL (nothing known: no policy, no DANE).
+ * pre is the domain's unexpired preload entry or NULL (issue 38): it
+ * counts only while rec holds no policy (decide.h step 4), so a
+ * discovered policy, mode none included, always wins.
  * dane is ignored when the map has dane = no.  pol is caller scratch
  * (large: one per process, reused).  Writes the reply data into out and
  * returns the status (see decide.h).  *tlsrpt_dropped (may be NULL) is set
@@ -167,8 +171,9 @@ enum decide_dane facts_decide_dane(int state);
  * the reply would pass out's limit (decide.h), else 0: the caller logs it.
  */
 int	facts_answer(const char *domain, const struct cache_record *rec,
-	    const struct cache_record *dane, const struct config_map *map,
-	    struct sts_policy *pol, struct buf *out, int *tlsrpt_dropped);
+	    const struct cache_record *dane, const struct decide_preload *pre,
+	    const struct config_map *map, struct sts_policy *pol,
+	    struct buf *out, int *tlsrpt_dropped);
 
 /*
  * facts_decide - facts_answer() with decide()'s whole result in *res
@@ -182,8 +187,8 @@ int	facts_answer(const char *domain, const struct cache_record *rec,
  * the TLSRPT attributes only if the map has tlsrpt.  Returns the status.
  */
 int	facts_decide(const char *domain, const struct cache_record *rec,
-	    const struct cache_record *dane, const struct config_map *map,
-	    int lines, struct sts_policy *pol, struct buf *out,
-	    struct decide_result *res);
+	    const struct cache_record *dane, const struct decide_preload *pre,
+	    const struct config_map *map, int lines, struct sts_policy *pol,
+	    struct buf *out, struct decide_result *res);
 
 #endif

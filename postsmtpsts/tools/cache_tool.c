@@ -9,6 +9,9 @@
  *   show DOMAIN        every field of one entry
  *   purge DOMAIN       remove one entry (the next lookup rediscovers it)
  *   purge-all          remove every entry
+ *   export --preload [--sign KEYID] [FILE]
+ *                      the fresh enforce policies as an EFF-format preload
+ *                      list, optionally signed by gpg (cache_preload.h)
  *   export [hash|texthash]
  *                      Postfix smtp_tls_policy_maps lines for the fresh
  *                      MTA-STS enforce entries: a static fallback table
@@ -30,6 +33,10 @@
  *                      the domain's policy events from cache.history_file
  *                      and its rotated copies, oldest first
  *                      (cache_history.h); json: the file's JSON lines
+ *   preload [-n] [-k keyring] [NAME|FILE]
+ *                      EFF-format preload lists, signature checked by gpgv,
+ *                      into the preload store (cache_preload.h)
+ *   preloaded [DOMAIN] the lists held, or one domain's preloaded entry
  *
  * Safe while the daemon runs: list/show/export/stats read one LMDB snapshot
  * and never block the resolver's writes; purge is an ordinary write
@@ -69,6 +76,7 @@
 #include "tools/cache_fleet.h"
 #include "tools/cache_history.h"
 #include "tools/cache_import.h"
+#include "tools/cache_preload.h"
 #include "tools/cache_warm.h"
 #include "tools/tool.h"
 
@@ -90,14 +98,18 @@ struct cache_tool_export {
 	size_t		 n;
 };
 
-/* Long options of its own. */
+/* Long options of its own (import --password-file, export --preload). */
 enum {
 	CACHE_TOOL_OPT_PASSWORD_FILE = TOOL_OPT_OWN,
+	CACHE_OPT_PRELOAD,
+	CACHE_OPT_SIGN,
 };
 
 static const struct option cache_tool_longopts[] = {
 	{ "password-file", required_argument, NULL,
 	    CACHE_TOOL_OPT_PASSWORD_FILE },
+	{ "preload", no_argument, NULL, CACHE_OPT_PRELOAD },
+	{ "sign", required_argument, NULL, CACHE_OPT_SIGN },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -106,13 +118,16 @@ static const struct tool cache_tool = {
 	"usage: postsmtpsts-cache [-v] [-c config] [-d cachedir] command\n"
 	"       postsmtpsts-cache -h | --help | -V | --version\n"
 	"commands: list | show DOMAIN | purge DOMAIN | purge-all |\n"
-	"          export [hash|texthash] | stats |\n"
+	"          export [hash|texthash] |\n"
+	"          export --preload [--sign KEYID] [FILE] | stats |\n"
 	"          fleet-stats | push | pull |\n"
 	"          warm [-j jobs] [FILE|-] |\n"
 	"          import [-n] [--password-file FILE] sqlite|redis|tlspol "
 	"FILE|URL |\n"
-	"          history DOMAIN [json]\n",
-	"d:j:n",
+	"          history DOMAIN [json] |\n"
+	"          preload [-n] [-k keyring] [NAME|FILE] |\n"
+	"          preloaded [DOMAIN]\n",
+	"d:j:k:n",
 	cache_tool_longopts,
 	0,
 };
@@ -453,6 +468,8 @@ main(int argc, char *argv[])
 	struct config	*cf = NULL;
 	const char	*dir = NULL, *conf = NULL, *cmd, *type = "hash";
 	const char	*passfile = NULL;
+	const char	*keyring = NULL, *sign = NULL;
+	int		 preload = 0;
 	char		 key[CACHE_KEY_MAX + 1], err[1024];
 	struct tool_opts to;
 	long		 jobs = 0;
@@ -470,6 +487,12 @@ main(int argc, char *argv[])
 			dry = 1;
 		else if (ch == CACHE_TOOL_OPT_PASSWORD_FILE)
 			passfile = optarg;
+		else if (ch == 'k')
+			keyring = optarg;
+		else if (ch == CACHE_OPT_PRELOAD)
+			preload = 1;
+		else if (ch == CACHE_OPT_SIGN)
+			sign = optarg;
 		else
 			cache_tool_usage();
 	}
@@ -484,8 +507,32 @@ main(int argc, char *argv[])
 		return (cache_warm_main(conf, jobs, argc, argv));
 	if (jobs != 0)
 		cache_tool_usage();	/* -j is for warm only */
-	if ((dry || passfile != NULL) && strcmp(cmd, "import") != 0)
-		cache_tool_usage();	/* -n, --password-file: import only */
+	if (passfile != NULL && strcmp(cmd, "import") != 0)
+		cache_tool_usage();	/* --password-file: import only */
+	if (strcmp(cmd, "preload") == 0) {	/* cache_preload.h */
+		if ((rv = cache_preload_main(conf, dry, keyring, argc,
+		    argv)) == 2)
+			cache_tool_usage();
+		return (rv);
+	}
+	if (keyring != NULL)
+		cache_tool_usage();	/* -k is for preload only */
+	if ((preload || sign != NULL) && strcmp(cmd, "export") != 0)
+		cache_tool_usage();	/* for export --preload only */
+	if (sign != NULL && !preload)
+		cache_tool_usage();
+	if (strcmp(cmd, "preloaded") == 0 && !dry) {
+		if (argc == 2 && cache_tool_domain(argv[1], key,
+		    sizeof(key)) == -1)
+			return (1);
+		if (argc == 2)
+			argv[1] = key;
+		if ((rv = cache_preload_show(conf, argc, argv)) == 2)
+			cache_tool_usage();
+		return (rv);
+	}
+	if (dry && strcmp(cmd, "import") != 0)
+		cache_tool_usage();	/* -n is for import only */
 	fleet = strcmp(cmd, "fleet-stats") == 0 || strcmp(cmd, "push") == 0 ||
 	    strcmp(cmd, "pull") == 0;
 	if (strcmp(cmd, "list") == 0 || strcmp(cmd, "stats") == 0 ||
@@ -497,6 +544,9 @@ main(int argc, char *argv[])
 			cache_tool_usage();
 		if (cache_tool_domain(argv[1], key, sizeof(key)) == -1)
 			return (1);
+	} else if (strcmp(cmd, "export") == 0 && preload) {
+		if (argc > 2)
+			cache_tool_usage();
 	} else if (strcmp(cmd, "export") == 0) {
 		type = argc > 1 ? argv[1] : "hash";
 		if (argc > 2 || (strcmp(type, "hash") != 0 &&
@@ -588,6 +638,10 @@ main(int argc, char *argv[])
 		if (st == CACHE_FULL)
 			log_warnx("purge-all: cache map or disk full");
 		rv = st == CACHE_OK ? 0 : 1;
+	} else if (strcmp(cmd, "export") == 0 && preload) {
+		if ((rv = cache_preload_export(c, sign, argc > 1 ? argv[1] :
+		    NULL)) == 2)
+			cache_tool_usage();
 	} else if (strcmp(cmd, "export") == 0)
 		rv = cache_tool_export(c, type);
 	else if (strcmp(cmd, "push") == 0)

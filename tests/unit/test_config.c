@@ -1411,6 +1411,97 @@ fleet_errors_name_file_and_line(void **state)
 	free(open_pw);
 }
 
+/* -- the preload section (issue 38) ----------------------------------- */
+
+static const char preload_text[] =
+    "preload {\n"
+    "\tkeyring = \"/etc/postsmtpsts/preload.gpg\"\n"
+    "\trefresh_interval = 43200\n"
+    "\tlist \"eff\" {\n"
+    "\t\tsource = \"https://dl.eff.org/starttls-everywhere/policy.json\"\n"
+    "\t\tfingerprint = \"b693 f33f 2aa1 3e5b 1d97 5a24 4af5 fc82 5a3e 0c2a\"\n"
+    "\t}\n"
+    "\tlist \"ours\" {\n"
+    "\t\tsource = \"/etc/postsmtpsts/ours.json\"\n"
+    "\t\ttrusted = true\n"
+    "\t}\n"
+    "}\n";
+
+static void
+preload_section_loads(void **state)
+{
+	struct config *cf;
+	char	*d1, *d2;
+
+	(void)state;
+	cf = load_ok("");
+	assert_string_equal(cf->preload.path, LOCALSTATEDIR
+	    "/lib/postsmtpsts/preload");
+	assert_null(cf->preload.keyring);
+	assert_int_equal(cf->preload.refresh_interval, 86400);
+	assert_int_equal(cf->preload.nlists, 0);
+	config_free(cf);
+	cf = load_ok(preload_text);
+	assert_string_equal(cf->preload.keyring,
+	    "/etc/postsmtpsts/preload.gpg");
+	assert_int_equal(cf->preload.refresh_interval, 43200);
+	assert_int_equal(cf->preload.nlists, 2);
+	assert_string_equal(cf->preload.lists[0].name, "eff");
+	assert_string_equal(cf->preload.lists[0].source,
+	    "https://dl.eff.org/starttls-everywhere/policy.json");
+	assert_null(cf->preload.lists[0].signature);
+	assert_null(cf->preload.lists[0].keyring);
+	assert_string_equal(cf->preload.lists[0].fingerprint,
+	    "B693F33F2AA13E5B1D975A244AF5FC825A3E0C2A");
+	assert_false(cf->preload.lists[0].trusted);
+	assert_int_equal(cf->preload.lists[0].line, 4);
+	assert_string_equal(cf->preload.lists[1].source,
+	    "/etc/postsmtpsts/ours.json");
+	assert_true(cf->preload.lists[1].trusted);
+	d1 = dump_text(cf);
+	assert_non_null(strstr(d1, "\tlist \"ours\" {\n\t\tsource = "
+	    "\"/etc/postsmtpsts/ours.json\"\n"));
+	config_free(cf);
+	cf = load_ok(d1);
+	d2 = dump_text(cf);
+	assert_string_equal(d1, d2);
+	free(d1);
+	free(d2);
+	config_free(cf);
+}
+
+static void
+preload_errors(void **state)
+{
+	char	 err[TEST_ERRSZ];
+	struct config *cf;
+
+	(void)state;
+	cf = load_text("preload {\n"
+	    "\trefresh_interval = 172801\n"
+	    "\tlist \"a b\" {\n\t\tsource = \"/x.json\"\n"
+	    "\t\ttrusted = true\n\t}\n"
+	    "\tlist \"url\" {\n"
+	    "\t\tsource = \"https://example.org/p.json\"\n"
+	    "\t\ttrusted = true\n\t}\n"
+	    "\tlist \"rel\" {\n\t\tsource = \"p.json\"\n"
+	    "\t\tfingerprint = \"abc\"\n\t}\n"
+	    "\tlist \"none\" {\n\t}\n"
+	    "}\n", err, NULL);
+	assert_null(cf);
+	assert_non_null(strstr(err, ":2: preload: refresh_interval"));
+	assert_non_null(strstr(err, ":3: preload list \"a b\": a list name "
+	    "is 1 to 32"));
+	assert_non_null(strstr(err, ":9: preload list \"url\": trusted is "
+	    "for a local file"));
+	assert_non_null(strstr(err, ":12: preload list \"rel\": source "
+	    "\"p.json\": neither an https:// URL nor"));
+	assert_non_null(strstr(err, ":13: preload list \"rel\": fingerprint: "
+	    "40 or 64 hex digits"));
+	assert_non_null(strstr(err, ":11: preload list \"rel\": no keyring"));
+	assert_non_null(strstr(err, ":15: preload list \"none\": no source"));
+}
+
 int
 main(void)
 {
@@ -1437,6 +1528,8 @@ main(void)
 		cmocka_unit_test(fleet_section_loads),
 		cmocka_unit_test(fleet_errors_name_file_and_line),
 		cmocka_unit_test(fleet_sentinels_load),
+		cmocka_unit_test(preload_section_loads),
+		cmocka_unit_test(preload_errors),
 	};
 
 	return (cmocka_run_group_tests_name("config", tests, NULL, NULL));
