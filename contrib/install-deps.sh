@@ -10,6 +10,8 @@
 #                                    python3-redis and faketime (its caches
 #                                    imported, tests/e2e/cache-import.sh),
 #                                    gdb (fleet.sh stops a daemon to stage a race),
+#                                    gpg and gpgv (preload lists: test_gpgv makes
+#                                    its keys and signatures with gpg),
 #                                    debhelper, lintian, autopkgtest (deb.sh),
 #                                    python3-jsonschema (the RFC 8460 report
 #                                    schema: tests/unit/tlsrpt-schema.sh,
@@ -32,7 +34,8 @@ TEST="postfix nsd unbound ldnsutils nginx-light bind9-dnsutils openssl
 python3 curl swaks procps iproute2 valgrind clang libclang-rt-dev
 shellcheck python3-prometheus-client systemd man-db groff-base cppcheck
 clang-tidy redis-server gdb debhelper dpkg-dev fakeroot lintian autopkgtest
-tinyproxy-bin postfix-mta-sts-resolver python3-redis faketime python3-jsonschema"
+tinyproxy-bin postfix-mta-sts-resolver python3-redis faketime python3-jsonschema
+gpg gpgv"
 BENCH="linux-perf"
 
 # Postfix >= 3.10 for tests/e2e/postfix310.sh, where the system's Postfix

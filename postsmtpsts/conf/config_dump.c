@@ -60,6 +60,34 @@ config_dump_list(FILE *fp, const char *indent, const char *name, char **v)
 	fputs(i > 0 ? " }\n" : "}\n", fp);
 }
 
+/* config_dump_preload - the preload section and its lists */
+static void
+config_dump_preload(const struct config *cf, FILE *fp)
+{
+	const struct config_preload *p = &cf->preload;
+	size_t	 i;
+
+	fputs("\npreload {\n", fp);
+	config_dump_kv(fp, "\t", "path", p->path);
+	config_dump_kv(fp, "\t", "keyring", p->keyring);
+	fprintf(fp, "\trefresh_interval = %d\n", p->refresh_interval);
+	for (i = 0; i < p->nlists; i++) {
+		fputs("\tlist ", fp);
+		config_dump_str(fp, p->lists[i].name);
+		fputs(" {\n", fp);
+		config_dump_kv(fp, "\t\t", "source", p->lists[i].source);
+		config_dump_kv(fp, "\t\t", "signature",
+		    p->lists[i].signature);
+		config_dump_kv(fp, "\t\t", "keyring", p->lists[i].keyring);
+		config_dump_kv(fp, "\t\t", "fingerprint",
+		    p->lists[i].fingerprint);
+		fprintf(fp, "\t\ttrusted = %s\n", p->lists[i].trusted ?
+		    "true" : "false");
+		fputs("\t}\n", fp);
+	}
+	fputs("}\n", fp);
+}
+
 /* config_dump_tlsrpt - the tlsrpt section (postsmtpsts-tlsrpt(8)) */
 static void
 config_dump_tlsrpt(const struct config *cf, FILE *fp)
@@ -231,8 +259,11 @@ config_dump(const struct config *cf, FILE *fp)
 	fprintf(fp, "\trefresh_concurrency = %d\n",
 	    cf->cache.refresh_concurrency);
 	fprintf(fp, "\tenabled = %s\n", cf->cache.enabled ? "true" : "false");
+	config_dump_kv(fp, "\t", "history_file", cf->cache.history_file !=
+	    NULL ? cf->cache.history_file : "none");
 	fputs("}\n", fp);
 	config_dump_tlsrpt(cf, fp);
+	config_dump_preload(cf, fp);
 	if (!cf->fleet.enabled)
 		return;
 	sv = config_fleet_list(&cf->fleet, &n, &what);

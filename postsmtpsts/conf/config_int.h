@@ -133,4 +133,7 @@ void	config_fleet_build(struct config_ctx *, cfg_t *, struct config *);
  * maps, whose names it checks */
 void	config_tlsrpt_build(struct config_ctx *, cfg_t *, struct config *);
 
+/* config_preload.c: the preload section and its lists */
+void	config_preload_build(struct config_ctx *, cfg_t *, struct config *);
+
 #endif

@@ -110,12 +110,25 @@ static cfg_opt_t config_https_opts[] = {
 
 static cfg_opt_t config_cache_opts[] = {
 	CFG_STR_CB("path", CONFIG_DEFAULT_CACHE_PATH, CFGF_NONE, config_cb_str),
+	/* "": beside the cache (CONFIG_HISTORY_NAME), "none": off */
+	CFG_STR_CB("history_file", "", CFGF_NONE, config_cb_str),
 	CFG_INT_CB("max_size", 1073741824L, CFGF_NONE, config_cb_int),
 	CFG_INT_CB("negative_ttl", 300, CFGF_NONE, config_cb_int),
 	CFG_INT_CB("refresh_before", 0, CFGF_NONE, config_cb_int),
 	CFG_INT_CB("refresh_interval", 60, CFGF_NONE, config_cb_int),
 	CFG_INT_CB("refresh_concurrency", 0, CFGF_NONE, config_cb_int),
 	CFG_BOOL_CB("enabled", cfg_true, CFGF_NONE, config_cb_bool),
+	CFG_END()
+};
+
+/* preload lists (config_preload.c) */
+static cfg_opt_t config_preload_list_opts[] = {
+	CFG_STR_CB("source", "", CFGF_NONE, config_cb_str),
+	CFG_STR_CB("signature", "", CFGF_NONE, config_cb_str),
+	CFG_STR_CB("keyring", "", CFGF_NONE, config_cb_str),
+	CFG_STR_CB("fingerprint", "", CFGF_NONE, config_cb_str),
+	CFG_BOOL_CB("trusted", cfg_false, CFGF_NONE, config_cb_bool),
+	CFG_SEC(CONFIG_POS_OPT, config_pos_opts, CFGF_NONE),
 	CFG_END()
 };
 
@@ -178,6 +191,15 @@ static cfg_opt_t config_tlsrpt_opts[] = {
 
 #define CONFIG_TITLED	(CFGF_MULTI | CFGF_TITLE | CFGF_NO_TITLE_DUPES)
 
+static cfg_opt_t config_preload_opts[] = {
+	CFG_STR_CB("path", CONFIG_DEFAULT_PRELOAD_PATH, CFGF_NONE,
+	    config_cb_str),
+	CFG_STR_CB("keyring", "", CFGF_NONE, config_cb_str),
+	CFG_INT_CB("refresh_interval", 86400, CFGF_NONE, config_cb_int),
+	CFG_SEC("list", config_preload_list_opts, CONFIG_TITLED),
+	CFG_END()
+};
+
 static cfg_opt_t config_opts[] = {
 	CFG_STR_CB("user", CONFIG_DEFAULT_USER, CFGF_NONE, config_cb_str),
 	CFG_STR_CB("group", "", CFGF_NONE, config_cb_str),
@@ -204,6 +226,7 @@ static cfg_opt_t config_opts[] = {
 	CFG_SEC("cache", config_cache_opts, CFGF_NONE),
 	CFG_SEC("fleet", config_fleet_opts, CFGF_NONE),
 	CFG_SEC("tlsrpt", config_tlsrpt_opts, CFGF_NONE),
+	CFG_SEC("preload", config_preload_opts, CFGF_NONE),
 	CFG_END()
 };
 
@@ -586,6 +609,7 @@ config_load(const char *path, char *errbuf, size_t errsz)
 	config_sections_cache(&ctx, cfg, cf);
 	config_fleet_build(&ctx, cfg, cf);
 	config_tlsrpt_build(&ctx, cfg, cf);
+	config_preload_build(&ctx, cfg, cf);
 	if (ctx.nerr > 0) {
 		config_free(cf);
 		cf = NULL;

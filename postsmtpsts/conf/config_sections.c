@@ -428,6 +428,39 @@ config_sections_https(struct config_ctx *ctx, cfg_t *cfg, struct config *cf)
 	    "max_policy_size", CONFIG_MIN_POLICY_SIZE, CONFIG_MAX_POLICY_SIZE);
 }
 
+/*
+ * config_sections_history - cache.history_file: a path, "none" (no file:
+ * the events are still logged and counted), or "" for CONFIG_HISTORY_NAME
+ * in the directory that holds cache.path (the state directory, which the
+ * daemon's user owns and systemd's unit lets it write)
+ */
+static void
+config_sections_history(struct config_ctx *ctx, cfg_t *sec,
+    struct config *cf)
+{
+	const char	*s = config_value_str(sec, "history_file"), *slash;
+	char		 path[CONFIG_MAX_PATH + 1];
+	int		 n;
+
+	if (strcmp(s, "none") == 0)
+		return;
+	if (*s != '\0') {
+		cf->cache.history_file = config_value_path(ctx, sec, "cache",
+		    "history_file", 0);
+		return;
+	}
+	if (cf->cache.path == NULL ||
+	    (slash = strrchr(cf->cache.path, '/')) == NULL)
+		return;		/* the path's own error was reported */
+	n = snprintf(path, sizeof(path), "%.*s/%s",
+	    (int)(slash - cf->cache.path), cf->cache.path, CONFIG_HISTORY_NAME);
+	if (n < 0 || (size_t)n >= sizeof(path))
+		config_error(ctx, sec, "path", 0, "cache: path is too long for "
+		    "history_file beside it");
+	else
+		cf->cache.history_file = xstrdup(path);
+}
+
 void
 config_sections_cache(struct config_ctx *ctx, cfg_t *cfg, struct config *cf)
 {
@@ -455,4 +488,5 @@ config_sections_cache(struct config_ctx *ctx, cfg_t *cfg, struct config *cf)
 		v = cf->max_resolutions > 4 ? cf->max_resolutions / 4 : 1;
 	cf->cache.refresh_concurrency = (int)v;
 	cf->cache.enabled = cfg_getbool(sec, "enabled") ? 1 : 0;
+	config_sections_history(ctx, sec, cf);
 }

@@ -42,6 +42,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <limits.h>
 #include <netdb.h>
 #include <pwd.h>
 #include <signal.h>
@@ -58,6 +59,7 @@
 #include "lib/log.h"
 #include "daemon/master.h"
 #include "daemon/metrics.h"
+#include "daemon/preload_run.h"
 #include "daemon/resolver.h"
 #include "daemon/stats.h"
 #include "daemon/sdnotify.h"
@@ -111,6 +113,12 @@ struct master {
 	int		 drop;
 	int		*inherited;	/* per cf->listen[]: socket activated */
 	int		 notify;	/* READY=1 owed once children are up */
+	/* preload lists (preload_run.h): the import running, the next */
+	char		 ptool[PATH_MAX];	/* "": none found */
+	pid_t		 ppid;
+	struct timespec	 pnext;
+	int		 pdue;		/* a run is owed at pnext */
+	int		 pwarned;	/* "no tool" said once */
 };
 
 /* master_ms_between - b - a in milliseconds */
@@ -630,6 +638,20 @@ master_reap(struct master *m)
 			}
 		if (pid == 0)
 			continue;
+		if (pid == m->ppid) {
+			m->ppid = 0;	/* the next: refresh_interval on, or
+					   now if a SIGHUP asked meanwhile */
+			if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+				log_info("preload: the configured lists "
+				    "imported");
+			else
+				log_warnx("preload: import exited with status "
+				    "%d (see its messages): lists held keep "
+				    "answering until they expire",
+				    WIFEXITED(status) ? WEXITSTATUS(status) :
+				    128 + WTERMSIG(status));
+			continue;
+		}
 		for (i = 0; i < m->nchildren; i++)
 			if (m->children[i].pid == pid)
 				break;
@@ -777,6 +799,43 @@ master_daemonize(void)
 	}
 }
 
+/* master_preload_due - start the preload import when it is due; ms
+ * until it is, -1 if none is owed */
+static long long
+master_preload_due(struct master *m)
+{
+	struct timespec	 now = clock_mono();
+	long long	 d;
+
+	if (m->cf->preload.nlists == 0 || m->stopping)
+		return (-1);
+	/* looked for when lists are first configured (at start or by a
+	 * reload), warned of once */
+	if (m->ptool[0] == '\0' && preload_run_find(m->ptool,
+	    sizeof(m->ptool)) != 0) {
+		m->ptool[0] = '\0';
+		if (!m->pwarned)
+			log_warnx("preload: no %s beside this program: the "
+			    "configured lists are not imported by the daemon",
+			    PRELOAD_RUN_TOOL);
+		m->pwarned = 1;
+		return (-1);
+	}
+	if (m->ppid != 0)
+		return (-1);		/* the reap schedules the next */
+	if (!m->pdue) {
+		m->pnext = now;
+		m->pnext.tv_sec += m->cf->preload.refresh_interval;
+		m->pdue = 1;
+	}
+	if ((d = master_ms_between(now, m->pnext)) > 0)
+		return (d);
+	m->pdue = 0;
+	if ((m->ppid = preload_run_start(m->ptool, m->cf->file)) == -1)
+		m->ppid = 0;
+	return (master_preload_due(m));
+}
+
 int
 master_main(struct config *cf, int foreground)
 {
@@ -784,7 +843,7 @@ master_main(struct config *cf, int foreground)
 	struct timespec	 ts, deadline = { 0, 0 };
 	sigset_t	 set;
 	siginfo_t	 info;
-	long long	 wait_ms;
+	long long	 wait_ms, pwait;
 	int		 sig;
 
 	memset(&m, 0, sizeof(m));
@@ -824,9 +883,15 @@ master_main(struct config *cf, int foreground)
 	sdnotify_send("STATUS=starting %d workers and %d resolvers",
 	    cf->workers, cf->resolvers);
 	master_start_generation(&m);
+	/* the configured preload lists: imported now, then on schedule */
+	m.pnext = clock_mono();
+	m.pdue = 1;
 
 	for (;;) {
 		wait_ms = master_restart_due(&m);
+		if ((pwait = master_preload_due(&m)) >= 0 &&
+		    (wait_ms < 0 || pwait < wait_ms))
+			wait_ms = pwait;
 		if (sdnotify_enabled() && !m.stopping) {
 			/* Reports arrive on a pipe: drain it always, and
 			 * look again soon while READY=1 is owed. */
@@ -868,8 +933,12 @@ master_main(struct config *cf, int foreground)
 				log_info("SIGHUP: reloading %s", m.cf->file);
 				sdnotify_send("RELOADING=1\nSTATUS=reloading %s",
 				    m.cf->file);
-				if (master_reload(&m) == 0)
+				if (master_reload(&m) == 0) {
 					m.notify = sdnotify_enabled();
+					/* the lists again, now (issue 38) */
+					m.pnext = clock_mono();
+					m.pdue = 1;
+				}
 				else
 					sdnotify_send("READY=1\nSTATUS=reload "
 					    "failed (see the log), serving the "

@@ -100,6 +100,7 @@ resolver_new(const struct config *cf, int shard, int lfd,
 	    NULL)
 		fatalx("resolver: %s", err);
 	resolver_store_start(r);
+	resolver_history_start(r);
 	evutil_make_socket_nonblocking(lfd);
 	r->ev_accept = event_new(r->base, lfd, EV_READ | EV_PERSIST,
 	    resolver_conn_listen_cb, r);
@@ -137,6 +138,7 @@ resolver_teardown(struct resolver *r, int keep)
 	event_free(r->ev_accept_turn);
 	resolver_refresh_stop(r);
 	resolver_store_stop(r, keep);
+	resolver_history_stop(r);
 	https_free(r->https);
 	dns_free(r->dns);
 	cache_record_release(&r->scratch);

@@ -14,6 +14,9 @@
  *                       (MTA-STS, DANE) and the fleet's, the replies
  *   resolver_reply.c    replies to a worker, never blocking: its queue
  *   resolver_store.c    the cache: reads, write-behind commits
+ *   resolver_history.c  the policy events of each merge: logged, counted,
+ *                       appended to the history file (called by the jobs;
+ *                       it reads through resolver_store.c)
  * They share struct resolver (one per process) and the structs below; each
  * function here is defined in the file its prefix names.
  */
@@ -36,6 +39,9 @@
 
 struct config;
 struct dane;
+struct discover_result;
+struct history_event;
+struct linelog;
 struct discover;
 struct dns;
 struct https;
@@ -164,6 +170,13 @@ struct resolver {
 	struct event	*ev_trim;	/* malloc_trim once idle */
 
 	struct timespec	 wb_last;	/* the last commit (monotonic) */
+
+	/* the policy events (resolver_history.c) */
+	struct linelog	*history;	/* NULL: no history file */
+	time_t		 last_history_error;
+	struct history_event *hev;	/* scratch: one event */
+	struct cache_record hist_old;	/* the cached record, when the job
+					   did not read it */
 
 	/* scratch */
 	unsigned char	 msg[IPC_MAX_MSG];
@@ -296,5 +309,37 @@ void	resolver_store_unmap(struct resolver *r);
  * (malloc_trim) */
 void	resolver_store_idle_trim(struct resolver *r);
 
+/* resolver_history.c */
+
+/* resolver_history_start - the history file (cache.history_file, with a
+ * cache), opened at its first line; resolver_history_stop closes it */
+void	resolver_history_start(struct resolver *r);
+void	resolver_history_stop(struct resolver *r);
+
+/*
+ * resolver_history_sts - the events of job j's MTA-STS merge: res the
+ * discovery, stored what facts_merge() gave (or the cached record kept),
+ * refused its facts_downgrade_refused(), trigger the decision log's
+ * refresh=, now the merge's time
+ */
+void	resolver_history_sts(struct job *j, const struct discover_result *res,
+	    const struct cache_record *stored, int refused,
+	    const char *trigger, int64_t now);
+
+/* resolver_history_dane - the events of job j's DANE merge */
+void	resolver_history_dane(struct job *j, const struct cache_record *stored,
+	    const char *trigger, int64_t now);
+
+/* resolver_history_deleted - the refresh walk deletes rec, the record of
+ * domain, long expired: an STS policy no merge replaced is an expired
+ * event (trigger "deletion") */
+void	resolver_history_deleted(struct resolver *r, const char *domain,
+	    const struct cache_record *rec);
+
+/* resolver_history_emit - one event (policy/history.h): logged (notice
+ * for history_kind_alert()), counted, appended to the file.  The preload
+ * tier's way in (history_preload_event) */
+void	resolver_history_emit(struct resolver *r,
+	    const struct history_event *ev);
 
 #endif

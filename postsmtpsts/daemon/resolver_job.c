@@ -223,12 +223,18 @@ job_discovered(const struct discover_result *res, void *arg)
 	struct resolver	*r = j->r;
 	struct cache_record *rec = &j->sts;
 	char		 esc[LOG_ESCAPE_MAX * 4 + 8];
+	int64_t		 now = clock_wall();
+	int		 refused;
 
 	j->dv = NULL;
 	stats_discovery(res, j->refresh || j->txtcheck);
+	refused = facts_downgrade_refused(j->have_old ? &j->old : NULL, res,
+	    now);
 	if (facts_merge(j->node.domain, j->have_old ? &j->old : NULL, res,
-	    &r->cf->cache, clock_wall(), rec) == 0)
+	    &r->cf->cache, now, rec) == 0)
 		cache_record_copy(rec, &j->old);
+	resolver_history_sts(j, res, rec, refused, job_refresh_name(j, res),
+	    now);
 	log_info("domain=%s refresh=%s%s%s discovery=%s%s%s txt_dnssec=%s id=%s "
 	    "kind=%s mode=%d max_age=%u kept_cached=%s detail=\"%s\"",
 	    j->node.domain, job_refresh_name(j, res),
@@ -261,6 +267,7 @@ job_dane_done(const struct dane_result *res, void *arg)
 	struct cache_record *rec = &j->dane;
 	char		 key[CACHE_KEY_MAX + 1], esc[LOG_ESCAPE_MAX * 4 + 8];
 	size_t		 i, ndane = 0;
+	int64_t		 now;
 
 	j->dn = NULL;
 	/* by the domain's state: all -> dane-only, some -> dane,
@@ -293,9 +300,12 @@ job_dane_done(const struct dane_result *res, void *arg)
 		    res->hosts[i].fail_rrtype == DNS_TYPE_A ? "A" :
 		    res->hosts[i].fail_rrtype == DNS_TYPE_AAAA ? "AAAA" : "TLSA",
 		    res->hosts[i].why);
+	now = clock_wall();
 	if (facts_dane_merge(j->have_old_dane ? &j->old_dane : NULL, res,
-	    clock_wall(), rec) == 0)
+	    now, rec) == 0)
 		cache_record_copy(rec, &j->old_dane);
+	resolver_history_dane(j, rec, j->refresh ? "proactive" : "request",
+	    now);
 	cache_dane_key(j->node.domain, j->node.len, key);
 	rfleet_push(r->rfleet, j->fleet, key, rec);
 	j->have_dane = 1;

@@ -96,8 +96,14 @@ resolver_walk_cb(const char *key, size_t klen,
 		stats_inc(STATS_REFRESHES);
 		resolver_job_run(j);	/* a slot is free: it starts */
 	} else if (rec != NULL && now - rec->expires_at >
-	    RESOLVER_EXPIRED_GRACE && resolver_job_find(r, domain, len) == NULL)
+	    RESOLVER_EXPIRED_GRACE && resolver_job_find(r, domain, len) ==
+	    NULL) {
 		memcpy(r->dead[r->ndead++], key, klen + 1);
+		/* an STS policy nobody asked for since its expiry: its
+		 * expired event (again, should the deletion fail) */
+		if (!dane)
+			resolver_history_deleted(r, r->dead[r->ndead - 1], rec);
+	}
 	memcpy(r->cursor, key, klen);
 	r->cursor_len = klen;
 	return (++r->walked >= RESOLVER_REFRESH_SLICE);

@@ -40,6 +40,7 @@
 #include "lib/config.h"
 #include "policy/dane.h"
 #include "policy/discover.h"
+#include "policy/history.h"
 #include "policy/requiretls.h"
 #include "lib/dns.h"
 #include "lib/https.h"
@@ -144,6 +145,12 @@ stats_dane_fail_label(int i)
 }
 
 static const char *
+stats_event_label(int i)
+{
+	return (history_kind_name((enum history_kind)i));
+}
+
+static const char *
 stats_level_label(int i)
 {
 	return (requiretls_level_name((enum requiretls_level)i));
@@ -161,6 +168,9 @@ static const char *const stats_conn_names[3] = {
 };
 static const char *const stats_accept_names[STATS_ACCEPT_COUNT] = {
 	"emfile", "enfile", "enobufs", "enomem", "other"
+};
+static const char *const stats_preload_names[STATS_PRELOAD_COUNT] = {
+	"answered", "expired"
 };
 
 /*
@@ -212,6 +222,11 @@ static const struct stats_family stats_families[] = {
 	    "connections are closed), enobufs, enomem (the listeners pause), "
 	    "other.", STATS_ACCEPT_ERRORS,
 	    STATS_L("error", stats_accept_names), STATS_NOLABEL },
+	{ "postsmtpsts_preload_total",
+	    "Preload list entries met by the workers for domains without a "
+	    "discovered policy: an enforce entry that answered, an entry of "
+	    "an expired list that no longer does.", STATS_PRELOAD,
+	    STATS_L("event", stats_preload_names), STATS_NOLABEL },
 	{ "postsmtpsts_cache_reads_total",
 	    "Cache reads by the workers, by result.", STATS_CACHE_READS,
 	    STATS_L("result", stats_cache_names), STATS_NOLABEL },
@@ -280,6 +295,12 @@ static const struct stats_family stats_families[] = {
 	    "mail (RFC 8689), dane only to MX hosts with usable TLSA.",
 	    STATS_ANSWERS, STATS_LF("level", stats_level_label,
 	    REQUIRETLS_LEVEL_COUNT), STATS_NOLABEL },
+	{ "postsmtpsts_policy_events_total",
+	    "Policy events the resolver recorded (the history file), by kind; "
+	    "mode-downgraded, mx-provider-changed, dane-disappeared and "
+	    "downgrade-refused are also logged at notice level.",
+	    STATS_POLICY_EVENTS, STATS_LF("kind", stats_event_label,
+	    HISTORY_KIND_COUNT), STATS_NOLABEL },
 };
 
 int

@@ -28,6 +28,7 @@
 
 #include "lib/cache.h"
 #include "lib/sockmap.h"
+#include "policy/history.h"
 #include "policy/requiretls.h"
 
 struct buf;
@@ -35,8 +36,8 @@ struct discover_result;
 
 #define STATS_FILE		"stats"	/* inside runtime_dir */
 #define STATS_MAGIC		"PSTSSTAT"	/* 8 bytes, no NUL */
-#define STATS_VERSION		3	/* 2: the worker gauges, 3: accept
-					   errors */
+#define STATS_VERSION		5	/* 2: the worker gauges, 3: accept
+					   errors, 4: policy events, 5: preload */
 #define STATS_MAX_WORKERS	256		/* >= CONFIG_MAX_WORKERS */
 #define STATS_SLOT_RESOLVER	STATS_MAX_WORKERS
 #define STATS_SLOT_METRICS	(STATS_MAX_WORKERS + 1)
@@ -108,6 +109,13 @@ enum stats_accept {
 	STATS_ACCEPT_COUNT,
 };
 
+/* Preload list entries met by the workers (label event=, issue 38). */
+enum stats_preload {
+	STATS_PRELOAD_ANSWERED,	/* an enforce entry answered secure */
+	STATS_PRELOAD_EXPIRED,	/* an entry of an expired list: unused */
+	STATS_PRELOAD_COUNT,
+};
+
 /* Metrics server replies (label code=). */
 enum stats_http {
 	STATS_HTTP_200,
@@ -171,7 +179,12 @@ enum stats_id {
 	 * it; the other workers read them to balance accepts (worker.h). */
 	STATS_ACCEPT_ERRORS = STATS_ANSWERS + REQUIRETLS_LEVEL_COUNT,
 				/* [enum stats_accept] */
-	STATS_CONN_OPEN = STATS_ACCEPT_ERRORS + STATS_ACCEPT_COUNT,
+	STATS_POLICY_EVENTS = STATS_ACCEPT_ERRORS + STATS_ACCEPT_COUNT,
+				/* [enum history_kind]: the resolver's
+				   policy events (policy/history.h) */
+	STATS_PRELOAD = STATS_POLICY_EVENTS + HISTORY_KIND_COUNT,
+				/* [enum stats_preload] */
+	STATS_CONN_OPEN = STATS_PRELOAD + STATS_PRELOAD_COUNT,
 	STATS_WORKER_UP,
 	STATS_NCOUNTERS,
 };
@@ -304,11 +317,26 @@ stats_cache_read(enum stats_cache r)
 	stats_inc((enum stats_id)(STATS_CACHE_READS + r));
 }
 
+/* stats_preload - a preload entry met by a worker, by event */
+static inline void
+stats_preload(enum stats_preload e)
+{
+	stats_inc((enum stats_id)(STATS_PRELOAD + e));
+}
+
 /* stats_dane - one DANE lookup, by outcome (for dane.c) */
 static inline void
 stats_dane(enum stats_dane outcome)
 {
 	stats_inc((enum stats_id)(STATS_DANE_LOOKUPS + outcome));
+}
+
+/* stats_policy_event - one policy event (policy/history.h), by kind */
+static inline void
+stats_policy_event(enum history_kind k)
+{
+	if ((unsigned)k < HISTORY_KIND_COUNT)
+		stats_inc((enum stats_id)(STATS_POLICY_EVENTS + k));
 }
 
 /* stats_http - one metrics server reply, by status class */

@@ -36,6 +36,7 @@
 #include <event2/listener.h>
 
 #include "lib/cache.h"
+#include "lib/preload_store.h"
 #include "lib/config.h"
 #include "daemon/child.h"
 #include "lib/log.h"
@@ -270,6 +271,7 @@ worker_free(struct worker *w)
 
 	if (w->cache != NULL)
 		cache_close(w->cache);
+	preload_store_close(w->preload);
 	if (w->ev_drain != NULL)
 		event_free(w->ev_drain);
 	if (w->ev_linger != NULL)

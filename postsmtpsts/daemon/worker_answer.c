@@ -48,12 +48,14 @@
 #include "lib/domain.h"
 #include "lib/hash.h"
 #include "lib/log.h"
+#include "lib/preload_store.h"
 #include "lib/sockmap.h"
 #include "lib/xmalloc.h"
 #include "daemon/stats.h"
 #include "daemon/worker_int.h"
 #include "policy/facts.h"
 #include "policy/pins.h"
+#include "policy/decide.h"
 
 /*
  * worker_tlsrpt_dropped - a tlsrpt map's answer went without its TLSRPT
@@ -84,20 +86,103 @@ worker_tlsrpt_dropped(struct worker *w, const char *domain,
 	    SOCKMAP_MAX_REPLY);
 }
 
+/*
+ * worker_preload - the unexpired preload entry of a domain without a
+ * discovered policy (issue 38), into *p; NULL if none
+ *
+ * One read of the preload store (a B-tree miss for a domain no list
+ * names); the store is opened read-only when it exists, tried at most
+ * once a second until then.  An expired list's entries answer nothing:
+ * warned once per list expiry in this worker, counted.
+ */
+static const struct decide_preload *
+worker_preload(struct worker *w, const char *domain,
+    struct decide_preload *p)
+{
+	struct preload_store_hit hit;
+	char		 err[512];
+	time_t		 now = clock_wall();
+
+	if (w->preload == NULL) {
+		if (now == w->preload_retry)
+			return (NULL);
+		w->preload_retry = now;
+		if ((w->preload = preload_store_open(w->cf->preload.path, 1,
+		    err, sizeof(err))) == NULL) {
+			log_debug(3, "worker %d: %s", w->id, err);
+			return (NULL);
+		}
+	}
+	if (preload_store_get(w->preload, domain, &hit) != 1)
+		return (NULL);
+	if (hit.expires <= (int64_t)now) {
+		stats_preload(STATS_PRELOAD_EXPIRED);
+		if (w->preload_warned != hit.expires) {
+			w->preload_warned = hit.expires;
+			log_warnx("preload list %s (timestamp %lld) expired at "
+			    "%lld: its entries no longer answer, discovery "
+			    "alone does (domain=%s)", hit.list,
+			    (long long)hit.timestamp, (long long)hit.expires,
+			    domain);
+		}
+		return (NULL);
+	}
+	p->enforce = hit.mode == 2;
+	p->nmx = hit.nmx;
+	p->mx = hit.mx;
+	p->mxlen = hit.mxlen;
+	log_debug(1, "domain=%s preload=%s timestamp=%lld mode=%s", domain,
+	    hit.list, (long long)hit.timestamp, p->enforce ? "enforce" :
+	    "testing");
+	return (p);
+}
+
 enum sockmap_status
 worker_answer_facts(struct worker *w, const char *domain,
     const struct cache_record *sts, const struct cache_record *dane,
     const struct config_map *map, struct buf *data, int *droppedp)
 {
+	struct decide_preload pbuf;
+	const struct decide_preload *pre = NULL;
 	enum sockmap_status st;
 	int		 dropped;
 
-	st = facts_answer(domain, sts, dane, map, &w->pol, data, &dropped);
+	/* a discovered policy (mode none included) always wins: the store
+	 * is not even read for it */
+	if (sts == NULL || sts->kind != CACHE_KIND_STS)
+		pre = worker_preload(w, domain, &pbuf);
+	st = facts_answer(domain, sts, dane, pre, map, &w->pol, data,
+	    &dropped);
+	if (pre != NULL && pre->enforce)
+		stats_preload(STATS_PRELOAD_ANSWERED);
 	if (dropped)
 		worker_tlsrpt_dropped(w, domain, sts, map);
 	if (droppedp != NULL)
 		*droppedp = dropped;
 	return (st);
+}
+
+int
+worker_answer_preload(struct worker *w, const char *domain,
+    const struct config_map *map, struct buf *data,
+    enum sockmap_status *stp)
+{
+	struct decide_preload pbuf;
+	const struct decide_preload *pre;
+
+	/* a policy discovered before, even past its expiry, is the
+	 * domain's word: the list does not speak over it (the cache's
+	 * record, read into the worker's scratch: nothing else uses it
+	 * between two events) */
+	if (w->cache != NULL && cache_get(w->cache, domain, strlen(domain),
+	    &w->rec) == CACHE_HIT && w->rec.kind == CACHE_KIND_STS)
+		return (0);
+	if ((pre = worker_preload(w, domain, &pbuf)) == NULL || !pre->enforce)
+		return (0);
+	*stp = facts_answer(domain, NULL, NULL, pre, map, &w->pol, data,
+	    NULL);
+	stats_preload(STATS_PRELOAD_ANSWERED);
+	return (1);
 }
 
 enum sockmap_status

@@ -45,6 +45,7 @@
 
 struct buf;
 struct cache;
+struct preload_store;
 struct config;
 struct config_map;
 
@@ -216,6 +217,12 @@ struct worker {
 	struct cache	*cache;
 	time_t		 cache_retry;
 
+	/* the preload store (issue 38), read-only, read only for a domain
+	 * without a discovered policy; opened once it exists */
+	struct preload_store *preload;
+	time_t		 preload_retry;
+	int64_t		 preload_warned;	/* expires last warned of */
+
 	struct timeval	 idle;
 	uint64_t	 t0;		/* the request being answered */
 	char		 reply[WORKER_REPLY_BUFSZ];	/* hot-path scratch */
@@ -338,6 +345,17 @@ enum worker_answer_kind worker_answer(struct worker *w, const char *name,
 enum sockmap_status worker_answer_facts(struct worker *w, const char *domain,
 	    const struct cache_record *sts, const struct cache_record *dane,
 	    const struct config_map *map, struct buf *data, int *dropped);
+
+/*
+ * worker_answer_preload - nothing is known yet (the deadline passed, the
+ * discovery still running): the domain's unexpired enforce preload entry
+ * answers, into data and *stp (issue 38: a TXT answer an attacker delays
+ * past request_timeout must not open the first contact the list
+ * protects).  1 if it answered, 0 if there is none.
+ */
+int	worker_answer_preload(struct worker *w, const char *domain,
+	    const struct config_map *map, struct buf *data,
+	    enum sockmap_status *stp);
 
 /* worker_answer_unknown - nothing is known: the deadline answer, into
  * data */

@@ -142,9 +142,22 @@ static void
 slot_deadline_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct slot	*sl = arg;
+	struct worker	*w = sl->conn->w;
+	struct buf	 data;
+	enum sockmap_status st;
 
 	(void)fd;
 	(void)what;
+	buf_init_fixed(&data, w->data, sizeof(w->data));
+	if (sl->inf != NULL && worker_answer_preload(w, sl->inf->node.domain,
+	    sl->map, &data, &st)) {
+		log_info("domain=%s answer=%s reason=deadline source=preload",
+		    sl->inf->node.domain, sockmap_status_name(st));
+		stats_lookup(STATS_SRC_DEADLINE, st, data.data, data.len,
+		    sl->t0);
+		worker_conn_slot_complete(sl, st, data.data, data.len);
+		return;
+	}
 	log_info("domain=%s answer=%s reason=deadline",
 	    sl->inf != NULL ? sl->inf->node.domain : "?",
 	    sl->conn->w->cf->deadline_answer == CONFIG_ANSWER_TEMP ?

@@ -118,6 +118,17 @@ config_free(struct config *cf)
 	free(cf->https.ca_file);
 	free(cf->https.proxy);
 	free(cf->cache.path);
+	free(cf->cache.history_file);
+	for (i = 0; i < cf->preload.nlists; i++) {
+		free(cf->preload.lists[i].name);
+		free(cf->preload.lists[i].source);
+		free(cf->preload.lists[i].signature);
+		free(cf->preload.lists[i].keyring);
+		free(cf->preload.lists[i].fingerprint);
+	}
+	free(cf->preload.lists);
+	free(cf->preload.path);
+	free(cf->preload.keyring);
 	config_fleet_servers_free(cf->fleet.servers, cf->fleet.nservers);
 	config_fleet_servers_free(cf->fleet.sentinels, cf->fleet.nsentinels);
 	free(cf->fleet.master_name);

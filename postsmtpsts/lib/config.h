@@ -25,6 +25,10 @@
 #define CONFIG_DEFAULT_PID_FILE	\
 	CONFIG_DEFAULT_RUNTIME_DIR "/postsmtpsts.pid"
 #define CONFIG_DEFAULT_CACHE_PATH	LOCALSTATEDIR "/lib/postsmtpsts/cache"
+/* cache.history_file by default: this name in the cache's parent
+ * directory (LOCALSTATEDIR/lib/postsmtpsts/history.log) */
+#define CONFIG_HISTORY_NAME		"history.log"
+#define CONFIG_DEFAULT_PRELOAD_PATH	LOCALSTATEDIR "/lib/postsmtpsts/preload"
 #define CONFIG_DEFAULT_TRUST_ANCHOR	"/usr/share/dns/root.key"
 #define CONFIG_DEFAULT_LISTEN		"inet:127.0.0.1:8461"
 #define CONFIG_DEFAULT_MAP		"postfix"	/* Postfix < 3.10 */
@@ -180,6 +184,9 @@ struct config_cache {
 	int		 refresh_concurrency;	/* resolved: refreshes at once,
 						   <= max_resolutions */
 	int		 enabled;
+	char		*history_file;		/* the policy events' file
+						   (policy/history.h), NULL:
+						   none */
 };
 
 enum config_fleet_mode {
@@ -288,6 +295,37 @@ struct config_tlsrpt {
 	size_t		 nreport_allow_addresses;
 };
 
+/*
+ * Preload lists (issue 38; doc/DESIGN.md "Preload lists"): EFF-format
+ * lists imported into a store of their own (lib/preload_store.h) by
+ * postsmtpsts-cache preload and by the daemon on a schedule and at SIGHUP.
+ */
+#define CONFIG_MAX_PRELOAD_LISTS	16
+#define CONFIG_MAX_PRELOAD_NAME		32	/* = PRELOAD_STORE_MAX_NAME */
+#define CONFIG_MAX_PRELOAD_URL		512
+/* issue 38: "fetch updates at least once every 48 hours" */
+#define CONFIG_PRELOAD_MAX_REFRESH	(48 * 3600)
+
+struct config_preload_list {
+	char		*name;		/* the section title */
+	char		*source;	/* an https:// URL or an absolute
+					   path */
+	char		*signature;	/* its detached signature (URL or
+					   path): source + ".asc" unless set */
+	char		*keyring;	/* NULL: preload.keyring */
+	char		*fingerprint;	/* NULL: any key of the keyring */
+	int		 trusted;	/* a local file read unsigned */
+	int		 line;		/* of the section's '{' (messages) */
+};
+
+struct config_preload {
+	char		*path;			/* the store (a directory) */
+	char		*keyring;		/* gpgv keyring, NULL: none */
+	int		 refresh_interval;	/* seconds */
+	struct config_preload_list *lists;
+	size_t		 nlists;
+};
+
 struct config {
 	char		*file;			/* the file it came from */
 	struct config_listen *listen;
@@ -320,6 +358,7 @@ struct config {
 	struct config_cache cache;
 	struct config_fleet fleet;
 	struct config_tlsrpt tlsrpt;
+	struct config_preload preload;
 };
 
 /* config_dane_some_name - "dane", "dane-only" or "ignore" */

@@ -100,6 +100,16 @@ log_info(const char *fmt, ...)
 }
 
 void
+log_notice(const char *fmt, ...)
+{
+	va_list	 ap;
+
+	va_start(ap, fmt);
+	log_emit(LOG_NOTICE, "notice: ", NULL, fmt, ap);
+	va_end(ap);
+}
+
+void
 log_warn(const char *fmt, ...)
 {
 	va_list	 ap;

@@ -33,6 +33,9 @@ int	log_get_verbose(void);
 void	log_set_ident(const char *ident);
 
 void	log_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* log_notice - LOG_NOTICE, "notice: " (Postfix's tag): what an operator
+ * wants to be told about, short of a warning */
+void	log_notice(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void	log_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void	log_warnx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void	log_debug(int level, const char *fmt, ...)

@@ -202,12 +202,51 @@ decide_sts(const struct decide_input *in, const struct decide_options *opt,
 	return (decide_sts_base(pol, out));
 }
 
-/* decide_sts_enforce - will step 3 answer "secure"? */
+/* decide_preload_enforce - will step 4 answer "secure"? */
+static int
+decide_preload_enforce(const struct decide_input *in)
+{
+	return (in->sts != DECIDE_STS_POLICY && in->preload != NULL &&
+	    in->preload->enforce && in->preload->nmx > 0);
+}
+
+/* decide_sts_enforce - will step 3 or 4 answer "secure"? */
 static int
 decide_sts_enforce(const struct decide_input *in)
 {
-	return (in->sts == DECIDE_STS_POLICY && in->policy != NULL &&
-	    in->policy->mode == STS_MODE_ENFORCE);
+	return ((in->sts == DECIDE_STS_POLICY && in->policy != NULL &&
+	    in->policy->mode == STS_MODE_ENFORCE) ||
+	    decide_preload_enforce(in));
+}
+
+/*
+ * decide_preload - step 4: a preload list's enforce entry, the answer an
+ * enforce policy with its mx patterns would get, without TLSRPT
+ * attributes (issue 38: "never policy_type=sts attributes since it is not
+ * an STS policy")
+ */
+static int
+decide_preload(const struct decide_input *in, struct buf *out,
+    struct decide_result *res)
+{
+	const struct decide_preload *p = in->preload;
+	const char	*mx = p->mx, *end = p->mx + p->mxlen;
+	size_t		 i, len;
+
+	decide_set(res, SOCKMAP_OK, DECIDE_SOURCE_PRELOAD, "secure");
+	buf_append_str(out, "secure match=");
+	for (i = 0; i < p->nmx; i++) {
+		if (mx >= end || (len = strnlen(mx, (size_t)(end - mx))) ==
+		    (size_t)(end - mx) || !mxmatch_pattern_check(mx, len))
+			return (-1);	/* not what the parser gives */
+		if (i > 0)
+			buf_append_char(out, ':');
+		if (mxmatch_postfix_pattern(mx, out) == -1)
+			return (-1);
+		mx += len + 1;
+	}
+	buf_append_str(out, " servername=hostname");
+	return (out->error ? -1 : 0);
 }
 
 int
@@ -287,10 +326,15 @@ decide(const struct decide_input *in, const struct decide_options *opt,
 	case DECIDE_STS_FAILED:
 		/* RFC 8461 §3.3: deliver as if there were no MTA-STS. */
 		res->sts_failure = decide_sts_error_name(in->sts_error);
+		if (decide_preload_enforce(in))
+			return (decide_preload(in, out, res));
 		decide_set(res, SOCKMAP_NOTFOUND, DECIDE_SOURCE_STS,
 		    "notfound");
 		return (0);
 	case DECIDE_STS_NONE:
+		/* 4. a preload entry protects the first contact */
+		if (decide_preload_enforce(in))
+			return (decide_preload(in, out, res));
 		return (0);
 	default:
 		return (-1);
@@ -309,6 +353,8 @@ decide_source_name(enum decide_source src)
 		return ("dane");
 	case DECIDE_SOURCE_STS:
 		return ("sts");
+	case DECIDE_SOURCE_PRELOAD:
+		return ("preload");
 	}
 	return ("unknown");
 }

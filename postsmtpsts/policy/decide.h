@@ -38,7 +38,14 @@
  *			with each "*.name" pattern written ".name"
  *			(mxmatch_postfix_pattern), in policy order
  *	mode testing	NOTFOUND, or OK "may" if testing_answer = may
- *	mode none, no policy, discovery failed		NOTFOUND
+ *	mode none, no policy, discovery failed		NOTFOUND, or 4.
+ *  4. a preload list's entry (issue 38), only where step 3 found no policy
+ *     (no record, or its discovery failed: never over a discovered one,
+ *     mode none included, which is how a domain retires its policy):
+ *	mode enforce	OK "secure match=P1:P2... servername=hostname",
+ *			never TLSRPT attributes (it is not an STS policy:
+ *			Postfix would report it as one)
+ *	mode testing	nothing changes (NOTFOUND)
  *     A failed discovery falls back to "no policy": with no cached policy,
  *     RFC 8461 §3.3 says senders MUST continue with delivery as though the
  *     domain had not implemented MTA-STS.  With a cached, unexpired policy
@@ -157,6 +164,16 @@ enum decide_source {
 	DECIDE_SOURCE_PIN,
 	DECIDE_SOURCE_DANE,
 	DECIDE_SOURCE_STS,
+	DECIDE_SOURCE_PRELOAD,	/* a preload list's enforce entry */
+};
+
+/* A preload list's entry for the domain (preload_list.h), unexpired. */
+struct decide_preload {
+	int			 enforce;	/* else testing */
+	size_t			 nmx;
+	const char		*mx;		/* nmx MTA-STS patterns, NUL
+						   after each */
+	size_t			 mxlen;
 };
 
 /* A static per-domain answer from the configuration. */
@@ -182,6 +199,7 @@ struct decide_input {
 	enum decide_sts		 sts;
 	const struct sts_policy	*policy;	/* for DECIDE_STS_POLICY */
 	enum decide_sts_error	 sts_error;	/* for DECIDE_STS_FAILED */
+	const struct decide_preload *preload;	/* NULL: in no list */
 };
 
 struct decide_result {
@@ -211,7 +229,7 @@ struct decide_result {
 int	decide(const struct decide_input *in, const struct decide_options *opt,
 	    struct buf *out, struct decide_result *res);
 
-/* decide_source_name - "none", "pin", "dane", "sts" */
+/* decide_source_name - "none", "pin", "dane", "sts", "preload" */
 const char *decide_source_name(enum decide_source src);
 
 /* decide_sts_error_name - RFC 8460 result type: "sts-policy-invalid", ... */

@@ -115,6 +115,16 @@ facts_mode_rank(enum sts_mode mode)
 }
 
 int
+facts_downgrade_refused(const struct cache_record *old,
+    const struct discover_result *res, int64_t now)
+{
+	return (res->outcome == DISCOVER_POLICY && old != NULL &&
+	    old->kind == CACHE_KIND_STS && now < old->expires_at &&
+	    res->id != NULL && strcmp(res->id, old->id) == 0 &&
+	    facts_mode_rank(res->policy->mode) < old->sts_mode);
+}
+
+int
 facts_merge(const char *domain, const struct cache_record *old,
     const struct discover_result *res, const struct config_cache *cc,
     int64_t now, struct cache_record *out)
@@ -130,9 +140,7 @@ facts_merge(const char *domain, const struct cache_record *old,
 	switch (res->outcome) {
 	case DISCOVER_POLICY:
 		pol = res->policy;
-		if (have_old && res->id != NULL &&
-		    strcmp(res->id, old->id) == 0 &&
-		    facts_mode_rank(pol->mode) < old->sts_mode)
+		if (facts_downgrade_refused(old, res, now))
 			break;	/* weaker policy under the same id: refused */
 		cache_record_reset(out);
 		out->kind = CACHE_KIND_STS;
@@ -283,13 +291,15 @@ facts_decide_dane(int state)
 
 int
 facts_answer(const char *domain, const struct cache_record *rec,
-    const struct cache_record *dane, const struct config_map *map,
-    struct sts_policy *pol, struct buf *out, int *tlsrpt_dropped)
+    const struct cache_record *dane, const struct decide_preload *pre,
+    const struct config_map *map, struct sts_policy *pol, struct buf *out,
+    int *tlsrpt_dropped)
 {
 	struct decide_result res;
 	int		 st;
 
-	st = facts_decide(domain, rec, dane, map, map->tlsrpt, pol, out, &res);
+	st = facts_decide(domain, rec, dane, pre, map, map->tlsrpt, pol, out,
+	    &res);
 	if (tlsrpt_dropped != NULL)
 		*tlsrpt_dropped = res.tlsrpt_dropped;
 	return (st);
@@ -297,9 +307,9 @@ facts_answer(const char *domain, const struct cache_record *rec,
 
 int
 facts_decide(const char *domain, const struct cache_record *rec,
-    const struct cache_record *dane, const struct config_map *map,
-    int lines, struct sts_policy *pol, struct buf *out,
-    struct decide_result *res)
+    const struct cache_record *dane, const struct decide_preload *pre,
+    const struct config_map *map, int lines, struct sts_policy *pol,
+    struct buf *out, struct decide_result *res)
 {
 	struct decide_input in;
 	struct decide_options opt;
@@ -356,7 +366,8 @@ facts_decide(const char *domain, const struct cache_record *rec,
 		}
 		in.sts = DECIDE_STS_POLICY;
 		in.policy = pol;
-	}
+	} else
+		in.preload = pre;	/* no policy discovered: the list's */
 	if (decide(&in, &opt, out, res) == -1) {
 		buf_reset(out);
 		buf_append_str(out, "policy answer could not be formed");

@@ -54,6 +54,7 @@ struct config_cache;
 struct discover_result;
 struct dane_result;
 struct decide_options;
+struct decide_preload;
 struct config_map;
 struct sts_policy;
 struct buf;
@@ -104,6 +105,15 @@ int	facts_merge(const char *domain, const struct cache_record *old,
 	    int64_t now, struct cache_record *out);
 
 /*
+ * facts_downgrade_refused - 1 if facts_merge() refuses res's policy as a
+ * downgrade: old is an unexpired STS policy and res a policy fetched
+ * under the same id in a weaker mode (the table's second row).  The one
+ * rule, also for the history (history.h: downgrade-refused).
+ */
+int	facts_downgrade_refused(const struct cache_record *old,
+	    const struct discover_result *res, int64_t now);
+
+/*
  * facts_next_refresh - when to re-check a policy fetched at fetched_at
  *
  * Before expiry: refresh_before seconds before it, or when half of max_age
@@ -151,6 +161,9 @@ enum decide_dane facts_decide_dane(int state);
  *
  * rec is the MTA-STS record (kind none or sts) and dane the DANE record
  * (kind dane); either may be NULL (nothing known: no policy, no DANE).
+ * pre is the domain's unexpired preload entry or NULL (issue 38): it
+ * counts only while rec holds no policy (decide.h step 4), so a
+ * discovered policy, mode none included, always wins.
  * dane is ignored when the map has dane = no.  pol is caller scratch
  * (large: one per process, reused).  Writes the reply data into out and
  * returns the status (see decide.h).  *tlsrpt_dropped (may be NULL) is set
@@ -158,8 +171,9 @@ enum decide_dane facts_decide_dane(int state);
  * the reply would pass out's limit (decide.h), else 0: the caller logs it.
  */
 int	facts_answer(const char *domain, const struct cache_record *rec,
-	    const struct cache_record *dane, const struct config_map *map,
-	    struct sts_policy *pol, struct buf *out, int *tlsrpt_dropped);
+	    const struct cache_record *dane, const struct decide_preload *pre,
+	    const struct config_map *map, struct sts_policy *pol,
+	    struct buf *out, int *tlsrpt_dropped);
 
 /*
  * facts_decide - facts_answer() with decide()'s whole result in *res
@@ -173,8 +187,8 @@ int	facts_answer(const char *domain, const struct cache_record *rec,
  * the TLSRPT attributes only if the map has tlsrpt.  Returns the status.
  */
 int	facts_decide(const char *domain, const struct cache_record *rec,
-	    const struct cache_record *dane, const struct config_map *map,
-	    int lines, struct sts_policy *pol, struct buf *out,
-	    struct decide_result *res);
+	    const struct cache_record *dane, const struct decide_preload *pre,
+	    const struct config_map *map, int lines, struct sts_policy *pol,
+	    struct buf *out, struct decide_result *res);
 
 #endif

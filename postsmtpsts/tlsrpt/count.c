@@ -214,7 +214,8 @@ count_policy(struct count *c, const char *domain, struct verdict_policy *vp)
 	cache_dane_key(domain, strlen(domain), dkey);
 	if (cache_get(cache, dkey, strlen(dkey), &c->dane) == CACHE_HIT)
 		dane = &c->dane;
-	facts_decide(domain, rec, dane, c->map, 1, c->pol, &c->reply, &res);
+	facts_decide(domain, rec, dane, NULL, c->map, 1, c->pol, &c->reply,
+	    &res);
 	verdict_policy(rec, dane, &res, vp);
 	if (!vp->report) {
 		log_debug(1, "tlsrpt: domain=%s answer=%s: not reported",

@@ -39,6 +39,8 @@ verdict_policy(const struct cache_record *rec, const struct cache_record *dane,
 	switch (res->source) {
 	case DECIDE_SOURCE_PIN:
 		return;			/* the operator's, not published */
+	case DECIDE_SOURCE_PRELOAD:
+		return;			/* a list's, not the domain's */
 	case DECIDE_SOURCE_DANE:
 		vp->type = TLSRPT_POLICY_TLSA;
 		if (strcmp(a, "dane-only") == 0)

@@ -9,6 +9,9 @@
  *   show DOMAIN        every field of one entry
  *   purge DOMAIN       remove one entry (the next lookup rediscovers it)
  *   purge-all          remove every entry
+ *   export --preload [--sign KEYID] [FILE]
+ *                      the fresh enforce policies as an EFF-format preload
+ *                      list, optionally signed by gpg (cache_preload.h)
  *   export [hash|texthash]
  *                      Postfix smtp_tls_policy_maps lines for the fresh
  *                      MTA-STS enforce entries: a static fallback table
@@ -26,6 +29,14 @@
  *                      another policy server's cache, with its trust on
  *                      first use (cache_import.h); -n: check, write nothing;
  *                      --password-file: Redis's password (or REDISCLI_AUTH)
+ *   history DOMAIN [json]
+ *                      the domain's policy events from cache.history_file
+ *                      and its rotated copies, oldest first
+ *                      (cache_history.h); json: the file's JSON lines
+ *   preload [-n] [-k keyring] [NAME|FILE]
+ *                      EFF-format preload lists, signature checked by gpgv,
+ *                      into the preload store (cache_preload.h)
+ *   preloaded [DOMAIN] the lists held, or one domain's preloaded entry
  *
  * Safe while the daemon runs: list/show/export/stats read one LMDB snapshot
  * and never block the resolver's writes; purge is an ordinary write
@@ -63,7 +74,9 @@
 #include "lib/log.h"
 #include "daemon/stats.h"
 #include "tools/cache_fleet.h"
+#include "tools/cache_history.h"
 #include "tools/cache_import.h"
+#include "tools/cache_preload.h"
 #include "tools/cache_warm.h"
 #include "tools/tool.h"
 
@@ -85,14 +98,18 @@ struct cache_tool_export {
 	size_t		 n;
 };
 
-/* Long options of its own. */
+/* Long options of its own (import --password-file, export --preload). */
 enum {
 	CACHE_TOOL_OPT_PASSWORD_FILE = TOOL_OPT_OWN,
+	CACHE_OPT_PRELOAD,
+	CACHE_OPT_SIGN,
 };
 
 static const struct option cache_tool_longopts[] = {
 	{ "password-file", required_argument, NULL,
 	    CACHE_TOOL_OPT_PASSWORD_FILE },
+	{ "preload", no_argument, NULL, CACHE_OPT_PRELOAD },
+	{ "sign", required_argument, NULL, CACHE_OPT_SIGN },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -101,12 +118,16 @@ static const struct tool cache_tool = {
 	"usage: postsmtpsts-cache [-v] [-c config] [-d cachedir] command\n"
 	"       postsmtpsts-cache -h | --help | -V | --version\n"
 	"commands: list | show DOMAIN | purge DOMAIN | purge-all |\n"
-	"          export [hash|texthash] | stats |\n"
+	"          export [hash|texthash] |\n"
+	"          export --preload [--sign KEYID] [FILE] | stats |\n"
 	"          fleet-stats | push | pull |\n"
 	"          warm [-j jobs] [FILE|-] |\n"
 	"          import [-n] [--password-file FILE] sqlite|redis|tlspol "
-	"FILE|URL\n",
-	"d:j:n",
+	"FILE|URL |\n"
+	"          history DOMAIN [json] |\n"
+	"          preload [-n] [-k keyring] [NAME|FILE] |\n"
+	"          preloaded [DOMAIN]\n",
+	"d:j:k:n",
 	cache_tool_longopts,
 	0,
 };
@@ -403,6 +424,42 @@ cache_tool_open(const char *dir, int readonly)
 	return (c);
 }
 
+/*
+ * cache_tool_history - the history command: the file of the configuration
+ * (cache.history_file), else history.log beside the cache directory (-d
+ * or the default), as the daemon's default puts it
+ */
+static int
+cache_tool_history(struct config *cf, const char *dir, const char *domain,
+    int json)
+{
+	char	 path[4096];
+	const char *slash;
+	int	 rv;
+
+	if (cf != NULL && cf->cache.history_file == NULL) {
+		log_warnx("no history file: cache.history_file is \"none\" in "
+		    "%s", cf->file);
+		config_free(cf);
+		return (1);
+	}
+	if (cf != NULL && strcmp(dir, cf->cache.path) == 0)
+		snprintf(path, sizeof(path), "%s", cf->cache.history_file);
+	else {
+		slash = strrchr(dir, '/');
+		snprintf(path, sizeof(path), "%.*s/%s", slash != NULL ?
+		    (int)(slash - dir) : 1, slash != NULL ? dir : ".",
+		    CONFIG_HISTORY_NAME);
+	}
+	rv = cache_history_run(path, domain, json);
+	config_free(cf);
+	if (fflush(stdout) == EOF || ferror(stdout)) {
+		log_warn("standard output");
+		rv = 1;
+	}
+	return (rv);
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -411,6 +468,8 @@ main(int argc, char *argv[])
 	struct config	*cf = NULL;
 	const char	*dir = NULL, *conf = NULL, *cmd, *type = "hash";
 	const char	*passfile = NULL;
+	const char	*keyring = NULL, *sign = NULL;
+	int		 preload = 0;
 	char		 key[CACHE_KEY_MAX + 1], err[1024];
 	struct tool_opts to;
 	long		 jobs = 0;
@@ -428,6 +487,12 @@ main(int argc, char *argv[])
 			dry = 1;
 		else if (ch == CACHE_TOOL_OPT_PASSWORD_FILE)
 			passfile = optarg;
+		else if (ch == 'k')
+			keyring = optarg;
+		else if (ch == CACHE_OPT_PRELOAD)
+			preload = 1;
+		else if (ch == CACHE_OPT_SIGN)
+			sign = optarg;
 		else
 			cache_tool_usage();
 	}
@@ -442,8 +507,32 @@ main(int argc, char *argv[])
 		return (cache_warm_main(conf, jobs, argc, argv));
 	if (jobs != 0)
 		cache_tool_usage();	/* -j is for warm only */
-	if ((dry || passfile != NULL) && strcmp(cmd, "import") != 0)
-		cache_tool_usage();	/* -n, --password-file: import only */
+	if (passfile != NULL && strcmp(cmd, "import") != 0)
+		cache_tool_usage();	/* --password-file: import only */
+	if (strcmp(cmd, "preload") == 0) {	/* cache_preload.h */
+		if ((rv = cache_preload_main(conf, dry, keyring, argc,
+		    argv)) == 2)
+			cache_tool_usage();
+		return (rv);
+	}
+	if (keyring != NULL)
+		cache_tool_usage();	/* -k is for preload only */
+	if ((preload || sign != NULL) && strcmp(cmd, "export") != 0)
+		cache_tool_usage();	/* for export --preload only */
+	if (sign != NULL && !preload)
+		cache_tool_usage();
+	if (strcmp(cmd, "preloaded") == 0 && !dry) {
+		if (argc == 2 && cache_tool_domain(argv[1], key,
+		    sizeof(key)) == -1)
+			return (1);
+		if (argc == 2)
+			argv[1] = key;
+		if ((rv = cache_preload_show(conf, argc, argv)) == 2)
+			cache_tool_usage();
+		return (rv);
+	}
+	if (dry && strcmp(cmd, "import") != 0)
+		cache_tool_usage();	/* -n is for import only */
 	fleet = strcmp(cmd, "fleet-stats") == 0 || strcmp(cmd, "push") == 0 ||
 	    strcmp(cmd, "pull") == 0;
 	if (strcmp(cmd, "list") == 0 || strcmp(cmd, "stats") == 0 ||
@@ -455,6 +544,9 @@ main(int argc, char *argv[])
 			cache_tool_usage();
 		if (cache_tool_domain(argv[1], key, sizeof(key)) == -1)
 			return (1);
+	} else if (strcmp(cmd, "export") == 0 && preload) {
+		if (argc > 2)
+			cache_tool_usage();
 	} else if (strcmp(cmd, "export") == 0) {
 		type = argc > 1 ? argv[1] : "hash";
 		if (argc > 2 || (strcmp(type, "hash") != 0 &&
@@ -467,6 +559,12 @@ main(int argc, char *argv[])
 			return (2);
 		if (passfile != NULL && strcmp(argv[1], "redis") != 0)
 			cache_tool_usage();	/* a redis password */
+	} else if (strcmp(cmd, "history") == 0) {
+		if (argc < 2 || argc > 3 || (argc == 3 &&
+		    strcmp(argv[2], "json") != 0))
+			cache_tool_usage();
+		if (cache_tool_domain(argv[1], key, sizeof(key)) == -1)
+			return (1);
 	} else
 		cache_tool_usage();
 
@@ -487,6 +585,8 @@ main(int argc, char *argv[])
 			dir = CACHE_TOOL_DEFAULT_DIR;
 	}
 
+	if (strcmp(cmd, "history") == 0)
+		return (cache_tool_history(cf, dir, key, argc == 3));
 	if (fleet && cf == NULL) {
 		log_warnx("%s needs the configuration's fleet section (-c)",
 		    cmd);
@@ -538,6 +638,10 @@ main(int argc, char *argv[])
 		if (st == CACHE_FULL)
 			log_warnx("purge-all: cache map or disk full");
 		rv = st == CACHE_OK ? 0 : 1;
+	} else if (strcmp(cmd, "export") == 0 && preload) {
+		if ((rv = cache_preload_export(c, sign, argc > 1 ? argv[1] :
+		    NULL)) == 2)
+			cache_tool_usage();
 	} else if (strcmp(cmd, "export") == 0)
 		rv = cache_tool_export(c, type);
 	else if (strcmp(cmd, "push") == 0)

@@ -45,11 +45,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <event2/event.h>
 
 #include "lib/buf.h"
+#include "lib/clock.h"
 #include "lib/config.h"
 #include "policy/dane.h"
 #include "policy/decide.h"
@@ -59,6 +61,7 @@
 #include "policy/facts.h"
 #include "lib/https.h"
 #include "lib/log.h"
+#include "lib/preload_store.h"
 #include "lib/sockmap.h"
 #include "policy/pins.h"
 #include "policy/requiretls.h"
@@ -95,6 +98,10 @@ struct query {
 	struct dane_result dres;
 	struct dane_host dhosts[DANE_MAX_HOSTS];
 	char		 ddetail[256];
+	/* the domain's entry in the preload store (issue 38), if any */
+	int		 have_preload;
+	struct preload_store_hit phit;
+	char		 pmx[PRELOAD_STORE_MAX_MX];
 };
 
 /* postsmtpsts-query's own options (tool.h has the shared ones) */
@@ -352,10 +359,72 @@ query_print_requiretls(const char *answer)
 	printf("requiretls: %s (%s)\n", requiretls_verdict_name(v), why);
 }
 
+/* query_time - t as ISO 8601 UTC, in a static buffer (one per call
+ * site's argument list: two per printf at most) */
+static const char *
+query_time(int64_t t)
+{
+	static char	 buf[2][32];
+	static int	 k;
+	struct tm	 tm;
+	time_t		 tt = (time_t)t;
+
+	k ^= 1;
+	if (gmtime_r(&tt, &tm) == NULL || strftime(buf[k], sizeof(buf[k]),
+	    "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+		snprintf(buf[k], sizeof(buf[k]), "%lld", (long long)t);
+	return (buf[k]);
+}
+
+/*
+ * query_preload - the domain's preload entry (issue 38), as the worker
+ * reads it: from the configuration's preload store, unexpired; kept in
+ * qy for the report whether or not it is used.  NULL if none.
+ */
+static const struct decide_preload *
+query_preload(struct query *qy, struct decide_preload *p)
+{
+	struct preload_store *ps;
+	char		 err[512];
+	const char	*path = qy->cf != NULL ? qy->cf->preload.path :
+			    CONFIG_DEFAULT_PRELOAD_PATH;
+
+	if ((ps = preload_store_open(path, 1, err, sizeof(err))) == NULL)
+		return (NULL);
+	if (preload_store_get(ps, qy->domain, &qy->phit) == 1 &&
+	    qy->phit.mxlen <= sizeof(qy->pmx)) {
+		memcpy(qy->pmx, qy->phit.mx, qy->phit.mxlen);
+		qy->phit.mx = qy->pmx;
+		qy->have_preload = 1;
+	}
+	preload_store_close(ps);
+	if (!qy->have_preload || qy->phit.expires <= clock_wall())
+		return (NULL);
+	p->enforce = qy->phit.mode == 2;
+	p->nmx = qy->phit.nmx;
+	p->mx = qy->pmx;
+	p->mxlen = qy->phit.mxlen;
+	return (p);
+}
+
+/* query_print_preload - the preload line of the text report */
+static void
+query_print_preload(const struct query *qy)
+{
+	if (!qy->have_preload)
+		return;
+	printf("preload: list %s, timestamp %s, ", qy->phit.list,
+	    query_time(qy->phit.timestamp));
+	printf("expires %s%s, mode %s\n", query_time(qy->phit.expires),
+	    qy->phit.expires <= clock_wall() ? " (expired: not used)" : "",
+	    qy->phit.mode == 2 ? "enforce" : "testing");
+}
+
 /* query_print_text - the human-readable report */
 static void
 query_print_text(const struct query *qy, const struct discover_result *r,
-    enum pins_state ps, const struct config_domain *pd, const char *answer)
+    enum pins_state ps, const struct config_domain *pd,
+    const struct decide_result *res, const char *answer)
 {
 	char		 esc[QUERY_ESC_MAX], rc[16];
 	const char	*line, *nl, *mx;
@@ -430,6 +499,11 @@ query_print_text(const struct query *qy, const struct discover_result *r,
 	printf("\n");
 	printf("detail: %s\n", query_esc(esc, r->detail, strlen(r->detail)));
 	query_print_pin(qy->cf, ps, pd);
+	query_print_preload(qy);
+	printf("source: %s", decide_source_name(res->source));
+	if (res->source == DECIDE_SOURCE_PRELOAD)
+		printf(" %s %s", qy->phit.list, query_time(qy->phit.timestamp));
+	printf("\n");
 	printf("answer: %s\n", answer);
 	query_print_requiretls(answer);
 }
@@ -437,7 +511,8 @@ query_print_text(const struct query *qy, const struct discover_result *r,
 /* query_print_json - the same facts as one JSON object */
 static void
 query_print_json(const struct query *qy, const struct discover_result *r,
-    enum pins_state ps, const struct config_domain *pd, const char *answer)
+    enum pins_state ps, const struct config_domain *pd,
+    const struct decide_result *res, const char *answer)
 {
 	struct buf	 b;
 	char		 rc[16];
@@ -556,6 +631,24 @@ query_print_json(const struct query *qy, const struct discover_result *r,
 	buf_append_char(&b, '}');
 	tool_json_bool(&b, "pinned", ps == PINS_IN_FORCE);
 	tool_json_pin(&b, ps, pd);
+	buf_json_key(&b, "preload");
+	if (!qy->have_preload)
+		buf_json_cstr(&b, NULL);
+	else {
+		buf_append_char(&b, '{');
+		buf_json_key(&b, "list");
+		buf_json_cstr(&b, qy->phit.list);
+		buf_json_key(&b, "timestamp");
+		buf_json_cstr(&b, query_time(qy->phit.timestamp));
+		buf_json_key(&b, "expires");
+		buf_json_cstr(&b, query_time(qy->phit.expires));
+		buf_json_key(&b, "mode");
+		buf_json_cstr(&b, qy->phit.mode == 2 ? "enforce" : "testing");
+		tool_json_bool(&b, "expired", qy->phit.expires <= clock_wall());
+		buf_append_char(&b, '}');
+	}
+	buf_json_key(&b, "source");
+	buf_json_cstr(&b, decide_source_name(res->source));
 	buf_json_key(&b, "answer");
 	buf_json_cstr(&b, answer);
 	tool_json_requiretls(&b, answer);
@@ -570,6 +663,7 @@ query_done(const struct discover_result *r, void *arg)
 {
 	struct query	*qy = arg;
 	struct decide_result res;
+	struct decide_preload pre;
 	struct buf	 answer;
 	enum decide_dane dane = DECIDE_DANE_NONE;
 	enum pins_state	 ps;
@@ -581,12 +675,12 @@ query_done(const struct discover_result *r, void *arg)
 		dane = facts_decide_dane(qy->dres.state);
 	buf_init(&answer, QUERY_ANSWER_MAX);
 	memset(&res, 0, sizeof(res));
-	bad = query_decide(qy->cf, qy->domain, dane, r, &qy->dopt, &answer,
-	    &res, &ps, &pd) == -1;
+	bad = query_decide(qy->cf, qy->domain, dane, r, query_preload(qy, &pre),
+	    &qy->dopt, &answer, &res, &ps, &pd) == -1;
 	if (qy->json)
-		query_print_json(qy, r, ps, pd, answer.data);
+		query_print_json(qy, r, ps, pd, &res, answer.data);
 	else
-		query_print_text(qy, r, ps, pd, answer.data);
+		query_print_text(qy, r, ps, pd, &res, answer.data);
 	buf_free(&answer);
 
 	switch (r->outcome) {

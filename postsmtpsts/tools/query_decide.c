@@ -53,7 +53,8 @@ query_decide_sts(const struct discover_result *r, struct decide_input *in)
 int
 query_decide(const struct config *cf, const char *domain,
     enum decide_dane dane, const struct discover_result *r,
-    const struct decide_options *opt, struct buf *out,
+    const struct decide_preload *pre, const struct decide_options *opt,
+    struct buf *out,
     struct decide_result *res, enum pins_state *ps,
     const struct config_domain **pd)
 {
@@ -67,6 +68,10 @@ query_decide(const struct config *cf, const char *domain,
 		*ps = st;
 	in.dane = dane;
 	query_decide_sts(r, &in);
+	/* as the worker: the list's entry only without a discovered policy
+	 * (decide() holds to that too) */
+	if (in.sts != DECIDE_STS_POLICY)
+		in.preload = pre;
 	buf_init(&data, QUERY_DECIDE_DATA_MAX);
 	buf_reset(out);
 	if (decide(&in, opt, &data, res) == -1) {

@@ -24,11 +24,14 @@ struct buf;
  * query_decide - the reply for domain: writes "STATUS data" ("NOTFOUND"
  * alone) into out (reset first) and fills *res; *ps and *pd (each may be
  * NULL) what pins_decide_input() found: the pin's state and its section.
- * cf may be NULL (no pins).  Returns 0, or -1 with "TEMP internal error
- * in decide()" in out.
+ * cf may be NULL (no pins).  pre is the domain's unexpired preload entry
+ * or NULL (issue 38): passed to decide() only when r found no policy, as
+ * the worker does (facts_decide).  Returns 0, or -1 with "TEMP internal
+ * error in decide()" in out.
  */
 int	query_decide(const struct config *cf, const char *domain,
 	    enum decide_dane dane, const struct discover_result *r,
+	    const struct decide_preload *pre,
 	    const struct decide_options *opt, struct buf *out,
 	    struct decide_result *res, enum pins_state *ps,
 	    const struct config_domain **pd);

@@ -108,6 +108,7 @@ postsmtpsts_lookups_total{source="invalid",answer="perm"} 1
 postsmtpsts_lookups_total{source="pinned",answer="ok"} 1
 postsmtpsts_lookups_total{source="resolver",answer="notfound"} 4
 postsmtpsts_lookups_total{source="resolver",answer="ok"} 1
+postsmtpsts_policy_events_total{kind="first-seen"} 1
 postsmtpsts_protocol_errors_total{kind="request"} 1
 postsmtpsts_requests_total 10' \
     "9 lookups and a malformed request moved exactly these counters"

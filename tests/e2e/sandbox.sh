@@ -104,6 +104,12 @@ is "$got" "$want" "discovered MTA-STS policy answered"
 is "$(pq enforce.pstest 2>/dev/null)" "$want" "answered again (cache)"
 ok "$([ -z "$(find "$T/cache" ! -user "$RUN_USER" 2>/dev/null)" ] &&
     [ -d "$T/cache" ]; echo $?)" "cache files owned by $RUN_USER"
+# The sandboxed resolver, as the daemon's user, writes the history file
+# beside the cache (cache.history_file's default), mode 0640.
+is "$(stat -c '%U %a' "$T/history.log" 2>&1)" "$RUN_USER 640" \
+    "history file created by the resolver as $RUN_USER, mode 0640"
+ok "$(grep -q '"domain":"enforce.pstest","event":"first-seen"' \
+    "$T/history.log"; echo $?)" "history file: enforce.pstest first-seen"
 
 # Every process still alive: no restriction killed one.
 for pid in $workers $resolvers; do

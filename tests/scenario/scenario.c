@@ -71,6 +71,8 @@
 #include "conf/config_load.h"
 #include "lib/config.h"
 #include "lib/log.h"
+#include "lib/preload_store.h"
+#include "policy/preload_list.h"
 #include "fake_dns.h"
 #include "fake_event.h"
 #include "fake_https.h"
@@ -145,6 +147,68 @@ scn_worker_connect(int i)
 	S.w[i].fd = fd;
 }
 
+/*
+ * cmd_preload - "preload NAME TEXT": an EFF-format list imported into
+ * the scenario's preload store as postsmtpsts-cache preload does after
+ * the signature (tests/e2e/preload.sh checks that part): parsed
+ * strictly, refused when expired or older than the one held; a refusal
+ * fails the scenario unless the line ends with "refused"
+ */
+static void
+cmd_preload(int n, char **t)
+{
+	struct preload_store_list meta;
+	struct preload_store_entry *e;
+	struct preload_store *ps;
+	struct preload_list *l;
+	char		 why[1024], path[PATH_MAX];
+	size_t		 i;
+	int		 want_refused, rc = -1;
+
+	want_refused = n == 4 && strcmp(t[3], "refused") == 0;
+	if (n != 3 && !want_refused)
+		scn_bail("preload NAME TEXT [refused]");
+	l = preload_list_parse(t[1], t[2], strlen(t[2]), why, sizeof(why));
+	if (l != NULL && l->expires <= clock_wall()) {
+		snprintf(why, sizeof(why), "%s: expires: expired", t[1]);
+		preload_list_free(l);
+		l = NULL;
+	}
+	if (l != NULL) {
+		snprintf(path, sizeof(path), "%s/preload", S.tmp);
+		if ((ps = preload_store_open(path, 0, why, sizeof(why))) ==
+		    NULL)
+			scn_bail("%s", why);
+		memset(&meta, 0, sizeof(meta));
+		snprintf(meta.name, sizeof(meta.name), "%s", t[1]);
+		meta.timestamp = l->timestamp;
+		meta.expires = l->expires;
+		meta.loaded_at = clock_wall();
+		snprintf(meta.source, sizeof(meta.source), "scenario");
+		e = calloc(l->n > 0 ? l->n : 1, sizeof(*e));
+		if (e == NULL)
+			abort();
+		for (i = 0; i < l->n; i++) {
+			e[i].domain = l->e[i].domain;
+			e[i].mode = l->e[i].mode;
+			e[i].nmx = l->e[i].nmx;
+			e[i].mx = l->e[i].mx;
+			e[i].mxlen = l->e[i].mxlen;
+		}
+		rc = preload_store_replace(ps, &meta, e, l->n, why,
+		    sizeof(why));
+		free(e);
+		preload_store_close(ps);
+		preload_list_free(l);
+	}
+	if (rc == 0 && want_refused)
+		scn_fail("preload %s: imported, expected a refusal", t[1]);
+	else if (rc != 0 && !want_refused)
+		scn_fail("preload %s: refused: %s", t[1], why);
+	else if (rc != 0)
+		log_info("preload refused: %s", why);	/* for expect log */
+}
+
 /* scn_config_load - this scenario's configuration with runtime_dir and
  * cache dir; fleet: the fleet server (a relay's socket), or NULL */
 static struct config *
@@ -160,8 +224,9 @@ scn_config_load(const char *runtime_dir, const char *cachedir,
 		abort();
 	/* one resolver: the runner runs one (two hosts' with fleet) */
 	snprintf(text, len, "resolvers = 1\nruntime_dir = \"%s\"\n"
-	    "cache {\n\tpath = \"%s\"\n}\n%s%s%s%s%s%s", runtime_dir,
-	    cachedir,
+	    "cache {\n\tpath = \"%s\"\n}\n"
+	    "preload {\n\tpath = \"%s/preload\"\n}\n%s%s%s%s%s%s",
+	    runtime_dir, cachedir, S.tmp,
 	    S.have_map ? "" : "map \"sts\" {\n\tdane = no\n}\n",
 	    S.conf != NULL ? S.conf : "",
 	    fleet != NULL ? "fleet {\n\tservers = { \"" : "",
@@ -707,6 +772,8 @@ scn_line(char *line)
 		log_set_verbose((int)scn_num(t[1]));
 	else if (strcmp(t[0], "mark") == 0)
 		S.logmark = S.nlog;
+	else if (strcmp(t[0], "preload") == 0)
+		cmd_preload(n, t);
 	else if (strcmp(t[0], "expect") == 0)
 		cmd_expect(n, t);
 	else

@@ -23,10 +23,12 @@
 #include "daemon/stats.h"
 #include "lib/cache.h"
 #include "lib/cache_record.h"
+#include "lib/config.h"
 #include "lib/https.h"
 #include "lib/sockmap.h"
 #include "policy/dane.h"
 #include "policy/discover.h"
+#include "policy/history.h"
 #include "fake_dns.h"
 #include "fake_https.h"
 #include "scenario_int.h"
@@ -354,7 +356,118 @@ scn_stat_id(const char *name)
 		if (strcmp(name, buf) == 0)
 			return (STATS_DNS_ERRORS + i);
 	}
+	for (i = 0; i < HISTORY_KIND_COUNT; i++) {
+		snprintf(buf, sizeof(buf), "policy_events.%s",
+		    history_kind_name((enum history_kind)i));
+		if (strcmp(name, buf) == 0)
+			return (STATS_POLICY_EVENTS + i);
+	}
 	return (-1);
+}
+
+/* scn_history_field - the value of an event's field for a condition,
+ * in the file's spelling ("" for none) */
+static const char *
+scn_history_field(const struct history_event *ev, const char *f)
+{
+	static const char *const modes[] = { "none", "testing", "enforce" };
+
+	if (strcmp(f, "source") == 0)
+		return (history_source_name(ev->source));
+	if (strcmp(f, "trigger") == 0)
+		return (ev->trigger);
+	if (strcmp(f, "old_id") == 0)
+		return (ev->old_id);
+	if (strcmp(f, "id") == 0)
+		return (ev->id);
+	if (strcmp(f, "sha256") == 0)
+		return (ev->sha256);
+	if (strcmp(f, "old_mode") == 0)
+		return (ev->old_mode >= 0 ? modes[ev->old_mode] : "");
+	if (strcmp(f, "mode") == 0)
+		return (ev->mode >= 0 ? modes[ev->mode] : "");
+	if (strcmp(f, "old_mx") == 0)
+		return (ev->old_mx);
+	if (strcmp(f, "mx") == 0)
+		return (ev->mx);
+	if (strcmp(f, "old_dane") == 0)
+		return (ev->old_dane >= 0 ?
+		    dane_state_name((enum dane_state)ev->old_dane) : "");
+	if (strcmp(f, "dane") == 0)
+		return (ev->dane >= 0 ?
+		    dane_state_name((enum dane_state)ev->dane) : "");
+	if (strcmp(f, "time") == 0) {
+		static char t[32];
+
+		snprintf(t, sizeof(t), "%lld", (long long)ev->time);
+		return (t);
+	}
+	return (NULL);
+}
+
+/*
+ * expect_history - "expect history DOMAIN KIND|* N [FIELD=VALUE...]": the
+ * lines of the history file (cache.history_file) for DOMAIN and KIND
+ * whose fields have those values (old_mx, mx comma-joined; "" for none:
+ * FIELD=); a line history_parse() refuses fails the expectation
+ */
+static void
+expect_history(int n, char **t)
+{
+	static struct history_event ev;
+	enum scn_op	 op;
+	long long	 want, seen = 0;
+	const char	*why, *v;
+	char		 line[HISTORY_LINE_MAX + 2], *eq;
+	size_t		 len;
+	FILE		*fp;
+	int		 i, ok;
+
+	if (n < 4)
+		scn_bail("expect history DOMAIN KIND N [FIELD=VALUE...]");
+	if (strcmp(t[2], "*") != 0 &&
+	    history_kind_value(t[2], strlen(t[2])) == -1)
+		scn_bail("no event kind \"%s\"", t[2]);
+	want = scn_count_expect(t[3], &op);
+	for (i = 4; i < n; i++)
+		if ((eq = strchr(t[i], '=')) == NULL)
+			scn_bail("expect history: \"%s\" is no FIELD=VALUE",
+			    t[i]);
+	if (S.cf == NULL || S.cf->cache.history_file == NULL)
+		scn_bail("expect history: no history file");
+	if ((fp = fopen(S.cf->cache.history_file, "r")) != NULL) {
+		while (fgets(line, sizeof(line), fp) != NULL) {
+			len = strlen(line);
+			if (len == 0 || line[len - 1] != '\n') {
+				scn_fail("history: a line without its newline");
+				break;
+			}
+			if (history_parse(line, len - 1, &ev, &why) == -1) {
+				scn_fail("history: a bad line (%s): %s", why,
+				    line);
+				continue;
+			}
+			if (strcmp(ev.domain, t[1]) != 0 ||
+			    (strcmp(t[2], "*") != 0 &&
+			    strcmp(history_kind_name(ev.kind), t[2]) != 0))
+				continue;
+			for (ok = 1, i = 4; i < n && ok; i++) {
+				eq = strchr(t[i], '=');
+				*eq = '\0';
+				v = scn_history_field(&ev, t[i]);
+				if (v == NULL)
+					scn_bail("expect history: no field "
+					    "\"%s\"", t[i]);
+				ok = strcmp(v, eq + 1) == 0;
+				*eq = '=';
+			}
+			seen += ok;
+		}
+		fclose(fp);
+	}
+	if (!scn_cmp(seen, op, want))
+		scn_fail("history %s %s: expected %s%lld events, seen %lld",
+		    t[1], t[2], scn_op_names[op], want, seen);
 }
 
 /* scn_log_match - line holds every word of t[i..n) */
@@ -432,6 +545,8 @@ cmd_expect(int n, char **t)
 		expect_noreply(n, t);
 	else if (strcmp(t[0], "cache") == 0)
 		expect_cache(n, t);
+	else if (strcmp(t[0], "history") == 0)
+		expect_history(n, t);
 	else if (strcmp(t[0], "log") == 0 || strcmp(t[0], "nolog") == 0 ||
 	    strcmp(t[0], "logcount") == 0)
 		expect_log(n, t);

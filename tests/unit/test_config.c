@@ -155,6 +155,8 @@ empty_file_gives_defaults(void **state)
 	assert_int_equal(cf->cache.refresh_interval, 60);
 	assert_int_equal(cf->cache.refresh_concurrency, 64);
 	assert_int_equal(cf->cache.enabled, 1);
+	assert_string_equal(cf->cache.history_file, LOCALSTATEDIR
+	    "/lib/postsmtpsts/history.log");
 	config_free(cf);
 }
 
@@ -340,6 +342,7 @@ full_file_sets_every_field(void **state)
 	assert_int_equal(cf->cache.refresh_interval, 5);
 	assert_int_equal(cf->cache.refresh_concurrency, 20);
 	assert_int_equal(cf->cache.enabled, 0);
+	assert_string_equal(cf->cache.history_file, "/srv/history.log");
 	config_free(cf);
 }
 
@@ -516,6 +519,31 @@ dump_round_trip(const struct config *cf)
 	free(d2);
 	config_free(cf2);
 	return (d1);
+}
+
+static void
+history_file_values(void **state)
+{
+	struct config *cf;
+	char	*d;
+
+	(void)state;
+	cf = load_ok("cache { history_file = none }\n");
+	assert_null(cf->cache.history_file);
+	d = dump_round_trip(cf);
+	assert_non_null(strstr(d, "\thistory_file = \"none\"\n"));
+	free(d);
+	config_free(cf);
+	cf = load_ok("cache {\n\tpath = \"/cache\"\n}\n");
+	assert_string_equal(cf->cache.history_file, "/history.log");
+	config_free(cf);
+	cf = load_ok("cache { history_file = \"/var/log/sts-history\" }\n");
+	assert_string_equal(cf->cache.history_file, "/var/log/sts-history");
+	d = dump_round_trip(cf);
+	assert_non_null(strstr(d, "\thistory_file = "
+	    "\"/var/log/sts-history\"\n"));
+	free(d);
+	config_free(cf);
 }
 
 static void
@@ -858,6 +886,12 @@ static const struct error_case {
 	    "cache: path must not be empty" },
 	{ "cache path relative", "cache { path = cache }\n", 1,
 	    "cache: path \"cache\" is not an absolute path" },
+	{ "history_file relative", "cache {\n\tpath = \"/srv/c\"\n"
+	    "\thistory_file = h.log\n}\n", 3,
+	    "cache: history_file \"h.log\" is not an absolute path" },
+	{ "history_file control character", "cache { history_file = "
+	    "\"/srv/h\\tlog\" }\n", 1,
+	    "cache: history_file \"/srv/h\\x09log\" contains a control" },
 	{ "cache max_size too small", "cache { max_size = 1048575 }\n", 1,
 	    "cache: max_size must be between 1048576 and 1099511627776" },
 	{ "cache max_size too big", "cache { max_size = 1099511627777 }\n", 1,
@@ -1377,6 +1411,97 @@ fleet_errors_name_file_and_line(void **state)
 	free(open_pw);
 }
 
+/* -- the preload section (issue 38) ----------------------------------- */
+
+static const char preload_text[] =
+    "preload {\n"
+    "\tkeyring = \"/etc/postsmtpsts/preload.gpg\"\n"
+    "\trefresh_interval = 43200\n"
+    "\tlist \"eff\" {\n"
+    "\t\tsource = \"https://dl.eff.org/starttls-everywhere/policy.json\"\n"
+    "\t\tfingerprint = \"b693 f33f 2aa1 3e5b 1d97 5a24 4af5 fc82 5a3e 0c2a\"\n"
+    "\t}\n"
+    "\tlist \"ours\" {\n"
+    "\t\tsource = \"/etc/postsmtpsts/ours.json\"\n"
+    "\t\ttrusted = true\n"
+    "\t}\n"
+    "}\n";
+
+static void
+preload_section_loads(void **state)
+{
+	struct config *cf;
+	char	*d1, *d2;
+
+	(void)state;
+	cf = load_ok("");
+	assert_string_equal(cf->preload.path, LOCALSTATEDIR
+	    "/lib/postsmtpsts/preload");
+	assert_null(cf->preload.keyring);
+	assert_int_equal(cf->preload.refresh_interval, 86400);
+	assert_int_equal(cf->preload.nlists, 0);
+	config_free(cf);
+	cf = load_ok(preload_text);
+	assert_string_equal(cf->preload.keyring,
+	    "/etc/postsmtpsts/preload.gpg");
+	assert_int_equal(cf->preload.refresh_interval, 43200);
+	assert_int_equal(cf->preload.nlists, 2);
+	assert_string_equal(cf->preload.lists[0].name, "eff");
+	assert_string_equal(cf->preload.lists[0].source,
+	    "https://dl.eff.org/starttls-everywhere/policy.json");
+	assert_null(cf->preload.lists[0].signature);
+	assert_null(cf->preload.lists[0].keyring);
+	assert_string_equal(cf->preload.lists[0].fingerprint,
+	    "B693F33F2AA13E5B1D975A244AF5FC825A3E0C2A");
+	assert_false(cf->preload.lists[0].trusted);
+	assert_int_equal(cf->preload.lists[0].line, 4);
+	assert_string_equal(cf->preload.lists[1].source,
+	    "/etc/postsmtpsts/ours.json");
+	assert_true(cf->preload.lists[1].trusted);
+	d1 = dump_text(cf);
+	assert_non_null(strstr(d1, "\tlist \"ours\" {\n\t\tsource = "
+	    "\"/etc/postsmtpsts/ours.json\"\n"));
+	config_free(cf);
+	cf = load_ok(d1);
+	d2 = dump_text(cf);
+	assert_string_equal(d1, d2);
+	free(d1);
+	free(d2);
+	config_free(cf);
+}
+
+static void
+preload_errors(void **state)
+{
+	char	 err[TEST_ERRSZ];
+	struct config *cf;
+
+	(void)state;
+	cf = load_text("preload {\n"
+	    "\trefresh_interval = 172801\n"
+	    "\tlist \"a b\" {\n\t\tsource = \"/x.json\"\n"
+	    "\t\ttrusted = true\n\t}\n"
+	    "\tlist \"url\" {\n"
+	    "\t\tsource = \"https://example.org/p.json\"\n"
+	    "\t\ttrusted = true\n\t}\n"
+	    "\tlist \"rel\" {\n\t\tsource = \"p.json\"\n"
+	    "\t\tfingerprint = \"abc\"\n\t}\n"
+	    "\tlist \"none\" {\n\t}\n"
+	    "}\n", err, NULL);
+	assert_null(cf);
+	assert_non_null(strstr(err, ":2: preload: refresh_interval"));
+	assert_non_null(strstr(err, ":3: preload list \"a b\": a list name "
+	    "is 1 to 32"));
+	assert_non_null(strstr(err, ":9: preload list \"url\": trusted is "
+	    "for a local file"));
+	assert_non_null(strstr(err, ":12: preload list \"rel\": source "
+	    "\"p.json\": neither an https:// URL nor"));
+	assert_non_null(strstr(err, ":13: preload list \"rel\": fingerprint: "
+	    "40 or 64 hex digits"));
+	assert_non_null(strstr(err, ":11: preload list \"rel\": no keyring"));
+	assert_non_null(strstr(err, ":15: preload list \"none\": no source"));
+}
+
 int
 main(void)
 {
@@ -1389,6 +1514,7 @@ main(void)
 		cmocka_unit_test(answers_are_composed),
 		cmocka_unit_test(many_domains_bsearch),
 		cmocka_unit_test(dump_loads_back_identically),
+		cmocka_unit_test(history_file_values),
 		cmocka_unit_test(comments_keep_line_numbers),
 		cmocka_unit_test(url_with_slashes_is_not_a_comment),
 		cmocka_unit_test(errors_name_file_and_line),
@@ -1402,6 +1528,8 @@ main(void)
 		cmocka_unit_test(fleet_section_loads),
 		cmocka_unit_test(fleet_errors_name_file_and_line),
 		cmocka_unit_test(fleet_sentinels_load),
+		cmocka_unit_test(preload_section_loads),
+		cmocka_unit_test(preload_errors),
 	};
 
 	return (cmocka_run_group_tests_name("config", tests, NULL, NULL));

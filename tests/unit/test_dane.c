@@ -355,7 +355,7 @@ answer(const struct cache_record *sts, int dane_state,
 	dane.dane = (uint8_t)dane_state;
 	buf_init_fixed(&b, data, sizeof(data) - 1);
 	st = facts_answer("example.com", sts, dane_state < 0 ? NULL : &dane,
-	    map, pol, &b, NULL);
+	    NULL, map, pol, &b, NULL);
 	data[b.len] = '\0';
 	snprintf(out, sizeof(out), "%s%s%s", sockmap_status_name(st),
 	    b.len > 0 ? " " : "", data);

@@ -92,6 +92,15 @@ struct decide_case {
 	const char		*sts_failure;
 };
 
+/* Preload entries (issue 38): patterns as preload_list keeps them. */
+#define PRE_MX	"mail.example.com\0*.example.net"
+static const struct decide_preload pre_enforce = { 1, 2, PRE_MX,
+	sizeof(PRE_MX) };
+static const struct decide_preload pre_testing = { 0, 2, PRE_MX,
+	sizeof(PRE_MX) };
+static const struct decide_preload pre_broken = { 1, 2, "mail.example.com",
+	sizeof("mail.example.com") };
+
 static const struct decide_case cases[] = {
 	/* 1. Static pin. */
 	{ "pin wins over DANE and STS", "example.com", &pin_encrypt,
@@ -327,10 +336,65 @@ assert_tlsrpt_whole(const struct buf *out)
 	assert_null(memmem(out->data, out->len, "policy_failure", 14));
 }
 
+/* 4. Preload lists (issue 38): each case with its list entry. */
+struct decide_pcase {
+	struct decide_case	 c;
+	const struct decide_preload *preload;
+};
+
+static const struct decide_pcase pcases[] = {
+	{ { "preload enforce, no policy: secure from the list",
+	    "example.com", NULL, DECIDE_DANE_NONE, DECIDE_STS_NONE, NULL, 0,
+	    O_DEFAULT, 0, SOCKMAP_OK, SECURE, DECIDE_SOURCE_PRELOAD, 0,
+	    NULL }, &pre_enforce },
+	{ { "preload enforce on a TLSRPT map: no policy_type attributes",
+	    "example.com", NULL, DECIDE_DANE_NONE, DECIDE_STS_NONE, NULL, 0,
+	    O_RPT, 0, SOCKMAP_OK, SECURE, DECIDE_SOURCE_PRELOAD, 0, NULL },
+	    &pre_enforce },
+	{ { "preload enforce, discovery failed: secure, the failure kept",
+	    "example.com", NULL, DECIDE_DANE_NONE, DECIDE_STS_FAILED, NULL,
+	    DECIDE_STS_ERR_FETCH, O_RPT, 0, SOCKMAP_OK, SECURE,
+	    DECIDE_SOURCE_PRELOAD, 0, "sts-policy-fetch-error" },
+	    &pre_enforce },
+	{ { "preload testing changes nothing", "example.com", NULL,
+	    DECIDE_DANE_NONE, DECIDE_STS_NONE, NULL, 0, O_MAY, 0,
+	    SOCKMAP_NOTFOUND, "", DECIDE_SOURCE_NONE, 0, NULL },
+	    &pre_testing },
+	{ { "a discovered mode none wins over preload enforce",
+	    "example.com", NULL, DECIDE_DANE_NONE, DECIDE_STS_POLICY, P_NONE,
+	    0, O_DEFAULT, 0, SOCKMAP_NOTFOUND, "", DECIDE_SOURCE_STS, 0,
+	    NULL }, &pre_enforce },
+	{ { "a discovered testing policy wins over preload enforce",
+	    "example.com", NULL, DECIDE_DANE_NONE, DECIDE_STS_POLICY,
+	    P_TESTING, 0, O_MAY, 0, SOCKMAP_OK, "may", DECIDE_SOURCE_STS, 0,
+	    NULL }, &pre_enforce },
+	{ { "a discovered enforce policy's own mx, not the list's",
+	    "example.com", NULL, DECIDE_DANE_NONE, DECIDE_STS_POLICY, P_WILD,
+	    0, O_DEFAULT, 0, SOCKMAP_OK, "secure match=.example.net "
+	    "servername=hostname", DECIDE_SOURCE_STS, 0, NULL },
+	    &pre_enforce },
+	{ { "DANE on all MX wins over preload", "example.com", NULL,
+	    DECIDE_DANE_ALL, DECIDE_STS_NONE, NULL, 0, O_DEFAULT, 0,
+	    SOCKMAP_OK, "dane-only", DECIDE_SOURCE_DANE, 0, NULL },
+	    &pre_enforce },
+	{ { "TLSA without usable records: preload secure over encrypt",
+	    "example.com", NULL, DECIDE_DANE_TLS, DECIDE_STS_NONE, NULL, 0,
+	    O_DEFAULT, 0, SOCKMAP_OK, SECURE, DECIDE_SOURCE_PRELOAD, 0,
+	    NULL }, &pre_enforce },
+	{ { "a pin wins over preload", "example.com", &pin_notfound,
+	    DECIDE_DANE_NONE, DECIDE_STS_NONE, NULL, 0, O_DEFAULT, 0,
+	    SOCKMAP_NOTFOUND, "", DECIDE_SOURCE_PIN, 0, NULL },
+	    &pre_enforce },
+	{ { "a preload entry whose patterns overrun is refused",
+	    "example.com", NULL, DECIDE_DANE_NONE, DECIDE_STS_NONE, NULL, 0,
+	    O_DEFAULT, -1, SOCKMAP_OK, "", DECIDE_SOURCE_PRELOAD, 0, NULL },
+	    &pre_broken },
+};
+
+/* run_decide - one case, with preload entry pre (NULL: none) */
 static void
-test_decide(void **state)
+run_decide(const struct decide_case *c, const struct decide_preload *pre)
 {
-	const struct decide_case *c = *state;
 	struct decide_input	 in;
 	struct decide_result	 res;
 	struct sts_policy	*pol = NULL;
@@ -344,6 +408,7 @@ test_decide(void **state)
 	in.dane = c->dane;
 	in.sts = c->sts;
 	in.sts_error = c->sts_error;
+	in.preload = pre;
 	if (c->policy != NULL) {
 		pol = malloc(sizeof(*pol));
 		assert_non_null(pol);
@@ -373,6 +438,20 @@ test_decide(void **state)
 	}
 	buf_free(&out);
 	free(pol);
+}
+
+static void
+test_decide(void **state)
+{
+	run_decide(*state, NULL);
+}
+
+static void
+test_pdecide(void **state)
+{
+	const struct decide_pcase *pc = *state;
+
+	run_decide(&pc->c, pc->preload);
 }
 
 /* parse_or_fail - parse a test policy into heap storage */
@@ -729,6 +808,8 @@ names(void **state)
 	assert_string_equal(decide_source_name(DECIDE_SOURCE_NONE), "none");
 	assert_string_equal(decide_source_name(DECIDE_SOURCE_PIN), "pin");
 	assert_string_equal(decide_source_name(DECIDE_SOURCE_DANE), "dane");
+	assert_string_equal(decide_source_name(DECIDE_SOURCE_PRELOAD),
+	    "preload");
 	assert_string_equal(decide_source_name(DECIDE_SOURCE_STS), "sts");
 	assert_string_equal(decide_sts_error_name(DECIDE_STS_ERR_FETCH),
 	    "sts-policy-fetch-error");
@@ -757,13 +838,17 @@ main(void)
 	size_t			 n, i;
 	int			 rc;
 
-	t = calloc(NCASES(cases) + NCASES(extra), sizeof(*t));
+	t = calloc(NCASES(cases) + NCASES(pcases) + NCASES(extra),
+	    sizeof(*t));
 	if (t == NULL)
 		return (1);
 	n = 0;
 	for (i = 0; i < NCASES(cases); i++)
 		t[n++] = (struct CMUnitTest){ cases[i].name, test_decide,
 		    NULL, NULL, (void *)&cases[i] };
+	for (i = 0; i < NCASES(pcases); i++)
+		t[n++] = (struct CMUnitTest){ pcases[i].c.name, test_pdecide,
+		    NULL, NULL, (void *)&pcases[i] };
 	for (i = 0; i < NCASES(extra); i++)
 		t[n++] = extra[i];
 	rc = _cmocka_run_group_tests("decide", t, n, NULL, NULL);

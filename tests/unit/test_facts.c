@@ -335,8 +335,8 @@ answers_from_records(void **state)
 
 	(void)state;
 	buf_init_fixed(&out, store, sizeof(store));
-	assert_int_equal(facts_answer("example.com", &rec, NULL, &map, &scratch,
-	    &out, NULL), SOCKMAP_OK);
+	assert_int_equal(facts_answer("example.com", &rec, NULL, NULL, &map,
+	    &scratch, &out, NULL), SOCKMAP_OK);
 	assert_int_equal(out.len, strlen("secure match=mx1.example.com:"
 	    ".example.net servername=hostname"));
 	assert_memory_equal(out.data, "secure match=mx1.example.com:"
@@ -344,8 +344,8 @@ answers_from_records(void **state)
 
 	/* TLSRPT attributes carry the policy's lines, patterns as published */
 	map.tlsrpt = 1;
-	assert_int_equal(facts_answer("example.com", &rec, NULL, &map, &scratch,
-	    &out, NULL), SOCKMAP_OK);
+	assert_int_equal(facts_answer("example.com", &rec, NULL, NULL, &map,
+	    &scratch, &out, NULL), SOCKMAP_OK);
 	assert_non_null(buf_cstr(&out));
 	assert_non_null(strstr(out.data, " policy_type=sts policy_domain="
 	    "example.com mx_host_pattern=mx1.example.com "
@@ -357,19 +357,19 @@ answers_from_records(void **state)
 	map.tlsrpt = 0;
 
 	rec.sts_mode = CACHE_STS_TESTING;
-	assert_int_equal(facts_answer("example.com", &rec, NULL, &map, &scratch,
-	    &out, NULL), SOCKMAP_NOTFOUND);
+	assert_int_equal(facts_answer("example.com", &rec, NULL, NULL, &map,
+	    &scratch, &out, NULL), SOCKMAP_NOTFOUND);
 	map.testing_answer = CONFIG_ANSWER_MAY;
-	assert_int_equal(facts_answer("example.com", &rec, NULL, &map, &scratch,
-	    &out, NULL), SOCKMAP_OK);
+	assert_int_equal(facts_answer("example.com", &rec, NULL, NULL, &map,
+	    &scratch, &out, NULL), SOCKMAP_OK);
 	assert_memory_equal(out.data, "may", 3);
 
 	rec.sts_mode = CACHE_STS_NONE;
-	assert_int_equal(facts_answer("example.com", &rec, NULL, &map, &scratch,
-	    &out, NULL), SOCKMAP_NOTFOUND);
+	assert_int_equal(facts_answer("example.com", &rec, NULL, NULL, &map,
+	    &scratch, &out, NULL), SOCKMAP_NOTFOUND);
 	rec.kind = CACHE_KIND_NONE;
-	assert_int_equal(facts_answer("example.com", &rec, NULL, &map, &scratch,
-	    &out, NULL), SOCKMAP_NOTFOUND);
+	assert_int_equal(facts_answer("example.com", &rec, NULL, NULL, &map,
+	    &scratch, &out, NULL), SOCKMAP_NOTFOUND);
 	cache_record_release(&rec);
 }
 

@@ -149,8 +149,8 @@ same_answer(void **state)
 		r.policy = pol;
 	}
 	buf_init(&tout, SOCKMAP_MAX_REPLY);
-	assert_int_equal(query_decide(cf, c->domain, c->dane, &r, &opt, &tout,
-	    &res, NULL, NULL), 0);
+	assert_int_equal(query_decide(cf, c->domain, c->dane, &r, NULL, &opt,
+	    &tout, &res, NULL, NULL), 0);
 	assert_string_equal(buf_cstr(&tout), c->want);
 	assert_int_equal(res.source == DECIDE_SOURCE_PIN, c->pinned);
 
@@ -359,8 +359,8 @@ both_paths(const char *domain, const char *want)
 	r.outcome = DISCOVER_POLICY;
 	r.policy = pol;
 	buf_init(&tout, SOCKMAP_MAX_REPLY);
-	assert_int_equal(query_decide(cf, domain, DECIDE_DANE_NONE, &r, &opt,
-	    &tout, &res, &ts, &td), 0);
+	assert_int_equal(query_decide(cf, domain, DECIDE_DANE_NONE, &r, NULL,
+	    &opt, &tout, &res, &ts, &td), 0);
 	assert_string_equal(buf_cstr(&tout), want);
 	assert_int_equal(ws, ts);
 	assert_ptr_equal(wd, td);

@@ -151,7 +151,7 @@ run_pol_case(void **state)
 	}
 	buf_init(&out, 100000);
 	facts_decide("d.example", have_rec ? &rec : NULL,
-	    tc->dane >= 0 ? &dane : NULL, &map, 1, pol, &out, &res);
+	    tc->dane >= 0 ? &dane : NULL, NULL, &map, 1, pol, &out, &res);
 	assert_string_equal(res.answer, tc->answer);
 	verdict_policy(have_rec ? &rec : NULL, tc->dane >= 0 ? &dane : NULL,
 	    &res, &vp);
