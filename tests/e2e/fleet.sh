@@ -479,8 +479,9 @@ for d in 197 198 199 200; do
 	    "A and B still answer enforce for b$d"
 done
 # the refusing daemon's own discovery healed the fleet's record
-# (version 1, flags MAC, cache record magic and version 2, kind sts, mode 2)
-enforced() { rc --no-raw GET "$PREFIX$1" | grep -qF '"\x01\x01\xca\x02\x02\x02'; }
+# (version 2, as writers write since the MAC's two-byte key length; flags
+# MAC, cache record magic and version 2, kind sts, mode 2)
+enforced() { rc --no-raw GET "$PREFIX$1" | grep -qF '"\x02\x01\xca\x02\x02\x02'; }
 # (a discovery and a fleet write each: 3 s was too short under load)
 wait_until 10 'enforced b199.bulk.pstest && enforced b197.bulk.pstest'
 ok $? "the forged weaker records in Redis were replaced by enforce"

@@ -14,9 +14,10 @@
 #   answers  every lookup gets its policy (a failed write never turns a
 #            discovered policy into a failure), the cached ones from the
 #            cache; each lookup within 5 s
-#   log      at most 2 warnings a daemon run (one "cache write ... failed"
-#            a minute per resolver: the bound; the bug was a warning a
-#            failed commit, 207 in 10 s)
+#   log      at most 4 warnings a daemon run (one "cache write ... failed"
+#            and one "history file ...: event not recorded" a minute per
+#            resolver, the policy history sharing the full disk: the
+#            bound; the bug was a warning a failed commit, 207 in 10 s)
 #   metric   postsmtpsts_cache_write_errors_total > 0 while full;
 #            postsmtpsts_cache_evicted_total stays 0 (a full disk is not
 #            a full map: nothing committed is deleted to make room)
@@ -109,7 +110,7 @@ bounded() {
 		    "$what: pid $p used $(( (b - a[$p]) * 1000 / TICKS )) ms of CPU in 3 s (< $((30 * max)))"
 	done
 	n=$(warnings)
-	ok "$(( n <= 2 ? 0 : 1 ))" "$what: $n warnings in the log (<= 2)"
+	ok "$(( n <= 4 ? 0 : 1 ))" "$what: $n warnings in the log (<= 4)"
 }
 
 mapfile -t lines < <(world_daemon_lines)
