@@ -64,20 +64,20 @@ round_trip(void **state)
 	}
 	preload_list_free(l);
 	/* the shared sets as aliases, in domain order; b inline */
-	assert_non_null(strstr(out.data, "\"mx1\": {\"mode\": \"enforce\", "
+	assert_non_null(strstr(buf_cstr(&out), "\"mx1\": {\"mode\": \"enforce\", "
 	    "\"mxs\": [\"mx1.shared.example\", \".shared.example\"]}"));
-	assert_non_null(strstr(out.data, "\"mx2\": {\"mode\": \"enforce\", "
+	assert_non_null(strstr(buf_cstr(&out), "\"mx2\": {\"mode\": \"enforce\", "
 	    "\"mxs\": [\".google.example\"]}"));
-	assert_null(strstr(out.data, "\"mx3\""));
-	assert_non_null(strstr(out.data, "\"a.example\": {\"policy-alias\": "
+	assert_null(strstr(buf_cstr(&out), "\"mx3\""));
+	assert_non_null(strstr(buf_cstr(&out), "\"a.example\": {\"policy-alias\": "
 	    "\"mx1\"}"));
-	assert_non_null(strstr(out.data, "\"c.example\": {\"policy-alias\": "
+	assert_non_null(strstr(buf_cstr(&out), "\"c.example\": {\"policy-alias\": "
 	    "\"mx1\"}"));
-	assert_non_null(strstr(out.data, "\"e.example\": {\"policy-alias\": "
+	assert_non_null(strstr(buf_cstr(&out), "\"e.example\": {\"policy-alias\": "
 	    "\"mx2\"}"));
-	assert_non_null(strstr(out.data, "\"b.example\": {\"mode\": "
+	assert_non_null(strstr(buf_cstr(&out), "\"b.example\": {\"mode\": "
 	    "\"enforce\", \"mxs\": [\"mx.b.example\"]}"));
-	assert_non_null(strstr(out.data, "\"timestamp\": "
+	assert_non_null(strstr(buf_cstr(&out), "\"timestamp\": "
 	    "\"2026-12-07T00:00:00.000000+00:00\""));
 	buf_free(&out);
 }
