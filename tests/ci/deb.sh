@@ -166,14 +166,15 @@ for f in /usr/sbin/postsmtpsts /usr/sbin/postsmtpsts-cache \
     /usr/share/man/man1/postsmtpsts-check.1.gz \
     /usr/share/doc/postsmtpsts/copyright \
     /usr/share/doc/postsmtpsts/README.Debian \
-    /usr/share/postsmtpsts/policy-maps-line; do
+    /usr/share/postsmtpsts/policy-maps-line \
+    /etc/logrotate.d/postsmtpsts; do
 	grep -qx "$f" "$W/files" && [ -e "$f" ] || missing="$missing $f"
 done
 [ -z "$missing" ] || echo "  missing:$missing"
 check "dpkg -L: daemon, tools, conffile, units, snippets, manuals" \
 	"$([ -z "$missing" ]; echo $?)"
 stray=$(grep -vE -e '^/(\.|etc|lib|lib/systemd|usr|usr/lib|usr/lib/systemd|usr/share)$' \
-    -e "^/(etc/postsmtpsts|${unitdir#/}|usr/(s?bin|lib/(sysusers|tmpfiles)\\.d|share/(doc|man|lintian|postsmtpsts)))(/|\$)" \
+    -e "^/(etc/postsmtpsts|etc/logrotate\\.d|${unitdir#/}|usr/(s?bin|lib/(sysusers|tmpfiles)\\.d|share/(doc|man|lintian|postsmtpsts)))(/|\$)" \
     "$W/files")
 [ -z "$stray" ] || echo "  unexpected: $stray"
 check "dpkg -L: nothing outside the Debian layout (no /usr/local, no /var)" \
