@@ -316,6 +316,7 @@ fleet_op_error(struct fleet_op *op, const redisReply *r)
 		fleet_count(op->f, FLEET_C_ERROR);
 		log_warnx("fleet: %s answers READONLY (a replica): "
 		    "reconnecting", op->f->spec);
+		op->f->readonly = 1;
 		fleet_conn_down(op->f, "READONLY");
 		return (FLEET_DOWN);
 	}
@@ -370,6 +371,7 @@ fleet_lease_reply(struct fleet_op *op, redisReply *r)
 	enum fleet_status st;
 
 	if (r->type == REDIS_REPLY_STATUS) {
+		op->f->readonly = 0;
 		fleet_count(op->f, FLEET_C_LEASE_WON);
 		st = FLEET_OK;
 	} else if (r->type == REDIS_REPLY_NIL) {

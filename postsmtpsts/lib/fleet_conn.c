@@ -108,7 +108,10 @@ fleet_conn_down(struct fleet *f, const char *why)
 	 * changed), after a backoff that doubles while all fail */
 	f->have_master = 0;
 	f->server = (f->server + 1) % fleet_nservers(f);
-	if (was_up)
+	/* a server that took us and then refused the write (a replica:
+	 * READONLY) is no success: its backoff keeps doubling, or a list
+	 * naming only replicas reconnects every 100 ms, 3 log lines each */
+	if (was_up && !f->readonly)
 		f->backoff_ms = FLEET_BACKOFF_MIN_MS;
 	tv = fleet_ms(f->backoff_ms);
 	evtimer_add(f->retry, &tv);
@@ -139,7 +142,8 @@ fleet_auth_cb(redisAsyncContext *ac, void *reply, void *priv)
 	}
 	evtimer_del(f->retry);
 	f->state = FLEET_ST_UP;
-	f->backoff_ms = FLEET_BACKOFF_MIN_MS;
+	if (!f->readonly)
+		f->backoff_ms = FLEET_BACKOFF_MIN_MS;
 	fleet_count(f, FLEET_C_CONNECT);
 	fleet_state_change(f, 1, NULL);
 }

@@ -96,6 +96,8 @@ struct fleet {
 	int		 master_port;		/* answer, valid while */
 	int		 have_master;		/* have_master is set */
 	int		 logged_down;	/* the last state logged was down */
+	int		 readonly;	/* left for READONLY, no write since:
+					   the backoff keeps doubling */
 	int		 ever_up;
 	size_t		 npending;
 	TAILQ_HEAD(, fleet_op) pending;

@@ -54,6 +54,7 @@ fleet_cas_set_reply(struct fleet_op *op, redisReply *r)
 	redisReply	*v;
 
 	if (r->type == REDIS_REPLY_INTEGER && r->integer == 1) {
+		op->f->readonly = 0;
 		fleet_count(op->f, FLEET_C_WRITE);
 		fleet_op_complete(op, FLEET_OK, NULL);
 		fleet_op_free(op);

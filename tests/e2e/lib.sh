@@ -145,7 +145,7 @@ daemon_config() {
 		echo "verbose = 1"
 		echo "listen \"unix:$SOCK\" { mode = \"0666\" }"
 		echo "listen \"inet:127.0.0.1:$PORT\" { }"
-		echo "cache { path = \"$T/cache\" }"
+		echo "cache { path = \"$T/cache\" ${CACHE_EXTRA:-}}"
 		for line in "$@"; do
 			echo "$line"
 		done

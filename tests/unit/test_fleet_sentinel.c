@@ -355,6 +355,42 @@ replica_answering_readonly_is_left(void **state)
 	fleet_free(f);
 }
 
+/*
+ * a list naming only a replica: every write refused READONLY, every
+ * reconnect taken.  The backoff must keep doubling (no reconnect loop
+ * every 100 ms, 3 log lines each): over 3 s of writes, at most 6 connects
+ * (100+200+400+800+1600 ms), not ~25
+ */
+static void
+replica_only_backs_off(void **state)
+{
+	struct config_fleet fcf;
+	struct config_fleet_server sv[1];
+	struct fleet	*f;
+	int		 i;
+	uint64_t	 connects;
+
+	(void)state;
+	fcf_init(&fcf);
+	sv[0] = *spec(0, port[R_REPLICA]);
+	fcf.servers = sv;
+	fcf.nservers = 1;
+	f = fleet_new(base, &fcf);
+	assert_true(up_within(f, 3000));
+	for (i = 0; i < 60; i++) {
+		if (fleet_up(f))
+			(void)put(f, 30);
+		done = 0;
+		run(50);
+	}
+	connects = fleet_counters(f)[FLEET_C_CONNECT];
+	print_message("# replica only: %llu connects in 3 s\n",
+	    (unsigned long long)connects);
+	assert_true(connects >= 2);
+	assert_true(connects <= 6);
+	fleet_free(f);
+}
+
 /* a sentinel that does not know the name: never up, said so */
 static void
 unknown_master_name(void **state)
@@ -418,6 +454,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(replica_answering_readonly_is_left),
+		cmocka_unit_test(replica_only_backs_off),
 		cmocka_unit_test(unknown_master_name),
 		cmocka_unit_test(master_through_sentinel_and_failover),
 	};
