@@ -29,7 +29,7 @@ libjson-c-dev
 postfix nsd unbound ldnsutils nginx-light bind9-dnsutils openssl python3
 curl swaks procps iproute2 python3-prometheus-client python3-jsonschema
 systemd man-db groff-base debhelper dpkg-dev fakeroot lintian autopkgtest
-git redis-server zstd gpg gpgv"
+git redis-server zstd gpg gpg-agent gpgv"
 
 key=$(sha256sum <"$0" | cut -c1-16)
 tarball=$CACHE/debian13-tree-$key.tar.zst
