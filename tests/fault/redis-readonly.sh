@@ -16,6 +16,10 @@
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/e2e/lib.sh"
 need postmap python3 redis-server redis-cli
 world_up || { echo "Bail out! world did not start"; exit 1; }
+if [ "${WORLD_BULK:-0}" -lt 200 ]; then
+	echo "Bail out! the world has ${WORLD_BULK:-0} bulk domains, redis-readonly.sh needs 200 (WORLD_BULK=200 tests/world/start)"
+	exit 1
+fi
 shopt -s extglob
 
 FDC="python3 $top_srcdir/tests/fault/fdclient.py"
