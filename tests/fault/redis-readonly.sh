@@ -23,7 +23,7 @@ fi
 shopt -s extglob
 
 FDC="python3 $top_srcdir/tests/fault/fdclient.py"
-R_ADDR="${WORLD_NET:-127.0}.63.80"
+R_ADDR="${WORLD_NET:-127.0}.63.82"
 R_PORT=$(( 17379 + ( $$ % 1000 ) ))
 R_SOCK="$T/redis.sock"
 R_PID=
