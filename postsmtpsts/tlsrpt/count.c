@@ -697,7 +697,17 @@ count_dgrams(struct count *c, struct collect *in, size_t max)
 fail:
 	store_abort(c->store);
 lost:
-	log_warnx("tlsrpt: %ld datagrams were read but not committed: their "
-	    "sessions are lost", n);
+	/* a full disk fails every batch while datagrams keep coming: one
+	 * line a minute with the sum since the last one (the store cannot
+	 * count them: its write is what failed) */
+	c->lost_quiet += (uint64_t)n;
+	if (c->rl_lost.last == 0 || c->now < c->rl_lost.last ||
+	    c->now >= c->rl_lost.last + COUNT_RL_SECONDS) {
+		log_warnx("tlsrpt: %llu datagrams were read but not "
+		    "committed: their sessions are lost (one line a minute "
+		    "while it fails)", (unsigned long long)c->lost_quiet);
+		c->rl_lost.last = c->now;
+		c->lost_quiet = 0;
+	}
 	return (-1);
 }
