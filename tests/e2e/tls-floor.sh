@@ -11,7 +11,7 @@
 #      tls-floor.pstest, whose MX (mxservers.tsv tls12) speaks at most
 #      TLSv1.2, is deferred with OpenSSL's "alert protocol version" in
 #      Postfix's log and nothing delivered; deliver-ok.pstest (MX good) is
-#      delivered over TLSv1.3
+#      delivered over TLSv1.3; postsmtpsts-query -c gives the same answer
 #   3. floor ">=TLSv1.2", the same cache: the deferred message goes out
 #      over TLSv1.2, Verified (the log shows the version)
 #   4. a pin's own protocols = ">=TLSv1.2" under the ">=TLSv1.3" floor
@@ -83,6 +83,10 @@ is "$(pq "pin.$D" postfix inet 2>&1)" \
 is "$(pq "$D" plain inet 2>&1)" "$SECURE" "a map without a floor: the answer without it"
 out=$(pq testing.pstest postfix inet 2>&1)
 is "$?:$out" "1:" "a testing policy: NOTFOUND, no attribute"
+# postsmtpsts-query decides as the daemon does: the same floor, -c
+out=$(timeout 30 "$top_builddir/postsmtpsts-query" -c "$CONF" "$D" 2>&1)
+is "$(printf '%s\n' "$out" | sed -n 's/^answer: //p')" \
+    "OK $SECURE protocols=>=TLSv1.3" "postsmtpsts-query -c: the same answer"
 
 start_sender() {
 	( sender_stop ) >/dev/null 2>&1
