@@ -215,6 +215,10 @@ config_dump(const struct config *cf, FILE *fp)
 		config_dump_kv(fp, "\t", "dane_lookup_failure",
 		    cf->maps[i].dane_lookup_failure ==
 		    CONFIG_DANE_FAILURE_TEMP ? "temp" : "ignore");
+		config_dump_kv(fp, "\t", "tls_protocols",
+		    cf->maps[i].tls_protocols);
+		config_dump_kv(fp, "\t", "tls_ciphers", cf->maps[i].tls_ciphers);
+		config_dump_kv(fp, "\t", "tls_exclude", cf->maps[i].tls_exclude);
 		fputs("}\n", fp);
 	}
 	for (i = 0; i < cf->ndomains; i++) {
@@ -229,6 +233,15 @@ config_dump(const struct config *cf, FILE *fp)
 		if (cf->domains[i].servername != NULL)
 			config_dump_kv(fp, "\t", "servername",
 			    cf->domains[i].servername);
+		if (cf->domains[i].protocols != NULL)
+			config_dump_kv(fp, "\t", "protocols",
+			    cf->domains[i].protocols);
+		if (cf->domains[i].ciphers != NULL)
+			config_dump_kv(fp, "\t", "ciphers",
+			    cf->domains[i].ciphers);
+		if (cf->domains[i].exclude != NULL)
+			config_dump_kv(fp, "\t", "exclude",
+			    cf->domains[i].exclude);
 		if (cf->domains[i].until != NULL)
 			config_dump_kv(fp, "\t", "until",
 			    cf->domains[i].until);

@@ -74,6 +74,10 @@ static cfg_opt_t config_map_opts[] = {
 	CFG_BOOL_CB("dane", cfg_true, CFGF_NONE, config_cb_bool),
 	CFG_STR_CB("dane_some", "dane", CFGF_NONE, config_cb_str),
 	CFG_STR_CB("dane_lookup_failure", "temp", CFGF_NONE, config_cb_str),
+	/* the floor of authenticated answers (policy/tlsattr.h) */
+	CFG_STR_CB("tls_protocols", "", CFGF_NONE, config_cb_str),
+	CFG_STR_CB("tls_ciphers", "", CFGF_NONE, config_cb_str),
+	CFG_STR_CB("tls_exclude", "", CFGF_NONE, config_cb_str),
 	CFG_SEC(CONFIG_POS_OPT, config_pos_opts, CFGF_NONE),
 	CFG_END()
 };
@@ -83,6 +87,9 @@ static cfg_opt_t config_domain_opts[] = {
 	CFG_STR_CB("match", "", CFGF_NONE, config_cb_str),
 	CFG_STR_CB("servername", "", CFGF_NONE, config_cb_str),
 	CFG_STR_CB("until", "", CFGF_NONE, config_cb_str),
+	CFG_STR_CB("protocols", "", CFGF_NONE, config_cb_str),
+	CFG_STR_CB("ciphers", "", CFGF_NONE, config_cb_str),
+	CFG_STR_CB("exclude", "", CFGF_NONE, config_cb_str),
 	CFG_SEC(CONFIG_POS_OPT, config_pos_opts, CFGF_NONE),
 	CFG_END()
 };

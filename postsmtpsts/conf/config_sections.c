@@ -32,6 +32,7 @@
 #include "lib/log.h"
 #include "lib/xmalloc.h"
 #include "policy/pins.h"
+#include "policy/tlsattr.h"
 
 #define CONFIG_MAX_PROXY	1024	/* proxy URL, bytes */
 #define CONFIG_MAX_UB_OPTION	1024	/* one unbound_options entry */
@@ -45,6 +46,41 @@ config_map_name_ok(const char *s)
 	return (len >= 1 && len <= CONFIG_MAX_MAP_NAME &&
 	    strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 	    "0123456789._-") == len);
+}
+
+/*
+ * config_map_floor - a map's tls_protocols, tls_ciphers, tls_exclude: the
+ * floor of its authenticated answers, checked by policy/tlsattr.c as a
+ * pin's values are ("" : none)
+ */
+static void
+config_map_floor(struct config_ctx *ctx, cfg_t *sec, const char *esc,
+    struct config_map *m)
+{
+	static const char *const opts[TLSATTR_NKINDS] = {
+		"tls_protocols", "tls_ciphers", "tls_exclude",
+	};
+	char	 out[TLSATTR_MAX_VALUE + 1], why[TLSATTR_WHY_MAX];
+	char	 vesc[LOG_ESCAPE_MAX + 8];
+	char   **dst[TLSATTR_NKINDS];
+	const char *v;
+	int	 k;
+
+	dst[TLSATTR_PROTOCOLS] = &m->tls_protocols;
+	dst[TLSATTR_CIPHERS] = &m->tls_ciphers;
+	dst[TLSATTR_EXCLUDE] = &m->tls_exclude;
+	for (k = 0; k < TLSATTR_NKINDS; k++) {
+		v = config_value_str(sec, opts[k]);
+		if (*v == '\0')
+			continue;
+		if (tlsattr_check(k, v, strlen(v), out, why, sizeof(why)) ==
+		    -1)
+			config_error(ctx, sec, opts[k], 0, "map \"%s\": %s "
+			    "\"%s\" %s", esc, opts[k], config_error_esc(vesc,
+			    sizeof(vesc), v), why);
+		else
+			*dst[k] = xstrdup(out);
+	}
 }
 
 void
@@ -119,6 +155,7 @@ config_sections_maps(struct config_ctx *ctx, cfg_t *cfg, struct config *cf)
 			config_error(ctx, sec, "dane_lookup_failure", 0,
 			    "map \"%s\": dane_lookup_failure must be temp or "
 			    "ignore", esc);
+		config_map_floor(ctx, sec, esc, m);
 	}
 }
 
@@ -145,6 +182,7 @@ config_sections_domain(struct config_ctx *ctx, cfg_t *sec,
 	char	 esc[LOG_ESCAPE_MAX + 8], name[DOMAIN_BUFSZ];
 	const char *title = cfg_title(sec);
 	struct config_pin_err pe = { ctx, sec };
+	const char *tls[TLSATTR_NKINDS];
 	enum domain_check dc;
 
 	dc = domain_check(title, strlen(title), DOMAIN_NAME_UNDERSCORE |
@@ -157,9 +195,12 @@ config_sections_domain(struct config_ctx *ctx, cfg_t *sec,
 	} else
 		d->domain = xstrdup(name);
 	d->line = config_error_sec_line(sec);
+	tls[TLSATTR_PROTOCOLS] = config_value_str(sec, "protocols");
+	tls[TLSATTR_CIPHERS] = config_value_str(sec, "ciphers");
+	tls[TLSATTR_EXCLUDE] = config_value_str(sec, "exclude");
 	(void)pins_parse(title, config_value_str(sec, "level"),
 	    config_value_str(sec, "match"), config_value_str(sec, "servername"),
-	    config_value_str(sec, "until"), d, config_pin_err, &pe);
+	    config_value_str(sec, "until"), tls, d, config_pin_err, &pe);
 }
 
 /* Sort key of a domain: its name, then its place in the file. */

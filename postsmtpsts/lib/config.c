@@ -94,14 +94,21 @@ config_free(struct config *cf)
 		free(cf->metrics->group);
 		free(cf->metrics);
 	}
-	for (i = 0; i < cf->nmaps; i++)
+	for (i = 0; i < cf->nmaps; i++) {
 		free(cf->maps[i].name);
+		free(cf->maps[i].tls_protocols);
+		free(cf->maps[i].tls_ciphers);
+		free(cf->maps[i].tls_exclude);
+	}
 	free(cf->maps);
 	for (i = 0; i < cf->ndomains; i++) {
 		free(cf->domains[i].domain);
 		free(cf->domains[i].level);
 		free(cf->domains[i].match);
 		free(cf->domains[i].servername);
+		free(cf->domains[i].protocols);
+		free(cf->domains[i].ciphers);
+		free(cf->domains[i].exclude);
 		free(cf->domains[i].answer);
 		free(cf->domains[i].until);
 	}

@@ -136,6 +136,11 @@ struct config_map {
 	int		 dane;		/* look at DANE (default 1) */
 	enum config_dane_some dane_some;
 	enum config_dane_failure dane_lookup_failure;
+	/* the floor of every authenticated answer (secure, dane-only,
+	 * verify, fingerprint), policy/tlsattr.h's grammar; NULL: none */
+	char		*tls_protocols;
+	char		*tls_ciphers;
+	char		*tls_exclude;
 };
 
 /*
@@ -148,6 +153,12 @@ struct config_domain {
 	char		*level;		/* Postfix level: none may encrypt ... */
 	char		*match;		/* "a:b:c" or NULL */
 	char		*servername;	/* or NULL */
+	char		*protocols;	/* policy/tlsattr.h; or NULL: the */
+	char		*ciphers;	/* map's floor, if any, at an */
+	char		*exclude;	/* authenticated level */
+	unsigned int	 floor_attrs;	/* TLSATTR_BIT()s the map's floor
+					   adds to answer: those it lacks at
+					   an authenticated level, else 0 */
 	char		*answer;	/* the composed reply data, e.g.
 					   "secure match=a:b servername=..." */
 	char		*until;		/* as written ("2026-12-31" or

@@ -8,7 +8,8 @@
  * NOTFOUND (RFC 8461 §3.3: no usable policy means deliver as without
  * MTA-STS).  With the tlsrpt option, STS answers carry the TLSRPT
  * attributes Postfix >= 3.10 accepts in smtp_tls_policy_maps (RFC 8460
- * §4.4 policy-type, policy-string, policy-domain, mx-host).
+ * §4.4 policy-type, policy-string, policy-domain, mx-host).  Every
+ * authenticated answer carries the map's TLS floor (decide.h).
  *
  * The reply data goes into a caller's struct buf; Postfix's reply limit
  * (SOCKMAP_MAX_OK_DATA) is the caller's buffer limit.  An STS answer that
@@ -28,6 +29,7 @@
 #include "policy/mxmatch.h"
 #include "lib/sockmap.h"
 #include "policy/sts_policy.h"
+#include "policy/tlsattr.h"
 
 /* decide_domain_ok - a plain host name safe to put in a reply
  * (domain_check: the one host-name syntax) */
@@ -49,6 +51,31 @@ decide_set(struct decide_result *res, enum sockmap_status st,
 	res->status = st;
 	res->source = src;
 	res->answer = answer;
+}
+
+/* The floor's attributes, appended in this order. */
+#define DECIDE_FLOOR_ALL	(TLSATTR_BIT(TLSATTR_PROTOCOLS) | \
+				 TLSATTR_BIT(TLSATTR_CIPHERS) | \
+				 TLSATTR_BIT(TLSATTR_EXCLUDE))
+
+/*
+ * decide_floor - append the map's floor (the attributes of mask that it
+ * sets) to an authenticated answer: " protocols=... ciphers=...
+ * exclude=..."
+ */
+static int
+decide_floor(const struct decide_options *opt, unsigned int mask,
+    struct buf *out, struct decide_result *res)
+{
+	int	 k;
+
+	for (k = 0; k < TLSATTR_NKINDS; k++) {
+		if (!(mask & TLSATTR_BIT(k)) || opt->floor[k] == NULL)
+			continue;
+		buf_appendf(out, " %s=%s", tlsattr_name(k), opt->floor[k]);
+		res->floor = 1;
+	}
+	return (out->error ? -1 : 0);
 }
 
 /* decide_sts_base - the Postfix policy for an enforce or testing policy */
@@ -179,7 +206,9 @@ decide_sts(const struct decide_input *in, const struct decide_options *opt,
 	default:
 		return (-1);
 	}
-	if (decide_sts_base(pol, out) == -1)
+	if (decide_sts_base(pol, out) == -1 || (pol->mode ==
+	    STS_MODE_ENFORCE && decide_floor(opt, DECIDE_FLOOR_ALL, out,
+	    res) == -1))
 		return (-1);
 	if (!opt->tlsrpt)
 		return (0);
@@ -199,7 +228,10 @@ decide_sts(const struct decide_input *in, const struct decide_options *opt,
 	 */
 	buf_reset(out);
 	res->tlsrpt_dropped = 1;
-	return (decide_sts_base(pol, out));
+	if (decide_sts_base(pol, out) == -1)
+		return (-1);
+	return (pol->mode == STS_MODE_ENFORCE ? decide_floor(opt,
+	    DECIDE_FLOOR_ALL, out, res) : 0);
 }
 
 /* decide_preload_enforce - will step 4 answer "secure"? */
@@ -226,7 +258,8 @@ decide_sts_enforce(const struct decide_input *in)
  * an STS policy")
  */
 static int
-decide_preload(const struct decide_input *in, struct buf *out,
+decide_preload(const struct decide_input *in,
+    const struct decide_options *opt, struct buf *out,
     struct decide_result *res)
 {
 	const struct decide_preload *p = in->preload;
@@ -246,7 +279,9 @@ decide_preload(const struct decide_input *in, struct buf *out,
 		mx += len + 1;
 	}
 	buf_append_str(out, " servername=hostname");
-	return (out->error ? -1 : 0);
+	if (out->error)
+		return (-1);
+	return (decide_floor(opt, DECIDE_FLOOR_ALL, out, res));
 }
 
 int
@@ -270,14 +305,20 @@ decide(const struct decide_input *in, const struct decide_options *opt,
 		if (pin->data == NULL || (pin->status == SOCKMAP_OK &&
 		    pin->len == 0))
 			return (-1);
-		return (buf_append(out, pin->data, pin->len));
+		if (buf_append(out, pin->data, pin->len) == -1)
+			return (-1);
+		/* floor_attrs is 0 below the authenticated levels */
+		return (pin->status == SOCKMAP_OK ? decide_floor(opt,
+		    pin->floor_attrs, out, res) : 0);
 	}
 
 	/* 2. DANE before MTA-STS (RFC 8461 §2). */
 	switch (in->dane) {
 	case DECIDE_DANE_ALL:
 		decide_set(res, SOCKMAP_OK, DECIDE_SOURCE_DANE, "dane-only");
-		return (buf_append_str(out, "dane-only"));
+		if (buf_append_str(out, "dane-only") == -1)
+			return (-1);
+		return (decide_floor(opt, DECIDE_FLOOR_ALL, out, res));
 	case DECIDE_DANE_SOME:
 		if (opt->dane_some == DECIDE_DANE_SOME_DANE) {
 			decide_set(res, SOCKMAP_OK, DECIDE_SOURCE_DANE, "dane");
@@ -286,7 +327,10 @@ decide(const struct decide_input *in, const struct decide_options *opt,
 		if (opt->dane_some == DECIDE_DANE_SOME_DANE_ONLY) {
 			decide_set(res, SOCKMAP_OK, DECIDE_SOURCE_DANE,
 			    "dane-only");
-			return (buf_append_str(out, "dane-only"));
+			if (buf_append_str(out, "dane-only") == -1)
+				return (-1);
+			return (decide_floor(opt, DECIDE_FLOOR_ALL, out,
+			    res));
 		}
 		break;
 	case DECIDE_DANE_FAILURE:
@@ -327,14 +371,14 @@ decide(const struct decide_input *in, const struct decide_options *opt,
 		/* RFC 8461 §3.3: deliver as if there were no MTA-STS. */
 		res->sts_failure = decide_sts_error_name(in->sts_error);
 		if (decide_preload_enforce(in))
-			return (decide_preload(in, out, res));
+			return (decide_preload(in, opt, out, res));
 		decide_set(res, SOCKMAP_NOTFOUND, DECIDE_SOURCE_STS,
 		    "notfound");
 		return (0);
 	case DECIDE_STS_NONE:
 		/* 4. a preload entry protects the first contact */
 		if (decide_preload_enforce(in))
-			return (decide_preload(in, out, res));
+			return (decide_preload(in, opt, out, res));
 		return (0);
 	default:
 		return (-1);

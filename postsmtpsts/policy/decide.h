@@ -98,6 +98,25 @@
  * The failure kind is still returned in decide_result for the log line.
  * mode none likewise gets NOTFOUND (no enforcement, no attributes).
  *
+ * The TLS floor (issue 38; the map's tls_protocols, tls_ciphers,
+ * tls_exclude: decide_options.floor).  Appended as protocols=, ciphers=,
+ * exclude= to every authenticated answer, whatever its source:
+ *	dane-only (DANE, either way)			floor
+ *	secure (MTA-STS enforce, a preload entry)	floor, before any
+ *							TLSRPT attribute
+ *	a pin at fingerprint, dane-only, verify,	floor, for each attribute
+ *	secure						the pin does not set
+ *							(decide_pin.floor_attrs)
+ *	dane, encrypt, may, none, NOTFOUND, TEMP	nothing
+ * "dane" is not authenticated for every host: Postfix turns a host without
+ * usable TLSA records into "may" or "encrypt" under the same attributes, so
+ * a floor there would make opportunistic TLS mandatory TLS of that version
+ * (or defer), which the DANE answer does not ask for.  NOTFOUND leaves
+ * Postfix's own smtp_tls_mandatory_protocols in force, as it should.
+ * A pin's own value replaces the floor's for that destination: the
+ * operator wrote it for that domain (a partner stuck on TLSv1.1 is what
+ * pins are for), and Postfix takes one protocols= per policy.
+ *
  * If the full answer does not fit in out, decide() answers again without
  * the TLSRPT attributes (the policy itself still applies) and says so in
  * decide_result.tlsrpt_dropped.
@@ -109,6 +128,7 @@
 #include <stdint.h>
 
 #include "lib/sockmap.h"
+#include "policy/tlsattr.h"
 
 struct buf;
 struct sts_policy;
@@ -181,6 +201,8 @@ struct decide_pin {
 	enum sockmap_status	 status;
 	const char		*data;	/* reply data; not for NOTFOUND */
 	size_t			 len;
+	unsigned int		 floor_attrs;	/* TLSATTR_BIT()s of the floor
+						   to append (config_domain) */
 };
 
 /* The map's options (from the configuration, per socketmap name). */
@@ -189,6 +211,9 @@ struct decide_options {
 	enum decide_dane_failure dane_lookup_failure;
 	enum decide_testing	 testing_answer;
 	int			 tlsrpt;	/* append TLSRPT attributes */
+	const char		*floor[TLSATTR_NKINDS];	/* the map's
+				   tls_protocols, tls_ciphers, tls_exclude
+				   (checked values), NULL: none */
 };
 
 /* The facts about one domain; zero-initialized means "nothing known". */
@@ -210,6 +235,7 @@ struct decide_result {
 						 * "notfound", "temp", "pin" */
 	int			 tlsrpt;	/* attributes were appended */
 	int			 tlsrpt_dropped; /* omitted: out too small */
+	int			 floor;		/* floor attributes appended */
 	const char		*sts_failure;	/* RFC 8460 result type when
 						 * MTA-STS discovery failed and
 						 * was consulted, else NULL */

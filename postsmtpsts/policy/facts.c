@@ -21,6 +21,7 @@
 #include "lib/hash.h"
 #include "lib/sockmap.h"
 #include "policy/sts_policy.h"
+#include "policy/tlsattr.h"
 
 /* facts_spread - a stable per-domain offset in [0, range] */
 static int64_t
@@ -265,6 +266,9 @@ facts_decide_options(const struct config_map *map, struct decide_options *opt)
 	opt->dane_lookup_failure = map->dane_lookup_failure ==
 	    CONFIG_DANE_FAILURE_IGNORE ? DECIDE_DANE_FAILURE_IGNORE :
 	    DECIDE_DANE_FAILURE_TEMP;
+	opt->floor[TLSATTR_PROTOCOLS] = map->tls_protocols;
+	opt->floor[TLSATTR_CIPHERS] = map->tls_ciphers;
+	opt->floor[TLSATTR_EXCLUDE] = map->tls_exclude;
 }
 
 enum decide_dane

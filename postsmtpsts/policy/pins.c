@@ -12,6 +12,13 @@
  *			nexthop, dot-nexthop (lower-cased); other levels: none
  *	servername	dane, dane-only, verify, secure: "hostname" or a host
  *			name
+ *	protocols, ciphers, exclude
+ *			every level but none (Postfix ignores every attribute
+ *			with TLS disabled, with a warning); the values'
+ *			grammar is policy/tlsattr.c's.  At an authenticated
+ *			level (fingerprint, dane-only, verify, secure) the
+ *			map's floor (tls_protocols ...) fills in those the
+ *			pin does not set: d->floor_attrs, applied by decide()
  * Host names go through domain_check() (lib/domain.c), as everywhere.
  * Limits: PINS_MAX_MATCH tokens, PINS_MAX_ANSWER bytes of reply.
  *
@@ -44,6 +51,7 @@
 #include "policy/decide.h"
 #include "policy/facts.h"
 #include "policy/pins.h"
+#include "policy/tlsattr.h"
 
 #define PINS_ESC_MAX	(LOG_ESCAPE_MAX + 8)
 
@@ -92,6 +100,13 @@ pins_esc(char *out, const char *s)
 				 PINS_BIT(PINS_LEVEL_VERIFY) | \
 				 PINS_BIT(PINS_LEVEL_SECURE))
 #define PINS_SERVERNAME_LEVELS	(PINS_BIT(PINS_LEVEL_DANE) | \
+				 PINS_BIT(PINS_LEVEL_DANE_ONLY) | \
+				 PINS_BIT(PINS_LEVEL_VERIFY) | \
+				 PINS_BIT(PINS_LEVEL_SECURE))
+
+/* The levels that authenticate the server, where the map's floor applies
+ * (decide.h: the same four as decide()'s own authenticated answers). */
+#define PINS_FLOOR_LEVELS	(PINS_BIT(PINS_LEVEL_FINGERPRINT) | \
 				 PINS_BIT(PINS_LEVEL_DANE_ONLY) | \
 				 PINS_BIT(PINS_LEVEL_VERIFY) | \
 				 PINS_BIT(PINS_LEVEL_SECURE))
@@ -386,9 +401,56 @@ pins_until(const char *esc, const char *us, struct config_domain *d,
 	return (0);
 }
 
+/*
+ * pins_tls - check the pin's protocols, ciphers and exclude (tls[k], ""
+ * or NULL: absent) into d; 0, or -1 after reporting
+ */
+static int
+pins_tls(const char *esc, enum pins_level level, const char *const *tls,
+    struct config_domain *d, pins_err_fn *err, void *arg)
+{
+	char	 out[TLSATTR_MAX_VALUE + 1], why[TLSATTR_WHY_MAX];
+	char	 vesc[PINS_ESC_MAX];
+	char   **dst[TLSATTR_NKINDS];
+	const char *v;
+	int	 k, ok = 1;
+
+	dst[TLSATTR_PROTOCOLS] = &d->protocols;
+	dst[TLSATTR_CIPHERS] = &d->ciphers;
+	dst[TLSATTR_EXCLUDE] = &d->exclude;
+	for (k = 0; k < TLSATTR_NKINDS; k++) {
+		if (tls == NULL || (v = tls[k]) == NULL || *v == '\0')
+			continue;
+		if (level == PINS_LEVEL_NONE) {
+			/* smtp_tls_policy.c: "ignoring attribute ... with
+			 * TLS disabled" */
+			pins_errf(err, arg, tlsattr_name(k), "domain \"%s\": "
+			    "%s is not valid at level none (Postfix ignores "
+			    "every attribute with TLS disabled)", esc,
+			    tlsattr_name(k));
+			ok = 0;
+		} else if (tlsattr_check(k, v, strlen(v), out, why,
+		    sizeof(why)) == -1) {
+			pins_errf(err, arg, tlsattr_name(k), "domain \"%s\": "
+			    "%s \"%s\" %s", esc, tlsattr_name(k),
+			    pins_esc(vesc, v), why);
+			ok = 0;
+		} else
+			*dst[k] = xstrdup(out);
+	}
+	if (PINS_BIT(level) & PINS_FLOOR_LEVELS) {
+		d->floor_attrs = 0;
+		for (k = 0; k < TLSATTR_NKINDS; k++)
+			if (*dst[k] == NULL)
+				d->floor_attrs |= TLSATTR_BIT(k);
+	}
+	return (ok ? 0 : -1);
+}
+
 int
 pins_parse(const char *title, const char *ls, const char *ms, const char *ss,
-    const char *us, struct config_domain *d, pins_err_fn *err, void *arg)
+    const char *us, const char *const *tls, struct config_domain *d,
+    pins_err_fn *err, void *arg)
 {
 	char	 esc[PINS_ESC_MAX], esc2[PINS_ESC_MAX], name[DOMAIN_BUFSZ];
 	enum pins_level level;
@@ -440,6 +502,8 @@ pins_parse(const char *title, const char *ls, const char *ms, const char *ss,
 		} else
 			d->servername = xstrdup(name);
 	}
+	if (pins_tls(esc, level, tls, d, err, arg) == -1)
+		ok = 0;
 
 	/* The reply data, as a line of Postfix's policy table reads. */
 	buf_reset(&b);
@@ -448,6 +512,12 @@ pins_parse(const char *title, const char *ls, const char *ms, const char *ss,
 		buf_appendf(&b, " match=%s", d->match);
 	if (d->servername != NULL)
 		buf_appendf(&b, " servername=%s", d->servername);
+	if (d->protocols != NULL)
+		buf_appendf(&b, " protocols=%s", d->protocols);
+	if (d->ciphers != NULL)
+		buf_appendf(&b, " ciphers=%s", d->ciphers);
+	if (d->exclude != NULL)
+		buf_appendf(&b, " exclude=%s", d->exclude);
 	if (b.error) {
 		pins_errf(err, arg, NULL, "domain \"%s\": policy longer "
 		    "than %d bytes", esc, PINS_MAX_ANSWER);
@@ -480,6 +550,7 @@ pins_decide_input(const struct config *cf, const char *domain,
 	pin->status = SOCKMAP_OK;
 	pin->data = d->answer;
 	pin->len = strlen(d->answer);
+	pin->floor_attrs = d->floor_attrs;
 	in->pin = pin;
 	return (PINS_IN_FORCE);
 }

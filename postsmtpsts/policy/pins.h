@@ -3,7 +3,8 @@
  * a lookup consults them
  *
  * A pin is a "domain" section of postsmtpsts.conf(5): level, match,
- * servername, and optionally until (a timed exception: the pin ends).
+ * servername, protocols, ciphers, exclude (policy/tlsattr.h), and
+ * optionally until (a timed exception: the pin ends).
  * pins_parse() checks them against Postfix's
  * smtp_tls_policy_maps grammar (postconf(5); src/smtp/smtp_tls_policy.c:
  * which attribute each level accepts) and composes the exact reply data
@@ -45,23 +46,26 @@ enum pins_state {
 	PINS_LAPSED,		/* its until has passed: as if absent */
 };
 
-/* pins_err_fn - one error: field "level", "match", "servername", "until"
- * or NULL
+/* pins_err_fn - one error: field "level", "match", "servername", "until",
+ * "protocols", "ciphers", "exclude" or NULL
  * (the section), msg a complete sentence without file:line */
 typedef void	pins_err_fn(void *arg, const char *field, const char *msg);
 
 /*
  * pins_parse - check one pin and fill d->level, d->match, d->servername,
- * d->answer and, with an until, d->until and d->end (allocated;
- * config_free frees them)
+ * d->protocols, d->ciphers, d->exclude, d->floor_attrs, d->answer and,
+ * with an until, d->until and d->end (allocated; config_free frees them)
  *
  * title is the domain as written (for messages); level, match, servername
- * and until are the values as written ("" when absent).  Every error is
+ * and until are the values as written ("" when absent); tls (NULL: none)
+ * the values of protocols, ciphers and exclude, indexed by enum
+ * tlsattr_kind ("" or NULL when absent).  Every error is
  * reported through err (all of them, not only the first).  Returns 0, or
  * -1 if any error was reported.  An end in the past is no error (-t warns).
  */
 int	pins_parse(const char *title, const char *level, const char *match,
-	    const char *servername, const char *until, struct config_domain *d,
+	    const char *servername, const char *until,
+	    const char *const *tls, struct config_domain *d,
 	    pins_err_fn *err, void *arg);
 
 /*

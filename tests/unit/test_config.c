@@ -428,6 +428,18 @@ static const struct answer_case {
 	{ "secure servername only", "level = secure servername = HostName",
 	    "secure servername=hostname" },
 	{ "level case folded", "level = SeCuRe", "secure" },
+	/* issue 38: TLS versions and ciphers, after match and servername */
+	{ "secure with a protocols floor", "level = secure protocols = "
+	    "\">=TLSv1.2\" match = nexthop", "secure match=nexthop "
+	    "protocols=>=TLSv1.2" },
+	{ "dane-only with all three", "level = dane-only exclude = "
+	    "\"3DES:aNULL\" ciphers = High protocols = \"!SSLv2:!SSLv3\"",
+	    "dane-only protocols=!SSLv2:!SSLv3 ciphers=high "
+	    "exclude=3DES:aNULL" },
+	{ "may with ciphers", "level = may ciphers = medium",
+	    "may ciphers=medium" },
+	{ "encrypt with a ceiling", "level = encrypt protocols = "
+	    "\"<=TLSv1.2\"", "encrypt protocols=<=TLSv1.2" },
 };
 
 static void
@@ -546,6 +558,36 @@ history_file_values(void **state)
 	config_free(cf);
 }
 
+/* tls_floor_loads - a map's floor, checked and normalized; none by default
+ * (the two default maps too) */
+static void
+tls_floor_loads(void **state)
+{
+	struct config *cf;
+	char	*d;
+
+	(void)state;
+	cf = load_ok("map \"postfix\" { tls_protocols = \">=TLSv1.2\"\n"
+	    "\ttls_ciphers = HIGH tls_exclude = \"3DES:aNULL\" }\n"
+	    "map \"other\" { }\n");
+	assert_string_equal(cf->maps[0].tls_protocols, ">=TLSv1.2");
+	assert_string_equal(cf->maps[0].tls_ciphers, "high");
+	assert_string_equal(cf->maps[0].tls_exclude, "3DES:aNULL");
+	assert_null(cf->maps[1].tls_protocols);
+	assert_null(cf->maps[1].tls_ciphers);
+	assert_null(cf->maps[1].tls_exclude);
+	d = dump_text(cf);
+	assert_non_null(strstr(d, "\ttls_protocols = \">=TLSv1.2\"\n"
+	    "\ttls_ciphers = \"high\"\n\ttls_exclude = \"3DES:aNULL\"\n"));
+	free(d);
+	config_free(cf);
+	cf = load_ok("");
+	assert_int_equal(cf->nmaps, 2);
+	assert_null(cf->maps[0].tls_protocols);
+	assert_null(cf->maps[1].tls_protocols);
+	config_free(cf);
+}
+
 static void
 dump_loads_back_identically(void **state)
 {
@@ -558,6 +600,10 @@ dump_loads_back_identically(void **state)
 		"listen \"unix:/tmp/a \\\"quoted\\\" $HOME\" {\n"
 		"\tmode = \"600\"\n}\n"
 		"dns { trust_anchor_file = \"\" }\n",
+		"map \"postfix\" { tls_protocols = \">=TLSv1.2:!TLSv1.3\"\n"
+		"\ttls_exclude = \"RC4\" }\n"
+		"domain \"p.example\" { level = secure protocols = TLSv1.3\n"
+		"\tciphers = MEDIUM exclude = aNULL }\n",
 	};
 	size_t	 i;
 
@@ -922,6 +968,42 @@ static const struct error_case {
 	    "https: max_policy_size must be between 256 and 65536, not 65537" },
 	{ "max_policy_size too small", "https { max_policy_size = 255 }\n",
 	    1, "https: max_policy_size must be between 256 and 65536" },
+	/* issue 38: the map's TLS floor and a pin's own values */
+	{ "tls_protocols typo", "map \"postfix\" {\n\ttls_protocols = "
+	    "\"=>TLSv1.2\"\n}\n", 2, "map \"postfix\": tls_protocols "
+	    "\"=>TLSv1.2\" has \"=>TLSv1.2\": a bound is written >=NAME or "
+	    "<=NAME (Postfix 3.6 and later)" },
+	{ "tls_protocols wrong case", "map \"postfix\" {\n\n\ttls_protocols "
+	    "= \">=tlsv1.2\"\n}\n", 3, "map \"postfix\": tls_protocols "
+	    "\">=tlsv1.2\" has \"tlsv1.2\": protocol names are "
+	    "case-sensitive, write TLSv1.2" },
+	{ "tls_protocols unknown version", "map \"m\" { tls_protocols = "
+	    "\">=TLSv1.4\" }\n", 1, "has \"TLSv1.4\", no protocol" },
+	{ "tls_protocols nothing left", "map \"m\" {\n\ttls_protocols = "
+	    "\">=TLSv1.3:<=TLSv1.2\" }\n", 2, "allows no protocol at all" },
+	{ "tls_protocols with spaces", "map \"m\" { tls_protocols = "
+	    "\"!SSLv2 !SSLv3\" }\n", 1, "has whitespace or ','" },
+	{ "tls_ciphers low", "map \"m\" {\n\ttls_ciphers = low\n}\n", 2,
+	    "map \"m\": tls_ciphers \"low\" is read as medium by Postfix "
+	    "3.6 and later" },
+	{ "tls_ciphers unknown", "map \"m\" { tls_ciphers = strong }\n", 1,
+	    "tls_ciphers \"strong\" is no cipher grade: write high or "
+	    "medium" },
+	{ "tls_exclude with a bang", "map \"m\" {\n\ttls_exclude = "
+	    "\"!RC4\"\n}\n", 2, "tls_exclude \"!RC4\" has \"!RC4\": name "
+	    "the ciphers to exclude without a leading '!'" },
+	{ "pin protocols at level none", "domain \"x.example\" {\n\tlevel = "
+	    "none\n\tprotocols = \">=TLSv1.2\"\n}\n", 3, "domain "
+	    "\"x.example\": protocols is not valid at level none" },
+	{ "pin protocols typo", "domain \"x.example\" {\n\tlevel = secure\n"
+	    "\tprotocols = \"TLSv1,2\"\n}\n", 3, "domain \"x.example\": "
+	    "protocols \"TLSv1,2\" has whitespace or ','" },
+	{ "pin ciphers null", "domain \"x.example\" { level = verify\n"
+	    "\tciphers = null }\n", 2, "domain \"x.example\": ciphers "
+	    "\"null\" is no encryption" },
+	{ "pin exclude empty name", "domain \"x.example\" { level = verify\n"
+	    "\n\texclude = \"RC4::3DES\" }\n", 3, "domain \"x.example\": "
+	    "exclude \"RC4::3DES\" has an empty cipher name between ':'" },
 };
 
 static void
@@ -1514,6 +1596,7 @@ main(void)
 		cmocka_unit_test(answers_are_composed),
 		cmocka_unit_test(many_domains_bsearch),
 		cmocka_unit_test(dump_loads_back_identically),
+		cmocka_unit_test(tls_floor_loads),
 		cmocka_unit_test(history_file_values),
 		cmocka_unit_test(comments_keep_line_numbers),
 		cmocka_unit_test(url_with_slashes_is_not_a_comment),

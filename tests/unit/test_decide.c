@@ -53,27 +53,57 @@
 	"bogus for example.com"
 
 /* Option sets. */
+/* Option sets (no TLS floor: decide_options.floor all NULL). */
+#define NOFLOOR	{ NULL, NULL, NULL }
 #define O_DEFAULT { DECIDE_DANE_SOME_DANE, DECIDE_DANE_FAILURE_TEMP, \
-	DECIDE_TESTING_NOTFOUND, 0 }
+	DECIDE_TESTING_NOTFOUND, 0, NOFLOOR }
 #define O_RPT	{ DECIDE_DANE_SOME_DANE, DECIDE_DANE_FAILURE_TEMP, \
-	DECIDE_TESTING_MAY, 1 }
+	DECIDE_TESTING_MAY, 1, NOFLOOR }
 #define O_MAY	{ DECIDE_DANE_SOME_DANE, DECIDE_DANE_FAILURE_TEMP, \
-	DECIDE_TESTING_MAY, 0 }
+	DECIDE_TESTING_MAY, 0, NOFLOOR }
 #define O_RPT_NF { DECIDE_DANE_SOME_DANE, DECIDE_DANE_FAILURE_TEMP, \
-	DECIDE_TESTING_NOTFOUND, 1 }
+	DECIDE_TESTING_NOTFOUND, 1, NOFLOOR }
 #define O_SOME_ONLY { DECIDE_DANE_SOME_DANE_ONLY, \
 	DECIDE_DANE_FAILURE_TEMP, \
-	DECIDE_TESTING_NOTFOUND, 0 }
+	DECIDE_TESTING_NOTFOUND, 0, NOFLOOR }
 #define O_IGNORE { DECIDE_DANE_SOME_IGNORE, DECIDE_DANE_FAILURE_IGNORE, \
-	DECIDE_TESTING_NOTFOUND, 0 }
+	DECIDE_TESTING_NOTFOUND, 0, NOFLOOR }
 
-static const struct decide_pin pin_encrypt = { SOCKMAP_OK, "encrypt", 7 };
-static const struct decide_pin pin_notfound = { SOCKMAP_NOTFOUND, NULL, 0 };
+/* The TLS floor (issue 38): every attribute, or only protocols. */
+#define FLOOR	{ ">=TLSv1.2", "high", "aNULL:3DES" }
+#define FLOOR_TXT " protocols=>=TLSv1.2 ciphers=high exclude=aNULL:3DES"
+#define O_FLOOR	{ DECIDE_DANE_SOME_DANE, DECIDE_DANE_FAILURE_TEMP, \
+	DECIDE_TESTING_MAY, 0, FLOOR }
+#define O_FLOOR_RPT { DECIDE_DANE_SOME_DANE, DECIDE_DANE_FAILURE_TEMP, \
+	DECIDE_TESTING_MAY, 1, FLOOR }
+#define O_FLOOR_NF { DECIDE_DANE_SOME_DANE, DECIDE_DANE_FAILURE_TEMP, \
+	DECIDE_TESTING_NOTFOUND, 1, FLOOR }
+#define O_FLOOR_SOME_ONLY { DECIDE_DANE_SOME_DANE_ONLY, \
+	DECIDE_DANE_FAILURE_TEMP, DECIDE_TESTING_NOTFOUND, 0, FLOOR }
+#define O_FLOOR_PROTO { DECIDE_DANE_SOME_DANE, DECIDE_DANE_FAILURE_TEMP, \
+	DECIDE_TESTING_NOTFOUND, 0, { ">=TLSv1.3", NULL, NULL } }
+
+#define ALL_ATTRS (TLSATTR_BIT(TLSATTR_PROTOCOLS) | \
+	TLSATTR_BIT(TLSATTR_CIPHERS) | TLSATTR_BIT(TLSATTR_EXCLUDE))
+
+static const struct decide_pin pin_encrypt = { SOCKMAP_OK, "encrypt", 7,
+	0 };
+static const struct decide_pin pin_notfound = { SOCKMAP_NOTFOUND, NULL, 0,
+	0 };
 static const struct decide_pin pin_temp = { SOCKMAP_TEMP, "maintenance",
-	11 };
-static const struct decide_pin pin_empty_ok = { SOCKMAP_OK, "", 0 };
+	11, 0 };
+static const struct decide_pin pin_empty_ok = { SOCKMAP_OK, "", 0, 0 };
+/* as pins_parse() makes them: floor_attrs at authenticated levels only */
 static const struct decide_pin pin_secure = { SOCKMAP_OK,
-	"secure match=mx.example.com", 27 };
+	"secure match=mx.example.com", 27, ALL_ATTRS };
+static const struct decide_pin pin_verify_own = { SOCKMAP_OK,
+	"verify protocols=>=TLSv1.3", 26, TLSATTR_BIT(TLSATTR_CIPHERS) |
+	TLSATTR_BIT(TLSATTR_EXCLUDE) };
+static const struct decide_pin pin_fp_all_own = { SOCKMAP_OK,
+	"fingerprint match=AB protocols=TLSv1.3 ciphers=medium exclude=RC4",
+	65, 0 };
+static const struct decide_pin pin_may_own = { SOCKMAP_OK,
+	"may protocols=!SSLv3", 20, 0 };
 
 struct decide_case {
 	const char		*name;
@@ -391,6 +421,108 @@ static const struct decide_pcase pcases[] = {
 	    &pre_broken },
 };
 
+/*
+ * 5. The TLS floor (issue 38): on every authenticated answer (dane-only,
+ * secure from MTA-STS or a preload list, a pin at fingerprint, dane-only,
+ * verify, secure), on none of the others, and a pin's own value over the
+ * floor's.
+ */
+#define SECURE_FLOOR_RPT SECURE FLOOR_TXT SECURE_RPT_ATTRS
+#define SECURE_RPT_ATTRS " policy_type=sts policy_domain=example.com " \
+	"mx_host_pattern=mail.example.com " \
+	"mx_host_pattern=*.example.net { policy_string = version: STSv1 } " \
+	"{ policy_string = mode: enforce } " \
+	"{ policy_string = mx: mail.example.com } " \
+	"{ policy_string = mx: *.example.net } " \
+	"{ policy_string = max_age: 604800 }"
+
+static const struct decide_pcase fcases[] = {
+	{ { "floor: DANE on all MX, dane-only with the floor", "example.com",
+	    NULL, DECIDE_DANE_ALL, DECIDE_STS_NONE, NULL, 0, O_FLOOR, 0,
+	    SOCKMAP_OK, "dane-only" FLOOR_TXT, DECIDE_SOURCE_DANE, 0, NULL },
+	    NULL },
+	{ { "floor: DANE on some MX, dane_some=dane-only: the floor",
+	    "example.com", NULL, DECIDE_DANE_SOME, DECIDE_STS_NONE, NULL, 0,
+	    O_FLOOR_SOME_ONLY, 0, SOCKMAP_OK, "dane-only" FLOOR_TXT,
+	    DECIDE_SOURCE_DANE, 0, NULL }, NULL },
+	{ { "floor: DANE on some MX, dane: no floor (not every host "
+	    "authenticated)", "example.com", NULL, DECIDE_DANE_SOME,
+	    DECIDE_STS_POLICY, P_ENFORCE, 0, O_FLOOR, 0, SOCKMAP_OK, "dane",
+	    DECIDE_SOURCE_DANE, 0, NULL }, NULL },
+	{ { "floor: TLSA none usable, encrypt: no floor", "example.com", NULL,
+	    DECIDE_DANE_TLS, DECIDE_STS_NONE, NULL, 0, O_FLOOR, 0, SOCKMAP_OK,
+	    "encrypt", DECIDE_SOURCE_DANE, 0, NULL }, NULL },
+	{ { "floor: DANE failure TEMP: no floor", "example.com", NULL,
+	    DECIDE_DANE_FAILURE, DECIDE_STS_NONE, NULL, 0, O_FLOOR, 0,
+	    SOCKMAP_TEMP, DANE_TEMP, DECIDE_SOURCE_DANE, 0, NULL }, NULL },
+	{ { "floor: STS enforce, secure with the floor", "example.com", NULL,
+	    DECIDE_DANE_NONE, DECIDE_STS_POLICY, P_ENFORCE, 0, O_FLOOR, 0,
+	    SOCKMAP_OK, SECURE FLOOR_TXT, DECIDE_SOURCE_STS, 0, NULL }, NULL },
+	{ { "floor: STS enforce on a TLSRPT map: floor before the TLSRPT "
+	    "attributes", "example.com", NULL, DECIDE_DANE_NONE,
+	    DECIDE_STS_POLICY, P_ENFORCE, 0, O_FLOOR_RPT, 0, SOCKMAP_OK,
+	    SECURE_FLOOR_RPT, DECIDE_SOURCE_STS, 1, NULL }, NULL },
+	{ { "floor: TLSA none usable beside STS enforce: secure, the floor",
+	    "example.com", NULL, DECIDE_DANE_TLS, DECIDE_STS_POLICY, P_ENFORCE,
+	    0, O_FLOOR, 0, SOCKMAP_OK, SECURE FLOOR_TXT, DECIDE_SOURCE_STS, 0,
+	    NULL }, NULL },
+	{ { "floor: STS testing, may: no floor", "example.com", NULL,
+	    DECIDE_DANE_NONE, DECIDE_STS_POLICY, P_TESTING, 0, O_FLOOR, 0,
+	    SOCKMAP_OK, "may", DECIDE_SOURCE_STS, 0, NULL }, NULL },
+	{ { "floor: STS testing, NOTFOUND: nothing", "example.com", NULL,
+	    DECIDE_DANE_NONE, DECIDE_STS_POLICY, P_TESTING, 0, O_FLOOR_NF, 0,
+	    SOCKMAP_NOTFOUND, "", DECIDE_SOURCE_STS, 0, NULL }, NULL },
+	{ { "floor: STS mode none: NOTFOUND", "example.com", NULL,
+	    DECIDE_DANE_NONE, DECIDE_STS_POLICY, P_NONE, 0, O_FLOOR, 0,
+	    SOCKMAP_NOTFOUND, "", DECIDE_SOURCE_STS, 0, NULL }, NULL },
+	{ { "floor: no policy: NOTFOUND", "example.com", NULL,
+	    DECIDE_DANE_NONE, DECIDE_STS_NONE, NULL, 0, O_FLOOR, 0,
+	    SOCKMAP_NOTFOUND, "", DECIDE_SOURCE_NONE, 0, NULL }, NULL },
+	{ { "floor: discovery failed: NOTFOUND", "example.com", NULL,
+	    DECIDE_DANE_NONE, DECIDE_STS_FAILED, NULL, DECIDE_STS_ERR_FETCH,
+	    O_FLOOR, 0, SOCKMAP_NOTFOUND, "", DECIDE_SOURCE_STS, 0,
+	    "sts-policy-fetch-error" }, NULL },
+	{ { "floor: preload enforce, secure with the floor", "example.com",
+	    NULL, DECIDE_DANE_NONE, DECIDE_STS_NONE, NULL, 0, O_FLOOR_RPT, 0,
+	    SOCKMAP_OK, SECURE FLOOR_TXT, DECIDE_SOURCE_PRELOAD, 0, NULL },
+	    &pre_enforce },
+	{ { "floor: preload testing: NOTFOUND", "example.com", NULL,
+	    DECIDE_DANE_NONE, DECIDE_STS_NONE, NULL, 0, O_FLOOR_NF, 0,
+	    SOCKMAP_NOTFOUND, "", DECIDE_SOURCE_NONE, 0, NULL },
+	    &pre_testing },
+	{ { "floor: pin secure, the floor appended", "example.com",
+	    &pin_secure, DECIDE_DANE_NONE, DECIDE_STS_NONE, NULL, 0, O_FLOOR,
+	    0, SOCKMAP_OK, "secure match=mx.example.com" FLOOR_TXT,
+	    DECIDE_SOURCE_PIN, 0, NULL }, NULL },
+	{ { "floor: pin verify's own protocols replace the floor's",
+	    "example.com", &pin_verify_own, DECIDE_DANE_NONE, DECIDE_STS_NONE,
+	    NULL, 0, O_FLOOR, 0, SOCKMAP_OK, "verify protocols=>=TLSv1.3 "
+	    "ciphers=high exclude=aNULL:3DES", DECIDE_SOURCE_PIN, 0, NULL },
+	    NULL },
+	{ { "floor: pin fingerprint with all three of its own: verbatim",
+	    "example.com", &pin_fp_all_own, DECIDE_DANE_NONE, DECIDE_STS_NONE,
+	    NULL, 0, O_FLOOR, 0, SOCKMAP_OK, "fingerprint match=AB "
+	    "protocols=TLSv1.3 ciphers=medium exclude=RC4", DECIDE_SOURCE_PIN,
+	    0, NULL }, NULL },
+	{ { "floor: pin may: its own attribute, no floor", "example.com",
+	    &pin_may_own, DECIDE_DANE_NONE, DECIDE_STS_NONE, NULL, 0, O_FLOOR,
+	    0, SOCKMAP_OK, "may protocols=!SSLv3", DECIDE_SOURCE_PIN, 0, NULL },
+	    NULL },
+	{ { "floor: pin encrypt: no floor", "example.com", &pin_encrypt,
+	    DECIDE_DANE_NONE, DECIDE_STS_NONE, NULL, 0, O_FLOOR, 0,
+	    SOCKMAP_OK, "encrypt", DECIDE_SOURCE_PIN, 0, NULL }, NULL },
+	{ { "floor: pin TEMP: its reason only", "example.com", &pin_temp,
+	    DECIDE_DANE_NONE, DECIDE_STS_NONE, NULL, 0, O_FLOOR, 0,
+	    SOCKMAP_TEMP, "maintenance", DECIDE_SOURCE_PIN, 0, NULL }, NULL },
+	{ { "floor: pin NOTFOUND: nothing", "example.com", &pin_notfound,
+	    DECIDE_DANE_ALL, DECIDE_STS_NONE, NULL, 0, O_FLOOR, 0,
+	    SOCKMAP_NOTFOUND, "", DECIDE_SOURCE_PIN, 0, NULL }, NULL },
+	{ { "floor: only protocols set: only protocols appended",
+	    "example.com", NULL, DECIDE_DANE_ALL, DECIDE_STS_NONE, NULL, 0,
+	    O_FLOOR_PROTO, 0, SOCKMAP_OK, "dane-only protocols=>=TLSv1.3",
+	    DECIDE_SOURCE_DANE, 0, NULL }, NULL },
+};
+
 /* run_decide - one case, with preload entry pre (NULL: none) */
 static void
 run_decide(const struct decide_case *c, const struct decide_preload *pre)
@@ -431,6 +563,11 @@ run_decide(const struct decide_case *c, const struct decide_preload *pre)
 		assert_int_equal(res.tlsrpt, memmem(out.data, out.len,
 		    "policy_type=", 12) != NULL);
 		assert_non_null(res.answer);
+		/* res.floor: the floor was appended (no pin of these
+		 * cases has ciphers=high of its own) */
+		assert_int_equal(res.floor, c->opt.floor[0] != NULL &&
+		    strstr(c->data, c->opt.floor[1] != NULL ?
+		    " ciphers=high" : c->opt.floor[0]) != NULL);
 		if (c->sts_failure == NULL)
 			assert_null(res.sts_failure);
 		else
@@ -490,6 +627,33 @@ tlsrpt_dropped_when_reply_too_long(void **state)
 	assert_true(res.tlsrpt_dropped);
 	assert_int_equal(out.len, strlen(SECURE));
 	assert_memory_equal(out.data, SECURE, out.len);
+	buf_free(&out);
+	free(pol);
+}
+
+/* the floor stays when the TLSRPT attributes do not fit */
+static void
+floor_kept_when_tlsrpt_dropped(void **state)
+{
+	static const struct decide_options opt = O_FLOOR_RPT;
+	struct decide_input	 in;
+	struct decide_result	 res;
+	struct sts_policy	*pol;
+	struct buf		 out;
+
+	(void)state;
+	pol = parse_or_fail(P_ENFORCE);
+	memset(&in, 0, sizeof(in));
+	in.domain = "example.com";
+	in.sts = DECIDE_STS_POLICY;
+	in.policy = pol;
+	buf_init(&out, strlen(SECURE FLOOR_TXT) + 10);
+	assert_int_equal(decide(&in, &opt, &out, &res), 0);
+	assert_false(res.tlsrpt);
+	assert_true(res.tlsrpt_dropped);
+	assert_true(res.floor);
+	assert_non_null(buf_cstr(&out));
+	assert_string_equal(out.data, SECURE FLOOR_TXT);
 	buf_free(&out);
 	free(pol);
 }
@@ -826,6 +990,7 @@ main(void)
 {
 	static const struct CMUnitTest extra[] = {
 		cmocka_unit_test(tlsrpt_dropped_when_reply_too_long),
+		cmocka_unit_test(floor_kept_when_tlsrpt_dropped),
 		cmocka_unit_test(thousands_of_mx_fit_both_maps),
 		cmocka_unit_test(tlsrpt_at_the_reply_limit),
 		cmocka_unit_test(refused_when_even_the_policy_does_not_fit),
@@ -838,8 +1003,8 @@ main(void)
 	size_t			 n, i;
 	int			 rc;
 
-	t = calloc(NCASES(cases) + NCASES(pcases) + NCASES(extra),
-	    sizeof(*t));
+	t = calloc(NCASES(cases) + NCASES(pcases) + NCASES(fcases) +
+	    NCASES(extra), sizeof(*t));
 	if (t == NULL)
 		return (1);
 	n = 0;
@@ -849,6 +1014,9 @@ main(void)
 	for (i = 0; i < NCASES(pcases); i++)
 		t[n++] = (struct CMUnitTest){ pcases[i].c.name, test_pdecide,
 		    NULL, NULL, (void *)&pcases[i] };
+	for (i = 0; i < NCASES(fcases); i++)
+		t[n++] = (struct CMUnitTest){ fcases[i].c.name, test_pdecide,
+		    NULL, NULL, (void *)&fcases[i] };
 	for (i = 0; i < NCASES(extra); i++)
 		t[n++] = extra[i];
 	rc = _cmocka_run_group_tests("decide", t, n, NULL, NULL);

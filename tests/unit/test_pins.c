@@ -27,9 +27,15 @@
 #include "policy/facts.h"
 #include "policy/pins.h"
 #include "policy/sts_policy.h"
+#include "policy/tlsattr.h"
 #include "tools/query_decide.h"
 
 #define NCASES(a)	(sizeof(a) / sizeof((a)[0]))
+#define ALL_TLS		(TLSATTR_BIT(TLSATTR_PROTOCOLS) | \
+			 TLSATTR_BIT(TLSATTR_CIPHERS) | \
+			 TLSATTR_BIT(TLSATTR_EXCLUDE))
+#define ALL_BUT_P	(TLSATTR_BIT(TLSATTR_CIPHERS) | \
+			 TLSATTR_BIT(TLSATTR_EXCLUDE))
 #define TEST_ERRSZ	4096
 
 static const char pins_conf[] =
@@ -40,8 +46,15 @@ static const char pins_conf[] =
     "domain \"instant.test\" { level = \"encrypt\"\n"
     "\tuntil = \"2030-06-15t12:00:00z\" }\n"
     "domain \"day.test\" { level = \"may\" until = \"2030-06-15\" }\n"
+    "domain \"tv.test\" { level = verify protocols = \">=TLSv1.3\"\n"
+    "\tciphers = \"Medium\" }\n"
+    "domain \"tm.test\" { level = may exclude = \"3DES:aNULL\" }\n"
+    "domain \"te.test\" { level = encrypt }\n"
     "map \"postfix\" { }\n"
-    "map \"only\" { dane_some = dane-only tlsrpt = yes }\n";
+    "map \"only\" { dane_some = dane-only tlsrpt = yes }\n"
+    "map \"floor\" { tls_protocols = \">=TLSv1.2\" tls_ciphers = \"HIGH\"\n"
+    "\ttls_exclude = \"RC4\" dane_some = dane-only }\n"
+    "map \"pfloor\" { tls_protocols = \"!SSLv2:!SSLv3:!TLSv1:!TLSv1.1\" }\n";
 
 struct pin_case {
 	const char	*name;
@@ -71,6 +84,36 @@ static const struct pin_case cases[] = {
 	    0, "OK secure match=mx.other.test servername=hostname" },
 	{ "unpinned: nothing", "other.test", "postfix", DECIDE_DANE_NONE, 0,
 	    0, "NOTFOUND" },
+	/* the map's TLS floor (issue 38) on every authenticated answer */
+	{ "floor: pin dane-only", "d1.test", "floor", DECIDE_DANE_NONE, 0, 1,
+	    "OK dane-only protocols=>=TLSv1.2 ciphers=high exclude=RC4" },
+	{ "floor: pin secure", "sec.test", "floor", DECIDE_DANE_NONE, 0, 1,
+	    "OK secure match=mx1.sec.test:.sec.net servername=hostname "
+	    "protocols=>=TLSv1.2 ciphers=high exclude=RC4" },
+	{ "floor: a pin's own protocols and ciphers replace the floor's",
+	    "tv.test", "floor", DECIDE_DANE_NONE, 0, 1, "OK verify "
+	    "protocols=>=TLSv1.3 ciphers=medium exclude=RC4" },
+	{ "floor: pin may keeps its own, gets no floor", "tm.test", "floor",
+	    DECIDE_DANE_ALL, 0, 1, "OK may exclude=3DES:aNULL" },
+	{ "floor: pin encrypt gets no floor", "te.test", "floor",
+	    DECIDE_DANE_ALL, 0, 1, "OK encrypt" },
+	{ "floor: pin none gets no floor", "none.test", "floor",
+	    DECIDE_DANE_NONE, 0, 1, "OK none" },
+	{ "floor: DANE dane-only", "other.test", "floor", DECIDE_DANE_ALL, 1,
+	    0, "OK dane-only protocols=>=TLSv1.2 ciphers=high exclude=RC4" },
+	{ "floor: DANE on some MX, dane_some=dane-only", "other.test",
+	    "floor", DECIDE_DANE_SOME, 0, 0,
+	    "OK dane-only protocols=>=TLSv1.2 ciphers=high exclude=RC4" },
+	{ "floor: DANE none usable: encrypt, no floor", "other.test", "floor",
+	    DECIDE_DANE_TLS, 0, 0, "OK encrypt" },
+	{ "floor: MTA-STS secure", "other.test", "floor", DECIDE_DANE_NONE, 1,
+	    0, "OK secure match=mx.other.test servername=hostname "
+	    "protocols=>=TLSv1.2 ciphers=high exclude=RC4" },
+	{ "floor: nothing found: NOTFOUND", "other.test", "floor",
+	    DECIDE_DANE_NONE, 0, 0, "NOTFOUND" },
+	{ "floor: pre-3.6 exclusions as the floor", "other.test", "pfloor",
+	    DECIDE_DANE_NONE, 1, 0, "OK secure match=mx.other.test "
+	    "servername=hostname protocols=!SSLv2:!SSLv3:!TLSv1:!TLSv1.1" },
 };
 
 static struct config *cf;
@@ -210,7 +253,7 @@ bad_pins(void **state)
 		memset(&d, 0, sizeof(d));
 		n = 0;
 		rc = pins_parse("x.test", t[i].level, t[i].match,
-		    t[i].servername, "", &d, count_err, &n);
+		    t[i].servername, "", NULL, &d, count_err, &n);
 		if (n != t[i].nerr || rc != (n > 0 ? -1 : 0))
 			fail_msg("row %zu: %d errors (want %d), rc %d; last: "
 			    "%s", i, n, t[i].nerr, rc, last_err);
@@ -221,6 +264,214 @@ bad_pins(void **state)
 		free(d.servername);
 		free(d.answer);
 	}
+}
+
+/* tls_grammar - tlsattr_check: every valid form, every typo refused with
+ * its message (the phrase that follows the value in file:line messages) */
+static void
+tls_grammar(void **state)
+{
+	static const struct {
+		enum tlsattr_kind k;
+		const char	*in;
+		const char	*out;	/* NULL: refused ... */
+		const char	*why;	/* ... saying this */
+	} t[] = {
+		{ TLSATTR_PROTOCOLS, ">=TLSv1.2", ">=TLSv1.2", NULL },
+		{ TLSATTR_PROTOCOLS, ">=TLSv1.3", ">=TLSv1.3", NULL },
+		{ TLSATTR_PROTOCOLS, ">=SSLv3:<=TLSv1.2", ">=SSLv3:<=TLSv1.2",
+		    NULL },
+		{ TLSATTR_PROTOCOLS, "<=TLSv1.2", "<=TLSv1.2", NULL },
+		{ TLSATTR_PROTOCOLS, "!SSLv2:!SSLv3:!TLSv1:!TLSv1.1",
+		    "!SSLv2:!SSLv3:!TLSv1:!TLSv1.1", NULL },
+		{ TLSATTR_PROTOCOLS, "TLSv1.2:TLSv1.3", "TLSv1.2:TLSv1.3",
+		    NULL },
+		{ TLSATTR_PROTOCOLS, ">=TLSv1.2:!TLSv1.3", ">=TLSv1.2:!TLSv1.3",
+		    NULL },
+		{ TLSATTR_CIPHERS, "high", "high", NULL },
+		{ TLSATTR_CIPHERS, "MEDIUM", "medium", NULL },
+		{ TLSATTR_EXCLUDE, "aNULL", "aNULL", NULL },
+		{ TLSATTR_EXCLUDE, "3DES:RC4:ECDHE-RSA-AES128-SHA:kRSA+SHA1",
+		    "3DES:RC4:ECDHE-RSA-AES128-SHA:kRSA+SHA1", NULL },
+
+		{ TLSATTR_PROTOCOLS, "", NULL, "is empty" },
+		{ TLSATTR_PROTOCOLS, "tlsv1.2", NULL, "has \"tlsv1.2\": "
+		    "protocol names are case-sensitive, write TLSv1.2" },
+		{ TLSATTR_PROTOCOLS, ">=tlsv1.3", NULL, "has \"tlsv1.3\": "
+		    "protocol names are case-sensitive, write TLSv1.3" },
+		{ TLSATTR_PROTOCOLS, ">=TLSv1.4", NULL, "has \"TLSv1.4\", no "
+		    "protocol (one of SSLv2 SSLv3 TLSv1 TLSv1.1 TLSv1.2 "
+		    "TLSv1.3)" },
+		{ TLSATTR_PROTOCOLS, "=>TLSv1.2", NULL, "has \"=>TLSv1.2\": a "
+		    "bound is written >=NAME or <=NAME (Postfix 3.6 and "
+		    "later)" },
+		{ TLSATTR_PROTOCOLS, ">TLSv1.2", NULL, "has \">TLSv1.2\": a "
+		    "bound is written >=NAME or <=NAME (Postfix 3.6 and "
+		    "later)" },
+		{ TLSATTR_PROTOCOLS, ">=SSLv2", NULL, "has \">=SSLv2\": a bound "
+		    "names SSLv3 to TLSv1.3" },
+		{ TLSATTR_PROTOCOLS, ">=TLSv1.2:>=TLSv1.3", NULL,
+		    "has two >= bounds" },
+		{ TLSATTR_PROTOCOLS, ">=TLSv1.3:<=TLSv1.2", NULL,
+		    "allows no protocol at all" },
+		{ TLSATTR_PROTOCOLS, "TLSv1.2:!TLSv1.2", NULL,
+		    "allows no protocol at all" },
+		{ TLSATTR_PROTOCOLS, ">=TLSv1.2,!TLSv1.3", NULL,
+		    "has whitespace or ',': separate with ':' (a policy line "
+		    "splits attributes at whitespace and ',')" },
+		{ TLSATTR_PROTOCOLS, "!SSLv2 !SSLv3", NULL,
+		    "has whitespace or ',': separate with ':' (a policy line "
+		    "splits attributes at whitespace and ',')" },
+		{ TLSATTR_PROTOCOLS, "!SSLv2::!SSLv3", NULL,
+		    "has an empty protocol between ':'" },
+		{ TLSATTR_PROTOCOLS, "!SSLv2:", NULL,
+		    "has an empty protocol between ':'" },
+		{ TLSATTR_PROTOCOLS, "!TLSv1.0", NULL, "has \"TLSv1.0\", no "
+		    "protocol (one of SSLv2 SSLv3 TLSv1 TLSv1.1 TLSv1.2 "
+		    "TLSv1.3)" },
+		{ TLSATTR_CIPHERS, "low", NULL, "is read as medium by Postfix "
+		    "3.6 and later: write medium (or high)" },
+		{ TLSATTR_CIPHERS, "export", NULL, "is read as medium by "
+		    "Postfix 3.6 and later: write medium (or high)" },
+		{ TLSATTR_CIPHERS, "null", NULL, "is no encryption: write high "
+		    "or medium" },
+		{ TLSATTR_CIPHERS, "strong", NULL, "is no cipher grade: write "
+		    "high or medium" },
+		{ TLSATTR_CIPHERS, "high:medium", NULL, "is no cipher grade: "
+		    "write high or medium" },
+		{ TLSATTR_EXCLUDE, "!RC4", NULL, "has \"!RC4\": name the "
+		    "ciphers to exclude without a leading '!', '+', '-' or '@' "
+		    "(Postfix refuses them)" },
+		{ TLSATTR_EXCLUDE, "RC4:@STRENGTH", NULL, "has \"@STRENGTH\": "
+		    "name the ciphers to exclude without a leading '!', '+', "
+		    "'-' or '@' (Postfix refuses them)" },
+		{ TLSATTR_EXCLUDE, "RC4 3DES", NULL, "has whitespace or ',': "
+		    "separate with ':' (a policy line splits attributes at "
+		    "whitespace and ',')" },
+		{ TLSATTR_EXCLUDE, "RC4:{x}", NULL, "has \"{x}\", no cipher "
+		    "name (letters, digits and ._+=-, names separated by ':')" },
+		{ TLSATTR_EXCLUDE, "RC4::3DES", NULL, "has an empty cipher "
+		    "name between ':'" },
+		{ TLSATTR_EXCLUDE, "RC4\x01", NULL, "has a control or "
+		    "non-ASCII byte" },
+	};
+	char	 out[TLSATTR_MAX_VALUE + 1], why[TLSATTR_WHY_MAX], big[400];
+	size_t	 i;
+	int	 rc;
+
+	(void)state;
+	for (i = 0; i < NCASES(t); i++) {
+		why[0] = '\0';
+		rc = tlsattr_check(t[i].k, t[i].in, strlen(t[i].in), out, why,
+		    sizeof(why));
+		if (t[i].out != NULL) {
+			if (rc != 0)
+				fail_msg("row %zu \"%s\": refused: %s", i,
+				    t[i].in, why);
+			assert_string_equal(out, t[i].out);
+		} else {
+			if (rc != -1)
+				fail_msg("row %zu \"%s\": taken", i, t[i].in);
+			assert_string_equal(why, t[i].why);
+		}
+	}
+	/* the limits: bytes, then tokens */
+	memset(big, 'A', sizeof(big));
+	assert_int_equal(tlsattr_check(TLSATTR_EXCLUDE, big,
+	    TLSATTR_MAX_VALUE + 1, out, why, sizeof(why)), -1);
+	assert_string_equal(why, "is longer than 256 bytes");
+	assert_int_equal(tlsattr_check(TLSATTR_EXCLUDE, big,
+	    TLSATTR_MAX_VALUE, out, why, sizeof(why)), 0);
+	for (i = 1; i < 2 * (TLSATTR_MAX_TOKENS + 1); i += 2)
+		big[i] = ':';
+	assert_int_equal(tlsattr_check(TLSATTR_EXCLUDE, big,
+	    2 * TLSATTR_MAX_TOKENS - 1, out, why, sizeof(why)), 0);
+	assert_int_equal(tlsattr_check(TLSATTR_EXCLUDE, big,
+	    2 * TLSATTR_MAX_TOKENS + 1, out, why, sizeof(why)), -1);
+	assert_string_equal(why, "has more than 32 ':'-separated names");
+}
+
+/* tls_pins - pins_parse with protocols, ciphers, exclude: at every level
+ * but none, composed into the answer in that order; floor_attrs at the
+ * authenticated levels only */
+static void
+tls_pins(void **state)
+{
+	static const struct {
+		const char	*level, *match, *p, *c, *e;
+		int		 nerr;
+		const char	*answer;	/* nerr == 0 */
+		unsigned int	 floor;
+	} t[] = {
+		{ "secure", "", ">=TLSv1.2", "", "", 0,
+		    "secure protocols=>=TLSv1.2", ALL_BUT_P },
+		{ "verify", "nexthop", "", "HIGH", "RC4", 0,
+		    "verify match=nexthop ciphers=high exclude=RC4",
+		    TLSATTR_BIT(TLSATTR_PROTOCOLS) },
+		{ "dane-only", "", "", "", "", 0, "dane-only", ALL_TLS },
+		{ "fingerprint", "ab:cd:ef:01:23:45:67:89:ab:cd:ef:01:23:45:67:"
+		    "89", "TLSv1.3", "medium", "aNULL", 0, "fingerprint match=AB:"
+		    "CD:EF:01:23:45:67:89:AB:CD:EF:01:23:45:67:89 "
+		    "protocols=TLSv1.3 ciphers=medium exclude=aNULL", 0 },
+		{ "dane", "", ">=TLSv1.2", "", "", 0, "dane protocols=>=TLSv1.2",
+		    0 },
+		{ "encrypt", "", "", "high", "", 0, "encrypt ciphers=high", 0 },
+		{ "may", "", "!SSLv3", "", "", 0, "may protocols=!SSLv3", 0 },
+		{ "may", "", "", "", "", 0, "may", 0 },
+		{ "none", "", ">=TLSv1.2", "high", "RC4", 3, NULL, 0 },
+		{ "secure", "", "TLSv1.4", "low", "!RC4", 3, NULL, 0 },
+		{ "secure", "a..b", "tlsv1.2", "", "", 2, NULL, 0 },
+	};
+	const char *tls[TLSATTR_NKINDS];
+	struct config_domain d;
+	size_t	 i;
+	int	 n, rc;
+
+	(void)state;
+	for (i = 0; i < NCASES(t); i++) {
+		memset(&d, 0, sizeof(d));
+		n = 0;
+		tls[TLSATTR_PROTOCOLS] = t[i].p;
+		tls[TLSATTR_CIPHERS] = t[i].c;
+		tls[TLSATTR_EXCLUDE] = t[i].e;
+		rc = pins_parse("x.test", t[i].level, t[i].match, "", "", tls,
+		    &d, count_err, &n);
+		if (n != t[i].nerr || rc != (n > 0 ? -1 : 0))
+			fail_msg("row %zu: %d errors (want %d), rc %d; last: "
+			    "%s", i, n, t[i].nerr, rc, last_err);
+		if (t[i].answer != NULL) {
+			assert_string_equal(d.answer, t[i].answer);
+			assert_int_equal(d.floor_attrs, t[i].floor);
+		}
+		free(d.level);
+		free(d.match);
+		free(d.servername);
+		free(d.protocols);
+		free(d.ciphers);
+		free(d.exclude);
+		free(d.answer);
+	}
+	/* the message names the domain, the option and the value */
+	memset(&d, 0, sizeof(d));
+	n = 0;
+	tls[TLSATTR_PROTOCOLS] = "=>TLSv1.2";
+	tls[TLSATTR_CIPHERS] = tls[TLSATTR_EXCLUDE] = NULL;
+	assert_int_equal(pins_parse("x.test", "secure", "", "", "", tls, &d,
+	    count_err, &n), -1);
+	assert_string_equal(last_err, "domain \"x.test\": protocols "
+	    "\"=>TLSv1.2\" has \"=>TLSv1.2\": a bound is written >=NAME or "
+	    "<=NAME (Postfix 3.6 and later)");
+	tls[TLSATTR_PROTOCOLS] = "TLSv1.2";
+	free(d.level);
+	free(d.answer);
+	memset(&d, 0, sizeof(d));
+	assert_int_equal(pins_parse("x.test", "none", "", "", "", tls, &d,
+	    count_err, &n), -1);
+	assert_string_equal(last_err, "domain \"x.test\": protocols is not "
+	    "valid at level none (Postfix ignores every attribute with TLS "
+	    "disabled)");
+	free(d.level);
+	free(d.answer);
 }
 
 /* until_grammar - pins_until_parse: the two forms, and why a value is
@@ -420,13 +671,15 @@ lapse_at_its_second(void **state)
 int
 main(void)
 {
-	struct CMUnitTest	 t[NCASES(cases) + 4];
+	struct CMUnitTest	 t[NCASES(cases) + 6];
 	size_t			 i;
 
 	for (i = 0; i < NCASES(cases); i++)
 		t[i] = (struct CMUnitTest){ cases[i].name, same_answer, NULL,
 		    NULL, (void *)&cases[i] };
 	t[i++] = (struct CMUnitTest)cmocka_unit_test(bad_pins);
+	t[i++] = (struct CMUnitTest)cmocka_unit_test(tls_grammar);
+	t[i++] = (struct CMUnitTest)cmocka_unit_test(tls_pins);
 	t[i++] = (struct CMUnitTest)cmocka_unit_test(until_grammar);
 	t[i++] = (struct CMUnitTest)cmocka_unit_test(until_formats);
 	t[i++] = (struct CMUnitTest)cmocka_unit_test(lapse_at_its_second);

@@ -67,6 +67,9 @@ for ((i = 0; i < ${#MX_NAME[@]}; i++)); do
 	# a good server also sends the test CA: a DANE-TA(2) TLSA names it
 	[[ ${MX_CERT[i]} == good ]] && tls_lines+=", $pki/ca.pem"
 	[[ ${MX_CERT[i]} == none ]] && tls_lines="smtpd_tls_security_level = none"
+	# mxservers.tsv's protocols column: what this smtpd offers
+	[[ ${MX_PROTOCOLS[i]} != - ]] &&
+		tls_lines+=$'\n'"smtpd_tls_protocols = ${MX_PROTOCOLS[i]}"
 	world_postfix_instance "$m"
 	mkdir -p "$m/mail"
 	chown "$nobody_uid:$nobody_gid" "$m/mail"
