@@ -1,4 +1,5 @@
 #!/bin/bash
+# shellcheck disable=SC2016 # wait_until evaluates its single-quoted conditions
 # preload-url.sh - preload lists by https:// (issue 38), in the loopback
 # world: nginx serves a signed list and its .asc under the world's test CA
 # (case preload-lists, http option files: $WORLD_FILES_DIR), the host's
@@ -23,8 +24,10 @@ TOOL="$top_builddir/postsmtpsts/postsmtpsts-cache"
 need gpg gpgv postmap nsd unbound nginx ldns-signzone postfix
 
 world_up || { echo "Bail out! world did not start"; exit 1; }
-[ -n "${WORLD_FILES_DIR:-}" ] && [ -d "$WORLD_FILES_DIR" ] ||
-    { echo "Bail out! the world has no WORLD_FILES_DIR (started from an older tree?)"; exit 1; }
+if [ -z "${WORLD_FILES_DIR:-}" ] || [ ! -d "$WORLD_FILES_DIR" ]; then
+	echo "Bail out! the world has no WORLD_FILES_DIR (started from an older tree?)"
+	exit 1
+fi
 # this script's own directory of the world's files, removed at exit
 F=$WORLD_FILES_DIR/preload-url.$$
 mkdir -p "$F"
@@ -88,7 +91,7 @@ is "$HELD" "web 1 timestamp=2026-12-01T00:00:00Z expires=2099-01-01T00:00:00Z si
     "preloaded: the list held, its URL as source"
 n=$(grep -c "uri=/files/preload-url.$$/policy.json\(.asc\)\? status=200" "$WORLD_HTTPS_LOG")
 is "$n" 2 "nginx served the list and its .asc once each"
-ok "$(ls -A "$T" | grep -c '^\.postsmtpsts-preload\.')" \
+is "$(find "$T" -maxdepth 1 -name '.postsmtpsts-preload.*' | wc -l)" 0 \
     "no private copy left beside the store"
 # the signature at a URL of its own, the list given on the command line
 cp "$F/policy.json.asc" "$F/detached.sig"
