@@ -71,6 +71,7 @@ config_dump_preload(const struct config *cf, FILE *fp)
 	config_dump_kv(fp, "\t", "path", p->path);
 	config_dump_kv(fp, "\t", "keyring", p->keyring);
 	fprintf(fp, "\trefresh_interval = %d\n", p->refresh_interval);
+	fprintf(fp, "\ttimeout = %d\n", p->timeout);
 	for (i = 0; i < p->nlists; i++) {
 		fputs("\tlist ", fp);
 		config_dump_str(fp, p->lists[i].name);

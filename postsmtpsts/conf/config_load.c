@@ -203,6 +203,8 @@ static cfg_opt_t config_preload_opts[] = {
 	    config_cb_str),
 	CFG_STR_CB("keyring", "", CFGF_NONE, config_cb_str),
 	CFG_INT_CB("refresh_interval", 86400, CFGF_NONE, config_cb_int),
+	CFG_INT_CB("timeout", CONFIG_PRELOAD_DEFAULT_TIMEOUT, CFGF_NONE,
+	    config_cb_int),
 	CFG_SEC("list", config_preload_list_opts, CONFIG_TITLED),
 	CFG_END()
 };

@@ -126,6 +126,8 @@ config_preload_build(struct config_ctx *ctx, cfg_t *cfg, struct config *cf)
 	p->keyring = config_value_path(ctx, sec, "preload", "keyring", 1);
 	p->refresh_interval = (int)config_value_int(ctx, sec, "preload",
 	    "refresh_interval", 60, CONFIG_PRELOAD_MAX_REFRESH);
+	p->timeout = (int)config_value_int(ctx, sec, "preload", "timeout", 1,
+	    CONFIG_PRELOAD_MAX_TIMEOUT);
 	n = cfg_size(sec, "list");
 	if (n > CONFIG_MAX_PRELOAD_LISTS) {
 		config_error(ctx, sec, NULL, 0, "preload: more than %d lists",

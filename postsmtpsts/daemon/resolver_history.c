@@ -6,11 +6,19 @@
  * and close the file (cache.history_file; none without a cache: nothing
  * to compare with); resolver_history_sts() and _dane() take a job's merge
  * (the record the cache held, the one the merge gave) and hand each event
- * policy/history.c finds to resolver_history_emit(), which the preload
- * tier calls too (history_preload_event).
+ * policy/history.c finds to resolver_history_emit().
  *
- * Each event is one log line, key=value (notice level for the kinds
- * history_kind_alert() names, info for the rest), one increment of
+ * preload-overridden: when a merge stores an STS policy the cache did
+ * not hold (none before, or another id or mode) for a domain with an
+ * unexpired preload entry (lib/preload_store, opened read-only as the
+ * workers do: tried at most once a second until it exists), the
+ * discovered policy answers from now on instead of the entry (decide.h
+ * step 4): one event, with the list's name and timestamp.  A refresh
+ * that finds the same policy again is nothing new and records nothing,
+ * so the event is written once per policy that overrides the entry.
+ *
+ * Each event is one log line, key=value (notice level for the events
+ * history_event_alert() names, info for the rest), one increment of
  * postsmtpsts_policy_events_total{kind}, and one JSON line appended to
  * the file (lib/linelog: one O_APPEND write(2) of at most PIPE_BUF bytes,
  * so the shards, each writing its own domains' events, never tear each
@@ -33,6 +41,7 @@
 #include "lib/config.h"
 #include "lib/linelog.h"
 #include "lib/log.h"
+#include "lib/preload_store.h"
 #include "policy/dane.h"
 #include "policy/history.h"
 #include "daemon/resolver_int.h"
@@ -64,6 +73,8 @@ resolver_history_stop(struct resolver *r)
 	free(r->hev);
 	r->hev = NULL;
 	cache_record_release(&r->hist_old);
+	preload_store_close(r->preload);
+	r->preload = NULL;
 }
 
 /* resolver_history_mode - a mode's name, "-" for none */
@@ -80,6 +91,7 @@ resolver_history_log(const struct history_event *ev)
 {
 	char	 omx[LOG_ESCAPE_MAX * 4 + 8], mx[LOG_ESCAPE_MAX * 4 + 8];
 	char	 extra[LOG_ESCAPE_MAX * 8 + 128];
+	size_t	 n;
 
 	extra[0] = '\0';
 	if (ev->source == HISTORY_SOURCE_DNS)
@@ -99,7 +111,14 @@ resolver_history_log(const struct history_event *ev)
 		snprintf(extra, sizeof(extra), " detail=\"%s\"",
 		    log_escape(mx, sizeof(mx), ev->detail,
 		    strlen(ev->detail)));
-	(history_kind_alert(ev->kind) ? log_notice : log_info)(
+	if (ev->source == HISTORY_SOURCE_PRELOAD && ev->has_mx &&
+	    ev->detail[0] != '\0') {	/* the mx lists, then the list */
+		n = strlen(extra);
+		snprintf(extra + n, sizeof(extra) - n, " detail=\"%s\"",
+		    log_escape(mx, sizeof(mx), ev->detail,
+		    strlen(ev->detail)));
+	}
+	(history_event_alert(ev) ? log_notice : log_info)(
 	    "domain=%s policy_event=%s source=%s trigger=%s old_id=%s id=%s "
 	    "old_mode=%s mode=%s%s", ev->domain, history_kind_name(ev->kind),
 	    history_source_name(ev->source),
@@ -157,14 +176,71 @@ resolver_history_old(struct job *j, int dane)
 	return (NULL);
 }
 
+/*
+ * resolver_history_preload - the preload-overridden event of a merge
+ * that stored found over old (NULL: none held) for domain, if a preload
+ * list names it and found is an STS policy the cache did not hold
+ */
+static void
+resolver_history_preload(struct resolver *r, const char *domain,
+    const struct cache_record *old, const struct cache_record *found,
+    const struct discover_result *res, const char *trigger, int64_t now)
+{
+	struct preload_store_hit hit;
+	struct cache_record pre;
+	struct tm	 tm;
+	time_t		 tt;
+	char		 err[512], ts[32], detail[HISTORY_DETAIL_MAX];
+
+	if (!r->cf->cache.enabled || found == NULL ||
+	    found->kind != CACHE_KIND_STS)
+		return;
+	/* the same policy again: recorded when it first overrode the entry
+	 * (or held before the list named the domain: see DESIGN) */
+	if (old != NULL && old->kind == CACHE_KIND_STS &&
+	    old->sts_mode == found->sts_mode && strcmp(old->id, found->id) == 0)
+		return;
+	if (r->preload == NULL) {
+		if ((time_t)now == r->preload_retry)
+			return;
+		r->preload_retry = (time_t)now;
+		if ((r->preload = preload_store_open(r->cf->preload.path, 1,
+		    err, sizeof(err))) == NULL) {
+			log_debug(3, "resolver: %s", err);
+			return;
+		}
+	}
+	/* an expired list's entries answer nothing: nothing is overridden */
+	if (preload_store_get(r->preload, domain, &hit) != 1 ||
+	    hit.expires <= now)
+		return;
+	memset(&pre, 0, sizeof(pre));
+	pre.kind = CACHE_KIND_STS;
+	pre.sts_mode = hit.mode == 2 ? CACHE_STS_ENFORCE : CACHE_STS_TESTING;
+	pre.nmx = (uint16_t)hit.nmx;
+	pre.mx = (char *)hit.mx;
+	pre.mxlen = (uint32_t)hit.mxlen;
+	tt = (time_t)hit.timestamp;
+	if (gmtime_r(&tt, &tm) == NULL ||
+	    strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+		snprintf(ts, sizeof(ts), "%lld", (long long)hit.timestamp);
+	snprintf(detail, sizeof(detail), "list=%s timestamp=%s", hit.list, ts);
+	history_preload_event(r->hev, domain, &pre, found, res, trigger,
+	    detail, now);
+	resolver_history_emit(r, r->hev);
+}
+
 void
 resolver_history_sts(struct job *j, const struct discover_result *res,
     const struct cache_record *stored, int refused, const char *trigger,
     int64_t now)
 {
-	(void)history_sts_events(j->node.domain, resolver_history_old(j, 0),
-	    res, stored, refused, trigger, now, j->r->hev, resolver_history_cb,
-	    j->r);
+	const struct cache_record *old = resolver_history_old(j, 0);
+
+	(void)history_sts_events(j->node.domain, old, res, stored, refused,
+	    trigger, now, j->r->hev, resolver_history_cb, j->r);
+	resolver_history_preload(j->r, j->node.domain, old, stored, res,
+	    trigger, now);
 }
 
 void

@@ -41,6 +41,7 @@ struct config;
 struct dane;
 struct discover_result;
 struct history_event;
+struct preload_store;
 struct linelog;
 struct discover;
 struct dns;
@@ -177,6 +178,8 @@ struct resolver {
 	struct history_event *hev;	/* scratch: one event */
 	struct cache_record hist_old;	/* the cached record, when the job
 					   did not read it */
+	struct preload_store *preload;	/* read-only, NULL until it opens */
+	time_t		 preload_retry;	/* the last open tried */
 
 	/* scratch */
 	unsigned char	 msg[IPC_MAX_MSG];
@@ -320,7 +323,9 @@ void	resolver_history_stop(struct resolver *r);
  * resolver_history_sts - the events of job j's MTA-STS merge: res the
  * discovery, stored what facts_merge() gave (or the cached record kept),
  * refused its facts_downgrade_refused(), trigger the decision log's
- * refresh=, now the merge's time
+ * refresh=, now the merge's time; and, for a domain a preload list
+ * names, preload-overridden when stored is an STS policy that the cache
+ * did not hold before (none, or another id or mode)
  */
 void	resolver_history_sts(struct job *j, const struct discover_result *res,
 	    const struct cache_record *stored, int refused,
@@ -337,8 +342,7 @@ void	resolver_history_deleted(struct resolver *r, const char *domain,
 	    const struct cache_record *rec);
 
 /* resolver_history_emit - one event (policy/history.h): logged (notice
- * for history_kind_alert()), counted, appended to the file.  The preload
- * tier's way in (history_preload_event) */
+ * for history_event_alert()), counted, appended to the file */
 void	resolver_history_emit(struct resolver *r,
 	    const struct history_event *ev);
 

@@ -316,6 +316,9 @@ struct config_tlsrpt {
 #define CONFIG_MAX_PRELOAD_URL		512
 /* issue 38: "fetch updates at least once every 48 hours" */
 #define CONFIG_PRELOAD_MAX_REFRESH	(48 * 3600)
+/* seconds one https:// list or signature may take, DNS included */
+#define CONFIG_PRELOAD_DEFAULT_TIMEOUT	120
+#define CONFIG_PRELOAD_MAX_TIMEOUT	3600
 
 struct config_preload_list {
 	char		*name;		/* the section title */
@@ -333,6 +336,7 @@ struct config_preload {
 	char		*path;			/* the store (a directory) */
 	char		*keyring;		/* gpgv keyring, NULL: none */
 	int		 refresh_interval;	/* seconds */
+	int		 timeout;		/* seconds a URL's fetch */
 	struct config_preload_list *lists;
 	size_t		 nlists;
 };

@@ -126,6 +126,8 @@ struct https_fetch {
 	char		*url;
 	unsigned int	 port;
 	int		 post;		/* https_post(): a POST, any 2xx */
+	int		 file;		/* https_get(): any media type */
+	size_t		 max_body;	/* the body's limit (GET) */
 	char		*postdata;	/* its body (a copy) */
 	size_t		 postlen;
 	struct curl_slist *headers;	/* its Content-Type */
@@ -418,8 +420,10 @@ https_judge_head(struct https_fetch *f, long status, const char *ctype,
 		    " (redirects are not followed)" : "");
 		return (-1);
 	}
-	/* RFC 8461 §3.2: media type "text/plain" */
-	if (ctype == NULL || !https_media_type_ok(ctype, strlen(ctype))) {
+	/* RFC 8461 §3.2: media type "text/plain" (a policy; a file of
+	 * https_get() is whatever its signature says it is) */
+	if (!f->file && (ctype == NULL ||
+	    !https_media_type_ok(ctype, strlen(ctype)))) {
 		f->abort_kind = HTTPS_ERR_CONTENT_TYPE;
 		log_escape(esc, sizeof(esc), ctype != NULL ? ctype : "(none)",
 		    ctype != NULL ? strlen(ctype) : 6);
@@ -427,11 +431,11 @@ https_judge_head(struct https_fetch *f, long status, const char *ctype,
 		    "media type \"%s\" is not text/plain", esc);
 		return (-1);
 	}
-	if (clen > (long long)f->h->max_body) {
+	if (clen > (long long)f->max_body) {
 		f->abort_kind = HTTPS_ERR_TOO_LARGE;
 		snprintf(f->detail, sizeof(f->detail),
 		    "Content-Length %lld exceeds %zu bytes", clen,
-		    f->h->max_body);
+		    f->max_body);
 		return (-1);
 	}
 	return (0);
@@ -584,10 +588,10 @@ https_write_cb(char *ptr, size_t size, size_t nmemb, void *userdata)
 			    f->body.len);
 		return (n);
 	}
-	if (n > f->h->max_body - f->body.len) {
+	if (n > f->max_body - f->body.len) {
 		f->abort_kind = HTTPS_ERR_TOO_LARGE;
 		snprintf(f->detail, sizeof(f->detail),
-		    "body exceeds %zu bytes", f->h->max_body);
+		    "body exceeds %zu bytes", f->max_body);
 		return (0);
 	}
 	if (buf_append(&f->body, ptr, n) == -1)
@@ -715,7 +719,7 @@ https_finish(struct https_fetch *f)
 			kind = HTTPS_ERR_TOO_LARGE;
 			snprintf(f->detail, sizeof(f->detail),
 			    "Content-Length exceeds %zu bytes",
-			    f->h->max_body);
+			    f->max_body);
 		}
 	} else if (f->rc != CURLE_OK && f->nrefused > 0 &&
 	    f->nrefused == f->nopen) {
@@ -923,7 +927,7 @@ https_setup(struct https_fetch *f)
 		HTTPS_SETOPT(CURLOPT_HTTPHEADER, f->headers);
 	} else
 		HTTPS_SETOPT(CURLOPT_MAXFILESIZE_LARGE,
-		    (curl_off_t)h->max_body);
+		    (curl_off_t)f->max_body);
 	HTTPS_SETOPT(CURLOPT_USERAGENT, HTTPS_USER_AGENT);
 	HTTPS_SETOPT(CURLOPT_NOSIGNAL, 1L);
 	HTTPS_SETOPT(CURLOPT_WRITEFUNCTION, https_write_cb);
@@ -1051,6 +1055,7 @@ https_new_fetch(struct https *h, const char *host, size_t maxbody,
 	f->arg = arg;
 	f->host = xstrdup(host);
 	f->port = HTTPS_PORT;
+	f->max_body = maxbody;
 	buf_init(&f->body, maxbody);
 	TAILQ_INSERT_TAIL(&h->fetches, f, entry);
 	return (f);
@@ -1064,6 +1069,24 @@ https_fetch(struct https *h, const char *host, const char *const *addrs,
 
 	f = https_new_fetch(h, host, h->max_body, cb, arg);
 	return (https_start(f, host, NULL, addrs, naddrs));
+}
+
+struct https_fetch *
+https_get(struct https *h, const char *host, unsigned int port,
+    const char *path, const char *const *addrs, size_t naddrs,
+    size_t maxbody, https_cb *cb, void *arg)
+{
+	struct https_fetch	*f;
+
+	f = https_new_fetch(h, host, maxbody, cb, arg);
+	f->file = 1;
+	f->port = port;
+	if (port == 0 || port > 65535 || maxbody == 0) {
+		f->url = xstrdup("");
+		return (https_fail_early(f, HTTPS_ERR_OTHER,
+		    "invalid port or body limit"));
+	}
+	return (https_start(f, host, path, addrs, naddrs));
 }
 
 struct https_fetch *

@@ -90,6 +90,23 @@ struct https_fetch *https_fetch(struct https *h, const char *host,
 		    void *arg);
 
 /*
+ * https_get - GET https://host:port/path (path starts with '/', as for
+ * https_post) for a file that is not a policy: postsmtpsts-cache
+ * preload's lists and their signatures.  The same addresses, certificate
+ * check (trust.c), TLS version, timeouts and no redirects (a 3xx is
+ * HTTPS_ERR_REDIRECT) as https_fetch(); status 200 only, any media type
+ * (what the file is, its signature says), and a body limit of its own:
+ * a Content-Length over maxbody is refused before the body, a body as
+ * soon as it would grow past it (HTTPS_ERR_TOO_LARGE, never after
+ * reading more).  The body is held in memory (up to maxbody).  Never
+ * NULL.
+ */
+struct https_fetch *https_get(struct https *h, const char *host,
+		    unsigned int port, const char *path,
+		    const char *const *addrs, size_t naddrs, size_t maxbody,
+		    https_cb *cb, void *arg);
+
+/*
  * https_post - POST body[0..len) as Content-Type ctype to
  * https://host:port/path (path starts with '/': RFC 3986 path and query,
  * no blank, control byte or fragment), connecting only to addrs as

@@ -413,29 +413,40 @@ history_expired_event(struct history_event *ev, const char *domain,
 
 void
 history_preload_event(struct history_event *ev, const char *domain,
-    const struct cache_record *pre, const struct cache_record *other,
+    const struct cache_record *pre, const struct cache_record *found,
+    const struct discover_result *res, const char *trigger,
     const char *detail, int64_t now)
 {
 	size_t	 i;
 
 	history_event_init(ev, HISTORY_PRELOAD_OVERRIDDEN,
 	    HISTORY_SOURCE_PRELOAD, domain, now);
-	if (other != NULL && other->kind == CACHE_KIND_STS) {
-		snprintf(ev->old_id, sizeof(ev->old_id), "%s", other->id);
-		ev->old_mode = other->sts_mode;
+	snprintf(ev->trigger, sizeof(ev->trigger), "%s",
+	    trigger != NULL ? trigger : "");
+	if (pre != NULL && pre->kind == CACHE_KIND_STS)
+		ev->old_mode = pre->sts_mode;	/* a list entry has no id */
+	if (found != NULL && found->kind == CACHE_KIND_STS) {
+		snprintf(ev->id, sizeof(ev->id), "%s", found->id);
+		ev->mode = found->sts_mode;
 	}
-	if (pre != NULL && pre->kind == CACHE_KIND_STS) {
-		snprintf(ev->id, sizeof(ev->id), "%s", pre->id);
-		ev->mode = pre->sts_mode;
-	}
-	if (pre != NULL && other != NULL)
-		history_set_mx(ev, other, pre);
+	if (pre != NULL && found != NULL)
+		history_set_mx(ev, pre, found);
+	history_sha256(ev, res);
 	snprintf(ev->detail, sizeof(ev->detail), "%s",
 	    detail != NULL ? detail : "");
 	for (i = 0; ev->detail[i] != '\0'; i++)
 		if ((unsigned char)ev->detail[i] < 0x20 ||
 		    (unsigned char)ev->detail[i] > 0x7e)
 			ev->detail[i] = '?';
+}
+
+int
+history_event_alert(const struct history_event *ev)
+{
+	if (ev->kind == HISTORY_PRELOAD_OVERRIDDEN)
+		return (ev->old_mode == CACHE_STS_ENFORCE && ev->mode >= 0 &&
+		    ev->mode < CACHE_STS_ENFORCE);
+	return (history_kind_alert(ev->kind));
 }
 
 /* history_str - s as a JSON string, or null when empty */

@@ -37,9 +37,18 @@
  *	downgrade-refused     the same id served with a weaker mode:     notice
  *	                      refused by trust on first use (facts.h),
  *	                      recorded all the same
- *	preload-overridden    a preload list's entry and the discovered  info
- *	                      facts disagreed and one replaced the
- *	                      other (the preload tier emits it)
+ *	preload-overridden    a discovered STS policy stored for a       info,
+ *	                      domain a preload list names: it answers   notice
+ *	                      now, not the list's entry (decide.h       when
+ *	                      step 4).  Once: when no STS policy was    weaker
+ *	                      held before, or the one held had another
+ *	                      id or mode (a refresh of the same policy
+ *	                      is nothing new).  old_mode/old_mx: the
+ *	                      list's entry (no id), id/mode/mx/sha256:
+ *	                      the discovered policy, detail: the list's
+ *	                      name and timestamp.  Notice when weaker:
+ *	                      an enforce entry overridden by testing or
+ *	                      none (history_event_alert)
  *
  *	One discovery can give several (id-changed, mode-downgraded and
  *	mx-provider-changed for one new policy), in that order.
@@ -167,6 +176,11 @@ const char	*history_source_name(enum history_source s);
  * dane-disappeared, downgrade-refused */
 int		 history_kind_alert(enum history_kind k);
 
+/* history_event_alert - 1 if this event is logged at notice level: its
+ * kind's rule, and for preload-overridden an enforce entry overridden by
+ * a testing or none policy */
+int		 history_event_alert(const struct history_event *ev);
+
 /* history_event_init - ev emptied for kind, domain (normalized), source
  * and time */
 void	history_event_init(struct history_event *ev, enum history_kind kind,
@@ -222,15 +236,16 @@ void	history_expired_event(struct history_event *ev, const char *domain,
 	    const struct cache_record *rec, const char *trigger, int64_t now);
 
 /*
- * history_preload_event - fill ev for a preload-overridden event: the
- * preload list's record (pre) and the record it overrode or that
- * overrode it (other), either may be NULL; detail: which list and which
- * way (free text, bounded and kept printable ASCII).  For the preload
- * tier: the caller emits ev as the resolver emits the others
- * (resolver_history_emit).
+ * history_preload_event - fill ev for a preload-overridden event: pre the
+ * list's entry as a record (kind STS, its mode and mx, no id), found the
+ * discovered record stored over it, res the discovery (its body's
+ * SHA-256; NULL: none), trigger as history_sts_events'; pre, found may be
+ * NULL; detail: the list (free text, bounded and kept printable ASCII).
+ * The resolver emits ev as the others (resolver_history_emit).
  */
 void	history_preload_event(struct history_event *ev, const char *domain,
-	    const struct cache_record *pre, const struct cache_record *other,
+	    const struct cache_record *pre, const struct cache_record *found,
+	    const struct discover_result *res, const char *trigger,
 	    const char *detail, int64_t now);
 
 /*

@@ -6,7 +6,16 @@
  * keeps.  The order matters: the list's bytes are read once, into
  * memory, and the file gpgv checks is a private copy of those bytes, so
  * a list replaced on disk between the check and the parse cannot slip
- * in.
+ * in.  A source (or signature) that is an https:// URL is fetched by
+ * tools/preload_fetch.c into memory instead of read (PRELOAD_LIST_MAX
+ * for a list, CACHE_PRELOAD_SIG_MAX for a signature, checked while it
+ * arrives); the rest is the same.
+ *
+ * The private copies: a directory of mode 0700 (mkdtemp) beside the
+ * store (in the directory holding preload.path: the state directory,
+ * which the daemon's user may write, as the master's child runs as
+ * that user under systemd's ProtectSystem=strict), or, when that
+ * directory cannot be written (an operator's -n), in $TMPDIR or /tmp.
  */
 #include "autoconf.h"
 
@@ -37,9 +46,14 @@
 #include "policy/preload_list.h"
 #include "tools/cache_preload.h"
 #include "tools/preload_export.h"
+#include "tools/preload_fetch.h"
+
+#define CACHE_PRELOAD_SIG_MAX	65536	/* bytes of a detached signature */
 
 /* One list to import, as configured or as given. */
 struct cp_job {
+	const struct config *cf;
+	struct preload_fetch **pf;	/* the run's fetcher, made when needed */
 	char		 name[CONFIG_MAX_PRELOAD_NAME + 1];
 	const char	*source;
 	char		 sig[PATH_MAX];
@@ -97,6 +111,52 @@ cp_read(const char *path, size_t max, size_t *lenp, char *why, size_t whysz)
 	return (buf);
 }
 
+/* cp_is_url - an https:// source or signature */
+static int
+cp_is_url(const char *where)
+{
+	return (strncmp(where, "https://", 8) == 0);
+}
+
+/* cp_get - the bytes of where (a file, or an https:// URL), at most max;
+ * NULL with why */
+static char *
+cp_get(const struct cp_job *j, const char *where, size_t max, size_t *lenp,
+    char *why, size_t whysz)
+{
+	char	 err[512];
+
+	if (!cp_is_url(where))
+		return (cp_read(where, max, lenp, why, whysz));
+	if (*j->pf == NULL && (*j->pf = preload_fetch_new(j->cf,
+	    j->cf->preload.timeout, err, sizeof(err))) == NULL) {
+		(void)snprintf(why, whysz, "cannot fetch: %s", err);
+		return (NULL);
+	}
+	return (preload_fetch_get(*j->pf, where, max, lenp, why, whysz));
+}
+
+/* cp_tmpdir - a private directory for the copies gpgv reads, into dir
+ * (at least PATH_MAX): beside the store, else in $TMPDIR or /tmp */
+static int
+cp_tmpdir(const struct config *cf, char *dir, size_t dirsz)
+{
+	const char	*slash = strrchr(cf->preload.path, '/');
+	const char	*tmp = getenv("TMPDIR");
+
+	if (slash != NULL && (size_t)snprintf(dir, dirsz,
+	    "%.*s/.postsmtpsts-preload.XXXXXX",
+	    (int)(slash - cf->preload.path), cf->preload.path) < dirsz &&
+	    mkdtemp(dir) != NULL)
+		return (0);
+	if (tmp == NULL || tmp[0] != '/')
+		tmp = "/tmp";
+	if ((size_t)snprintf(dir, dirsz, "%s/postsmtpsts-preload.XXXXXX",
+	    tmp) >= dirsz || mkdtemp(dir) == NULL)
+		return (-1);
+	return (0);
+}
+
 /* cp_write - p[0..len) into a new file path (mode 0600) */
 static int
 cp_write(const char *path, const char *p, size_t len)
@@ -127,9 +187,9 @@ cp_verify(const struct cp_job *j, const char *p, size_t len, char *signer,
     size_t signersz)
 {
 	struct gpgv_result r;
-	char	 dir[] = "/tmp/postsmtpsts-preload.XXXXXX";
-	char	 data[sizeof(dir) + 16], sigf[sizeof(dir) + 16];
-	char	*sig, why[256];
+	char	 dir[PATH_MAX];
+	char	 data[PATH_MAX + 16], sigf[PATH_MAX + 16];
+	char	*sig, why[512];
 	size_t	 siglen;
 	int	 rc = -1;
 
@@ -138,15 +198,15 @@ cp_verify(const struct cp_job *j, const char *p, size_t len, char *signer,
 		    j->source);
 		return (-1);
 	}
-	if ((sig = cp_read(j->sig, 65536, &siglen, why, sizeof(why))) ==
-	    NULL) {
+	if ((sig = cp_get(j, j->sig, CACHE_PRELOAD_SIG_MAX, &siglen, why,
+	    sizeof(why))) == NULL) {
 		log_warnx("%s: signature: %s: %s (an unsigned list is read "
 		    "only when the configuration says trusted = true)",
 		    j->source, j->sig, why);
 		return (-1);
 	}
-	if (mkdtemp(dir) == NULL) {
-		log_warn("%s: mkdtemp", j->source);
+	if (cp_tmpdir(j->cf, dir, sizeof(dir)) != 0) {
+		log_warn("%s: a private directory for gpgv", j->source);
 		free(sig);
 		return (-1);
 	}
@@ -202,13 +262,7 @@ cp_import(const struct config *cf, const struct cp_job *j, int dry)
 	int64_t	 now = clock_wall();
 	int	 rc;
 
-	if (strncmp(j->source, "https://", 8) == 0) {
-		log_warnx("%s: list %s: fetching a URL is not in this version: "
-		    "download the list and its .asc, then give the file",
-		    j->source, j->name);
-		return (-1);
-	}
-	if ((buf = cp_read(j->source, PRELOAD_LIST_MAX, &len, why,
+	if ((buf = cp_get(j, j->source, PRELOAD_LIST_MAX, &len, why,
 	    sizeof(why))) == NULL) {
 		log_warnx("%s: list: %s", j->source, why);
 		return (-1);
@@ -279,6 +333,7 @@ cp_job_conf(const struct config *cf, const struct config_preload_list *l,
     struct cp_job *j)
 {
 	memset(j, 0, sizeof(*j));
+	j->cf = cf;
 	(void)snprintf(j->name, sizeof(j->name), "%s", l->name);
 	j->source = l->source;
 	if (l->signature != NULL)
@@ -301,6 +356,7 @@ cp_job_file(const struct config *cf, const char *path, const char *keyring,
 	size_t		 i, n = 0;
 
 	memset(j, 0, sizeof(*j));
+	j->cf = cf;
 	base = base != NULL ? base + 1 : path;
 	for (i = 0; base[i] != '\0' && base[i] != '.' &&
 	    n < CONFIG_MAX_PRELOAD_NAME; i++)
@@ -321,6 +377,7 @@ int
 cache_preload_main(const char *conf, int dry, const char *keyring, int argc,
     char *argv[])
 {
+	struct preload_fetch *pf = NULL;
 	struct config	*cf;
 	struct cp_job	 j;
 	char		 err[4096];
@@ -354,11 +411,13 @@ cache_preload_main(const char *conf, int dry, const char *keyring, int argc,
 			cp_job_conf(cf, &cf->preload.lists[i], &j);
 			if (keyring != NULL)
 				j.keyring = keyring;
+			j.pf = &pf;
 			if (cp_import(cf, &j, dry) != 0)
 				rv = 1;
 		}
 		if (cf->preload.nlists == 0)
 			rv = 1;
+		preload_fetch_free(pf);
 		config_free(cf);
 		return (rv);
 	}
@@ -373,9 +432,11 @@ cache_preload_main(const char *conf, int dry, const char *keyring, int argc,
 	else {
 		if (found && keyring != NULL)
 			j.keyring = keyring;
+		j.pf = &pf;
 		if (cp_import(cf, &j, dry) != 0)
 			rv = 1;
 	}
+	preload_fetch_free(pf);
 	config_free(cf);
 	return (rv);
 }

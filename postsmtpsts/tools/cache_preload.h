@@ -22,8 +22,11 @@
  *	is left as it was held, a message "source: entry: reason".  -n:
  *	everything but the write.
  *
- *	URL sources are not fetched by this version (an error naming the
- *	list): download the list and its .asc and give the FILE.
+ *	A source or signature that is an https:// URL (configured, or given
+ *	as FILE) is fetched (tools/preload_fetch.h: DNSSEC-aware addresses,
+ *	the policy fetches' certificate check, CA file and proxy, no
+ *	redirects, preload.timeout for each fetch, the list's cap counted
+ *	while it arrives) instead of read; the rest is the same.
  *
  *	Exit status: 0 every list imported, 1 one failed, 2 usage.
  */

@@ -11,7 +11,12 @@
 #     world's policy files are shared by every test running at once, so
 #     nothing here changes them: the changes an operator is told about
 #     (a refused downgrade, an mx set moved to another provider,
-#     enforce -> none) are tests/scenario/history.scn's, in virtual time.
+#     enforce -> none) are tests/scenario/history.scn's, in virtual time;
+#  3. a preload list (a trusted local file, imported by the daemon's
+#     child at start) names enforce-wild.pstest: its discovered policy is
+#     stored over the list's entry, a preload-overridden event (the
+#     list's mode and mx as old, the policy's id, mode and mx, the list
+#     in the log line), counted, once.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/e2e/lib.sh"
 
 TOOL="$top_builddir/postsmtpsts/postsmtpsts-cache"
@@ -78,7 +83,13 @@ for f in "$WWW" "$WWW2"; do
 done
 
 mapfile -t lines < <(world_daemon_lines)
-daemon_start "${lines[@]}" "cache { refresh_before = 86398 refresh_interval = 1 }" ||
+cat >"$T/list.json" <<LEOF
+{"timestamp": "2026-12-01T00:00:00Z", "expires": "2099-01-01T00:00:00Z",
+ "version": "0.1", "policies": {"$D2": {"mode": "enforce",
+ "mxs": [".mx.example.net"]}}}
+LEOF
+daemon_start "${lines[@]}" "cache { refresh_before = 86398 refresh_interval = 1 }" \
+    "preload { path = \"$T/preload\" list \"local\" { source = \"$T/list.json\" trusted = true } }" ||
     { echo "Bail out! daemon did not start"; exit 1; }
 HF=$T/history.log
 pq_expect "$D" "secure match=mx1.$D servername=hostname" "$D: enforce"
@@ -96,12 +107,23 @@ ok $? "first-seen: the log line (info)"
 # script changes none of them (the policy changes an operator is told
 # about, a refused downgrade and an mx set moved to another provider, are
 # proven by tests/scenario/history.scn, in virtual time).
+wait_until 15 "grep -q 'preload: the configured lists imported' '$DAEMON_LOG'"
+ok $? "the preload list naming $D2 imported at start"
 pq_expect "$D2" "secure match=mx1.$D2:.mail.$D2 servername=hostname" "$D2: enforce"
 wait_until 5 "grep -q '\"domain\":\"$D2\",\"event\":\"first-seen\"' '$HF'"
 ok $? "first-seen of $D2 in the history file"
+wait_until 5 "grep -q '\"domain\":\"$D2\",\"event\":\"preload-overridden\"' '$HF'"
+po=$(grep "\"domain\":\"$D2\",\"event\":\"preload-overridden\"" "$HF")
+ok "$(case $po in *'"source":"preload","trigger":"request","old_id":null,"id":"enforcewild1"'*'"old_mode":"enforce","mode":"enforce","old_mx":["*.mx.example.net"],"mx":["mx1.'"$D2"'","*.mail.'"$D2"'"]'*'"detail":"list=local timestamp=2026-12-01T00:00:00Z"'*) echo 0;; *) echo 1;; esac)" \
+    "preload-overridden: the list's entry as old, the discovered policy as new, the list in detail (${po:0:300})"
+is "$(grep -c "\"event\":\"preload-overridden\"" "$HF")" 1 "preload-overridden: once, for $D2 only"
+grep -q "resolver\[[0-9]*\]: domain=$D2 policy_event=preload-overridden source=preload trigger=request old_id=- id=enforcewild1 old_mode=enforce mode=enforce .*detail=\"list=local timestamp=2026-12-01T00:00:00Z\"" "$DAEMON_LOG"
+ok $? "preload-overridden: the log line, info (no notice: enforce overridden by enforce)"
 "$TOOL" -c "$CONF" stats >"$T/stats.out" 2>&1
 n=$(sed -n 's/^postsmtpsts_policy_events_total{kind="first-seen"} //p' "$T/stats.out")
 is "${n:-missing}" 2 "postsmtpsts_policy_events_total{kind=\"first-seen\"}"
+n=$(sed -n 's/^postsmtpsts_policy_events_total{kind="preload-overridden"} //p' "$T/stats.out")
+is "${n:-missing}" 1 "postsmtpsts_policy_events_total{kind=\"preload-overridden\"}"
 "$TOOL" -c "$CONF" history "$D" >"$T/out" 2>&1
 is "$(cut -d' ' -f2 "$T/out" | sort -u | tr '\n' ' ')" "first-seen " \
     "postsmtpsts-cache history reads what the daemon wrote"

@@ -1499,6 +1499,7 @@ static const char preload_text[] =
     "preload {\n"
     "\tkeyring = \"/etc/postsmtpsts/preload.gpg\"\n"
     "\trefresh_interval = 43200\n"
+    "\ttimeout = 30\n"
     "\tlist \"eff\" {\n"
     "\t\tsource = \"https://dl.eff.org/starttls-everywhere/policy.json\"\n"
     "\t\tfingerprint = \"b693 f33f 2aa1 3e5b 1d97 5a24 4af5 fc82 5a3e 0c2a\"\n"
@@ -1521,12 +1522,14 @@ preload_section_loads(void **state)
 	    "/lib/postsmtpsts/preload");
 	assert_null(cf->preload.keyring);
 	assert_int_equal(cf->preload.refresh_interval, 86400);
+	assert_int_equal(cf->preload.timeout, CONFIG_PRELOAD_DEFAULT_TIMEOUT);
 	assert_int_equal(cf->preload.nlists, 0);
 	config_free(cf);
 	cf = load_ok(preload_text);
 	assert_string_equal(cf->preload.keyring,
 	    "/etc/postsmtpsts/preload.gpg");
 	assert_int_equal(cf->preload.refresh_interval, 43200);
+	assert_int_equal(cf->preload.timeout, 30);
 	assert_int_equal(cf->preload.nlists, 2);
 	assert_string_equal(cf->preload.lists[0].name, "eff");
 	assert_string_equal(cf->preload.lists[0].source,
@@ -1536,7 +1539,7 @@ preload_section_loads(void **state)
 	assert_string_equal(cf->preload.lists[0].fingerprint,
 	    "B693F33F2AA13E5B1D975A244AF5FC825A3E0C2A");
 	assert_false(cf->preload.lists[0].trusted);
-	assert_int_equal(cf->preload.lists[0].line, 4);
+	assert_int_equal(cf->preload.lists[0].line, 5);
 	assert_string_equal(cf->preload.lists[1].source,
 	    "/etc/postsmtpsts/ours.json");
 	assert_true(cf->preload.lists[1].trusted);
@@ -1561,6 +1564,7 @@ preload_errors(void **state)
 	(void)state;
 	cf = load_text("preload {\n"
 	    "\trefresh_interval = 172801\n"
+	    "\ttimeout = 0\n"
 	    "\tlist \"a b\" {\n\t\tsource = \"/x.json\"\n"
 	    "\t\ttrusted = true\n\t}\n"
 	    "\tlist \"url\" {\n"
@@ -1572,16 +1576,17 @@ preload_errors(void **state)
 	    "}\n", err, NULL);
 	assert_null(cf);
 	assert_non_null(strstr(err, ":2: preload: refresh_interval"));
-	assert_non_null(strstr(err, ":3: preload list \"a b\": a list name "
+	assert_non_null(strstr(err, ":3: preload: timeout"));
+	assert_non_null(strstr(err, ":4: preload list \"a b\": a list name "
 	    "is 1 to 32"));
-	assert_non_null(strstr(err, ":9: preload list \"url\": trusted is "
+	assert_non_null(strstr(err, ":10: preload list \"url\": trusted is "
 	    "for a local file"));
-	assert_non_null(strstr(err, ":12: preload list \"rel\": source "
+	assert_non_null(strstr(err, ":13: preload list \"rel\": source "
 	    "\"p.json\": neither an https:// URL nor"));
-	assert_non_null(strstr(err, ":13: preload list \"rel\": fingerprint: "
+	assert_non_null(strstr(err, ":14: preload list \"rel\": fingerprint: "
 	    "40 or 64 hex digits"));
-	assert_non_null(strstr(err, ":11: preload list \"rel\": no keyring"));
-	assert_non_null(strstr(err, ":15: preload list \"none\": no source"));
+	assert_non_null(strstr(err, ":12: preload list \"rel\": no keyring"));
+	assert_non_null(strstr(err, ":16: preload list \"none\": no source"));
 }
 
 int

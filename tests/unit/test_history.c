@@ -392,7 +392,7 @@ line_round_trip(void **state)
 	assert_int_equal(back.mode, -1);
 
 	/* a detail needing escapes: written escaped, read back whole */
-	history_preload_event(&ev, "example.net", NULL, NULL,
+	history_preload_event(&ev, "example.net", NULL, NULL, NULL, NULL,
 	    "list \"a\\b\"\x01", NOW);
 	n = history_format(&ev, line, sizeof(line));
 	assert_non_null(strstr(line, "\"detail\":\"list \\\"a\\\\b\\\"?\""));
@@ -489,6 +489,79 @@ parse_refuses(void **state)
 	assert_int_equal(ev.kind, HISTORY_EXPIRED);
 }
 
+/* preload-overridden: the list's entry as old (mode and mx, no id), the
+ * discovered policy as new (id, mode, mx, the body's SHA-256), the list
+ * in detail; notice only for an enforce entry under testing or none */
+static void
+preload_event_fields(void **state)
+{
+	static struct history_event ev, back;
+	static const struct {
+		int	 pre, found, alert;
+	} t[] = {
+		{ CACHE_STS_ENFORCE, CACHE_STS_TESTING, 1 },
+		{ CACHE_STS_ENFORCE, CACHE_STS_NONE, 1 },
+		{ CACHE_STS_ENFORCE, CACHE_STS_ENFORCE, 0 },
+		{ CACHE_STS_TESTING, CACHE_STS_NONE, 0 },
+		{ CACHE_STS_TESTING, CACHE_STS_ENFORCE, 0 },
+	};
+	struct cache_record pre = { 0 }, found = { 0 };
+	struct discover_result r;
+	char		 line[HISTORY_LINE_MAX + 8];
+	const char	*why;
+	size_t		 i;
+	int		 n;
+
+	(void)state;
+	record(&found, STS_MODE_TESTING, "mx2.example.com", NULL, "7", NOW);
+	pre.kind = CACHE_KIND_STS;
+	pre.sts_mode = CACHE_STS_ENFORCE;
+	pre.nmx = 1;
+	pre.mx = (char *)"*.mx.example.net";
+	pre.mxlen = sizeof("*.mx.example.net");
+	r = result(DISCOVER_POLICY, policy(STS_MODE_TESTING, "mx2.example.com",
+	    NULL), "7");
+	history_preload_event(&ev, "example.com", &pre, &found, &r,
+	    "proactive", "list=eff timestamp=2026-12-01T00:00:00Z", NOW);
+	assert_int_equal(ev.kind, HISTORY_PRELOAD_OVERRIDDEN);
+	assert_int_equal(ev.source, HISTORY_SOURCE_PRELOAD);
+	assert_string_equal(ev.old_id, "");
+	assert_string_equal(ev.id, "7");
+	assert_int_equal(ev.old_mode, CACHE_STS_ENFORCE);
+	assert_int_equal(ev.mode, CACHE_STS_TESTING);
+	assert_string_equal(ev.old_mx, "*.mx.example.net");
+	assert_string_equal(ev.mx, "mx2.example.com");
+	assert_string_equal(ev.trigger, "proactive");
+	assert_int_equal(strlen(ev.sha256), HISTORY_SHA256_HEX);
+	assert_string_equal(ev.detail,
+	    "list=eff timestamp=2026-12-01T00:00:00Z");
+	n = history_format(&ev, line, sizeof(line));
+	assert_true(n > 0);
+	assert_non_null(strstr(line, "\"event\":\"preload-overridden\","
+	    "\"source\":\"preload\",\"trigger\":\"proactive\","
+	    "\"old_id\":null,\"id\":\"7\""));
+	assert_int_equal(history_parse(line, (size_t)n - 1, &back, &why), 0);
+	assert_int_equal(back.kind, HISTORY_PRELOAD_OVERRIDDEN);
+	assert_int_equal(back.old_mode, CACHE_STS_ENFORCE);
+	assert_string_equal(back.old_mx, "*.mx.example.net");
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		pre.sts_mode = (uint8_t)t[i].pre;
+		found.sts_mode = (uint8_t)t[i].found;
+		history_preload_event(&ev, "example.com", &pre, &found, NULL,
+		    "request", "", NOW);
+		if (history_event_alert(&ev) != t[i].alert)
+			fail_msg("preload %d overridden by %d: alert %d", t[i].pre,
+			    t[i].found, !t[i].alert);
+	}
+	/* the other kinds: as history_kind_alert */
+	history_event_init(&ev, HISTORY_MODE_DOWNGRADED, HISTORY_SOURCE_FETCH,
+	    "example.com", NOW);
+	assert_true(history_event_alert(&ev));
+	ev.kind = HISTORY_FIRST_SEEN;
+	assert_false(history_event_alert(&ev));
+	cache_record_release(&found);
+}
+
 static void
 names(void **state)
 {
@@ -518,6 +591,7 @@ main(void)
 		cmocka_unit_test(line_round_trip),
 		cmocka_unit_test(long_lists_are_omitted),
 		cmocka_unit_test(parse_refuses),
+		cmocka_unit_test(preload_event_fields),
 		cmocka_unit_test(names),
 	};
 

@@ -552,6 +552,62 @@ unbounded_body_is_cut_at_the_limit(void **state)
 	assert_true(o.body_len <= HTTPS_MAX_BODY);
 }
 
+/* run_get - https_get() of path from host at addr, body limit max */
+static void
+run_get(const char *host, const char *addr, const char *path, size_t max,
+    struct outcome *o)
+{
+	struct event_base *base = event_base_new();
+	struct config_https cf;
+	struct https	*h;
+	const char	*addrs[] = { addr };
+	char		 err[256], ca[128];
+	struct timeval	 tv = { 10, 0 };
+
+	memset(&cf, 0, sizeof(cf));
+	cf.ca_file = (char *)srv_ca(ca, sizeof(ca));
+	cf.timeout = 8;
+	memset(o, 0, sizeof(*o));
+	o->base = base;
+	h = https_new(base, &cf, err, sizeof(err));
+	assert_non_null(h);
+	https_get(h, host, 443, path, addrs, 1, max, record, o);
+	assert_int_equal(o->calls, 0);		/* never from inside */
+	event_base_loopexit(base, &tv);
+	event_base_dispatch(base);
+	https_free(h);
+	event_base_free(base);
+}
+
+/* https_get: a file under a limit of the caller's (past the policy's
+ * 64 KiB), and the same file over a smaller one, cut while it arrives */
+static void
+get_has_a_body_limit_of_its_own(void **state)
+{
+	struct outcome	 o;
+
+	(void)state;
+	run_get("mta-sts.big.test", SRV_BIG_ADDR, HTTPS_WELL_KNOWN_PATH,
+	    SRV_BIG_SIZE + 1, &o);
+	assert_int_equal(o.calls, 1);
+	if (o.error != HTTPS_OK)
+		fail_msg("error %s: %s", https_error_name(o.error), o.detail);
+	assert_int_equal(o.status, 200);
+	assert_int_equal(o.body_len, SRV_BIG_SIZE);
+	run_get("mta-sts.big.test", SRV_BIG_ADDR, HTTPS_WELL_KNOWN_PATH,
+	    1000, &o);
+	assert_int_equal(o.calls, 1);
+	assert_int_equal(o.error, HTTPS_ERR_TOO_LARGE);
+	assert_true(o.body_len <= 1000);
+	assert_non_null(strstr(o.detail, "exceeds 1000 bytes"));
+	/* (a 404: openssl s_server -WWW answers 200 with a text;
+	 * tests/e2e/preload-url.sh asks nginx) */
+	/* a port or limit of 0: refused before any connection */
+	run_get("mta-sts.big.test", SRV_BIG_ADDR, "/x", 0, &o);
+	assert_int_equal(o.calls, 1);
+	assert_int_equal(o.error, HTTPS_ERR_OTHER);
+}
+
 static void
 lowered_policy_size_is_enforced(void **state)
 {
@@ -1336,6 +1392,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(small_policy_is_fetched),
 		cmocka_unit_test(unbounded_body_is_cut_at_the_limit),
 		cmocka_unit_test(lowered_policy_size_is_enforced),
+		cmocka_unit_test(get_has_a_body_limit_of_its_own),
 		cmocka_unit_test(wrong_certificate_name_is_webpki),
 		cmocka_unit_test(unknown_ca_is_webpki),
 		cmocka_unit_test(unverified_peer_gets_no_request_and_gives_no_byte),

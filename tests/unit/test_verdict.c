@@ -282,10 +282,65 @@ pinned(void **state)
 	    "encrypt");
 }
 
+/*
+ * preload_answered - a domain the worker answered from a preload list's
+ * enforce entry (no TXT record, or a discovery that failed): the
+ * reporter decides as count.c does, without the list (RFC 8460 reports
+ * what the recipient domain published, and a list's entry is not that):
+ * no-policy-found, or the failed discovery's sts result type with no
+ * policy-string - never an sts policy; a decision that names the list
+ * (DECIDE_SOURCE_PRELOAD) is not reported at all, as a pin
+ */
+static void
+preload_answered(void **state)
+{
+	static const char mx[] = "*.mx.d.example";
+	const struct decide_preload pre = { 1, 1, mx, sizeof(mx) };
+	struct cache_record rec;
+	struct config_map map;
+	struct sts_policy *pol = malloc(sizeof(*pol));
+	struct decide_result res;
+	struct verdict_policy vp;
+	struct buf out;
+
+	(void)state;
+	assert_non_null(pol);
+	memset(&map, 0, sizeof(map));
+	map.name = "postfix";
+	buf_init(&out, 100000);
+	/* the worker: the list answers */
+	make_sts(NEGATIVE, &rec);
+	facts_decide("d.example", &rec, NULL, &pre, &map, 1, pol, &out, &res);
+	assert_int_equal(res.source, DECIDE_SOURCE_PRELOAD);
+	assert_string_equal(res.answer, "secure");
+	verdict_policy(&rec, NULL, &res, &vp);
+	assert_false(vp.report);
+	/* the reporter (count_policy: no list): no-policy-found */
+	buf_reset(&out);
+	facts_decide("d.example", &rec, NULL, NULL, &map, 1, pol, &out, &res);
+	verdict_policy(&rec, NULL, &res, &vp);
+	assert_true(vp.report);
+	assert_int_equal(vp.type, TLSRPT_POLICY_NONE);
+	cache_record_release(&rec);
+	/* a failed discovery: its result type, no policy-string */
+	make_sts(NEGATIVE_FETCH, &rec);
+	buf_reset(&out);
+	facts_decide("d.example", &rec, NULL, NULL, &map, 1, pol, &out, &res);
+	verdict_policy(&rec, NULL, &res, &vp);
+	assert_true(vp.report);
+	assert_int_equal(vp.type, TLSRPT_POLICY_STS);
+	/* a failure: count.c gives no policy-string (only a policy that
+	 * applied has one) */
+	assert_int_equal(vp.failure, TLSRPT_RESULT_STS_FETCH);
+	cache_record_release(&rec);
+	buf_free(&out);
+	free(pol);
+}
+
 int
 main(void)
 {
-	struct CMUnitTest tests[nitems(pol_cases) + nitems(ses_cases) + 1];
+	struct CMUnitTest tests[nitems(pol_cases) + nitems(ses_cases) + 2];
 	size_t	 i, n = 0;
 
 	memset(tests, 0, sizeof(tests));
@@ -301,5 +356,8 @@ main(void)
 	}
 	tests[n].name = "pinned";
 	tests[n].test_func = pinned;
+	n++;
+	tests[n].name = "preload_answered";
+	tests[n].test_func = preload_answered;
 	return (cmocka_run_group_tests_name("verdict", tests, NULL, NULL));
 }

@@ -31,13 +31,16 @@ http_parse() {
 			H[tls]=${item#*=} ;;
 		staple=good | staple=revoked) H[staple]=${item#*=} ;;
 		stall) H[stall]=yes ;;
+		files) H[files]=yes ;;
 		*) world_die "cases.tsv: unknown http option '$item' in '$1'" ;;
 		esac
 	done
 }
 
 # server_block NAMES CERTID BODY... - an SNI server block; BODY is the inside
-# of "location = /.well-known/mta-sts.txt"
+# of "location = /.well-known/mta-sts.txt"; with $files_loc set, a
+# location /files/ too (the http option files: $D/files, which tests fill)
+files_loc=
 server_block() {
 	local snames=$1 certid=$2
 	shift 2
@@ -49,7 +52,7 @@ server_block() {
 		    ssl_certificate_key $pki/certs/$certid.key;
 		    location = /.well-known/mta-sts.txt {
 		$(printf '        %s\n' "$@")
-		    }
+		    }$files_loc
 		    location / { return 404; }
 		}
 	EOF
@@ -81,6 +84,9 @@ server_block() {
 		fi
 		echo "# case $n"
 		status=${H[status]:-} redirect=${H[redirect]:-} ctype=${H[ctype]:-}
+		files_loc=
+		[[ -z ${H[files]:-} ]] || files_loc="
+    location /files/ { alias $D/files/; default_type application/octet-stream; }"
 		if [[ -n ${H[stall]:-} ]]; then
 			# echo module: no header, no body, for a day
 			need_echo=1
@@ -95,6 +101,7 @@ server_block() {
 				"default_type \"${ctype:-text/plain}\";" "alias $www/$n.txt;"
 		fi
 	done
+	files_loc=
 	# Bulk: one block per certificate chunk; the policy is built from the
 	# host name, so no files.
 	for ((lo = 1; lo <= WORLD_BULK; lo += BULK_CHUNK)); do
