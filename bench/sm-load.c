@@ -1,7 +1,7 @@
 /*
  * sm-load.c - socketmap load generator: how fast does a server answer?
  *
- * sm-load [-v] [-c conns] [-n requests] [-t seconds] [-m map]
+ * sm-load [-v] [-i] [-c conns] [-n requests] [-t seconds] [-m map]
  *         [-k key | -K file | -P prefix -N count [-S suffix]] address
  *
  * It opens conns persistent connections to address ("unix:/path" or
@@ -42,6 +42,11 @@
  * One level-triggered epoll loop, one send(2) and one read(2) per request
  * into a buffer that is already there, and no callbacks or buffer chains,
  * is the least it can cost.  Linux only, which is fine for a bench tool.
+ *
+ * -v prints each reply ("reply: PAYLOAD"); -i each reply with the number of
+ * its request ("answer: I PAYLOAD", I from 0: with -K in one pass, the
+ * key on line I of the file), so that a script can check that every key
+ * got its own answer even where the answer does not name the domain.
  *
  * Keys: -k a fixed key (warm lookups); -K a file with one key a line
  * (empty lines and lines starting with '#' skipped); -P/-N the generated
@@ -126,6 +131,7 @@ struct sm_load_conn {
 	int		 busy;		/* a request awaits its reply */
 	int		 pollout;	/* EPOLLOUT is registered */
 	uint64_t	 sent_ns;	/* when the request was written */
+	unsigned long long seq;	/* the request's number, from 0 */
 	struct buf	 in;		/* reply bytes not yet decoded */
 	struct buf	 out;		/* request bytes not yet written */
 };
@@ -146,6 +152,7 @@ struct sm_load {
 	size_t		 nkeys;
 	unsigned long long next_key;
 	int		 verbose;
+	int		 numbered;	/* -i: "answer: I PAYLOAD" lines */
 
 	int		 ep;
 	struct sm_load_conn *conns;
@@ -178,7 +185,7 @@ static void	sm_load_send(struct sm_load *, struct sm_load_conn *);
 static void __attribute__((noreturn))
 usage(void)
 {
-	fprintf(stderr, "usage: sm-load [-v] [-c conns] [-n requests] "
+	fprintf(stderr, "usage: sm-load [-v] [-i] [-c conns] [-n requests] "
 	    "[-t seconds] [-m map]\n"
 	    "               [-k key | -K file | -P prefix -N count "
 	    "[-S suffix]] address\n"
@@ -428,6 +435,7 @@ sm_load_send(struct sm_load *L, struct sm_load_conn *c)
 	if (sm_load_stop || L->sent >= L->max_requests)
 		return;
 	len = sm_load_next_request(L);
+	c->seq = L->sent;
 	L->sent++;
 	L->inflight++;
 	c->busy = 1;
@@ -522,6 +530,9 @@ sm_load_read(struct sm_load *L, struct sm_load_conn *c)
 	if (L->verbose)
 		printf("reply: %s\n", log_escape(esc, sizeof(esc), payload,
 		    plen));
+	if (L->numbered)
+		printf("answer: %llu %s\n", c->seq, log_escape(esc,
+		    sizeof(esc), payload, plen));
 	c->busy = 0;
 	L->inflight--;
 	/* One request, one reply: more bytes are out of step. */
@@ -688,7 +699,7 @@ main(int argc, char *argv[])
 	L->suffix = "";
 	L->max_requests = SM_LOAD_DEF_REQUESTS;
 	L->keymode = SM_LOAD_KEY_FIXED;
-	while ((ch = getopt(argc, argv, "c:k:K:m:n:N:P:S:t:v")) != -1) {
+	while ((ch = getopt(argc, argv, "c:ik:K:m:n:N:P:S:t:v")) != -1) {
 		switch (ch) {
 		case 'c':
 			conns = bench_number(optarg, 1, SM_LOAD_MAX_CONNS,
@@ -724,6 +735,9 @@ main(int argc, char *argv[])
 			break;
 		case 't':
 			seconds = sm_load_seconds(optarg);
+			break;
+		case 'i':
+			L->numbered = 1;
 			break;
 		case 'v':
 			L->verbose = 1;

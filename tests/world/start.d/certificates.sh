@@ -228,9 +228,7 @@ for ((i = 0; i < ${#MX_NAME[@]}; i++)); do
 		cert_for "${MX_CERT[i]}" "mx-$srv" "mx-$srv.pstest" "*.mx.bulk.pstest" ${mx_hosts_of[$srv]:-}
 	fi
 done
-for ((lo = 1; lo <= WORLD_BULK; lo += BULK_CHUNK)); do
-	hi=$((lo + BULK_CHUNK - 1))
-	((hi > WORLD_BULK)) && hi=$WORLD_BULK
+while read -r lo hi; do
 	names=()
 	for ((b = lo; b <= hi; b++)); do names+=("mta-sts.b$b.bulk.pstest"); done
 	# one key for all bulk certificates: a key pair per certificate would
@@ -238,4 +236,4 @@ for ((lo = 1; lo <= WORLD_BULK; lo += BULK_CHUNK)); do
 	[[ $lo == 1 || -s $pki/certs/bulk-$lo.key ]] ||
 		cp "$pki/certs/bulk-1.key" "$pki/certs/bulk-$lo.key"
 	issue "bulk-$lo" test "$CERT_START" "$CERT_END" "${names[@]}"
-done
+done < <(bulk_chunks)

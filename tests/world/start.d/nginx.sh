@@ -104,16 +104,16 @@ server_block() {
 	files_loc=
 	# Bulk: one block per certificate chunk; the policy is built from the
 	# host name, so no files.
-	for ((lo = 1; lo <= WORLD_BULK; lo += BULK_CHUNK)); do
-		hi=$((lo + BULK_CHUNK - 1))
-		((hi > WORLD_BULK)) && hi=$WORLD_BULK
+	bulk_mx2=
+	((BULK_MX == 2)) && bulk_mx2='\nmx: $bulk_label-2.mx.bulk.pstest'
+	while read -r lo hi; do
 		bnames=
 		for ((b = lo; b <= hi; b++)); do bnames+=" mta-sts.b$b.bulk.pstest"; done
 		echo "# bulk b$lo..b$hi"
 		# shellcheck disable=SC2016 # nginx variables
 		server_block "${bnames# }" "bulk-$lo" 'default_type "text/plain";' \
-			'return 200 "version: STSv1\nmode: enforce\nmx: $bulk_label.mx.bulk.pstest\nmax_age: 86400\n";'
-	done
+			'return 200 "version: STSv1\nmode: enforce\nmx: $bulk_label.mx.bulk.pstest'"$bulk_mx2"'\nmax_age: 86400\n";'
+	done < <(bulk_chunks)
 } >"$ngx/servers.conf"
 
 {
