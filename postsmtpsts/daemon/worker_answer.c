@@ -196,6 +196,40 @@ worker_answer_unknown(struct worker *w, struct buf *data)
 }
 
 /*
+ * worker_cache_read - read domain[0..len)'s fresh records for map into
+ * w->rec (MTA-STS) and, for a map with dane = yes, w->drec ("dane:" +
+ * domain), with the snapshot they came from in *versionp; the
+ * STATS_CACHE_* outcome (STATS_CACHE_HIT: both there and fresh)
+ */
+static enum stats_cache
+worker_cache_read(struct worker *w, const char *domain, size_t len,
+    const struct config_map *map, time_t now, uint64_t *versionp)
+{
+	char		 key[CACHE_KEY_MAX + 1];
+	size_t		 klen;
+
+	if (cache_get(w->cache, domain, len, &w->rec) != CACHE_HIT ||
+	    w->rec.kind == CACHE_KIND_DANE)
+		return (STATS_CACHE_MISS);
+	if (!cache_record_fresh(&w->rec, (int64_t)now))
+		return (STATS_CACHE_STALE);
+	*versionp = cache_read_version(w->cache);
+	if (!map->dane)
+		return (STATS_CACHE_HIT);
+	/* the DANE facts are a second entry ("dane:" + domain), read in
+	 * the same held snapshot: the memo's version is both reads' */
+	klen = cache_dane_key(domain, len, key);
+	if (cache_get(w->cache, key, klen, &w->drec) != CACHE_HIT ||
+	    w->drec.kind != CACHE_KIND_DANE)
+		return (STATS_CACHE_MISS);
+	if (!cache_record_fresh(&w->drec, (int64_t)now))
+		return (STATS_CACHE_STALE);
+	if (cache_read_version(w->cache) != *versionp)
+		*versionp = 0;
+	return (STATS_CACHE_HIT);
+}
+
+/*
  * worker_cache_answer - the reply from a fresh cache entry of v->domain
  * for v->map, into v; 0 if answered
  *
@@ -211,9 +245,9 @@ worker_cache_answer(struct worker *w, struct worker_answer_verdict *v)
 	size_t		 len = v->domain_len;
 	struct buf	 data;
 	enum sockmap_status st;
-	char		 err[256], key[CACHE_KEY_MAX + 1];
-	size_t		 klen;
-	uint64_t	 version;
+	enum stats_cache cs;
+	char		 err[256];
+	uint64_t	 version = 0;
 	time_t		 now;
 	int		 due, dropped;
 
@@ -235,32 +269,17 @@ worker_cache_answer(struct worker *w, struct worker_answer_verdict *v)
 			return (-1);
 		}
 	}
-	if (cache_get(w->cache, domain, len, &w->rec) != CACHE_HIT ||
-	    w->rec.kind == CACHE_KIND_DANE) {
+	/* both records from one snapshot (the memo's version), renewed
+	 * once */
+	if (cache_hold(w->cache) != CACHE_OK) {
 		stats_cache_read(STATS_CACHE_MISS);
 		return (-1);
 	}
-	if (!cache_record_fresh(&w->rec, (int64_t)now)) {
-		stats_cache_read(STATS_CACHE_STALE);
+	cs = worker_cache_read(w, domain, len, map, now, &version);
+	cache_release(w->cache);
+	if (cs != STATS_CACHE_HIT) {
+		stats_cache_read(cs);
 		return (-1);
-	}
-	/* the snapshot read: the memo's version (both reads must have had
-	 * the same, else it keeps nothing) */
-	version = cache_read_version(w->cache);
-	if (map->dane) {
-		/* the DANE facts are a second entry ("dane:" + domain) */
-		klen = cache_dane_key(domain, len, key);
-		if (cache_get(w->cache, key, klen, &w->drec) != CACHE_HIT ||
-		    w->drec.kind != CACHE_KIND_DANE) {
-			stats_cache_read(STATS_CACHE_MISS);
-			return (-1);
-		}
-		if (!cache_record_fresh(&w->drec, (int64_t)now)) {
-			stats_cache_read(STATS_CACHE_STALE);
-			return (-1);
-		}
-		if (cache_read_version(w->cache) != version)
-			version = 0;
 	}
 	stats_cache_read(STATS_CACHE_HIT);
 	due = facts_txt_due(&w->rec, (int64_t)now);

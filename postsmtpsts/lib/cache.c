@@ -2,6 +2,7 @@
  * cache.c - the persistent policy cache on LMDB
  *
  * Interface in cache.h: cache_open/cache_close, the hot-path read cache_get,
+ * cache_hold/cache_release (one snapshot for several reads),
  * writes (cache_put, cache_del, cache_purge_all, batches with
  * cache_txn_begin/commit/abort), cache_iterate, cache_stats,
  * cache_reader_check, cache_unmap_pages, and the writer's
@@ -384,6 +385,8 @@ cache_get(struct cache *c, const char *domain, size_t len,
 	}
 	if (c->wtxn != NULL)
 		txn = c->wtxn;
+	else if (c->held)
+		txn = c->rtxn;
 	else {
 		if ((rc = cache_rtxn_renew(c)) != 0) {
 			log_warnx("cache %s: read transaction: %s", c->path,
@@ -413,9 +416,35 @@ cache_get(struct cache *c, const char *domain, size_t len,
 		st = CACHE_ERROR;
 	}
 	c->read_version = txn == c->rtxn ? (uint64_t)mdb_txn_id(txn) : 0;
-	if (txn == c->rtxn)
+	if (txn == c->rtxn && !c->held)
 		mdb_txn_reset(c->rtxn);
 	return (st);
+}
+
+int
+cache_hold(struct cache *c)
+{
+	int	 rc;
+
+	if (c->held || c->wtxn != NULL)
+		return (CACHE_OK);
+	if ((rc = cache_rtxn_renew(c)) != 0) {
+		log_warnx("cache %s: read transaction: %s", c->path,
+		    mdb_strerror(rc));
+		return (CACHE_ERROR);
+	}
+	c->held = 1;
+	return (CACHE_OK);
+}
+
+void
+cache_release(struct cache *c)
+{
+	if (c == NULL || !c->held)
+		return;
+	c->held = 0;
+	if (c->rtxn != NULL)
+		mdb_txn_reset(c->rtxn);
 }
 
 int

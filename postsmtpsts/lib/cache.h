@@ -157,6 +157,21 @@ int	cache_get(struct cache *c, const char *domain, size_t len,
 	    struct cache_record *out);
 
 /*
+ * cache_hold, cache_release - read one snapshot across several cache_get
+ *
+ * Between the two, cache_get reads the snapshot cache_hold took instead of
+ * renewing and resetting the read transaction around each lookup: the
+ * records of one domain (its MTA-STS and its DANE entry) are then read from
+ * one commit, and the second read skips the renewal (the reader slot's
+ * shared cache line and the meta page).  cache_hold returns CACHE_OK or
+ * CACHE_ERROR (logged); during a batch it holds nothing (cache_get reads
+ * the batch).  cache_release is a no-op without a hold.  Hold only for the
+ * lookups of one request: a held snapshot pins its pages for the writer.
+ */
+int	cache_hold(struct cache *c);
+void	cache_release(struct cache *c);
+
+/*
  * cache_put - store rec under domain (NUL-terminated), replacing any entry
  *
  * Inside a batch the write becomes visible at cache_txn_commit(); otherwise

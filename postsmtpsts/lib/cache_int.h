@@ -29,6 +29,8 @@ struct cache {
 	MDB_env		*env;
 	MDB_dbi		 dbi;
 	MDB_txn		*rtxn;		/* reset read txn, or NULL */
+	int		 held;		/* cache_hold: rtxn stays live across
+					   cache_get until cache_release */
 	uint64_t	 read_version;	/* snapshot of the last cache_get: its
 					   txn id, 0 if it read a batch */
 	MDB_txn		*wtxn;		/* open batch; NULL: none, failed */

@@ -807,6 +807,52 @@ version_moves_with_each_commit(void **state)
 	cache_close(w);
 }
 
+/* cache_hold: the reads between hold and release see the snapshot of the
+ * hold, whatever the writer commits meanwhile (the worker reads a domain's
+ * MTA-STS and DANE entries so); after release a read sees the new commit;
+ * a release without a hold, and a hold during a batch, change nothing */
+static void
+hold_reads_one_snapshot(void **state)
+{
+	struct tdir *t = *state;
+	struct cache *w, *r;
+	static struct cache_record got;
+	uint64_t	 v1;
+
+	w = test_open(t, TEST_MAP_SIZE, 0);
+	r = test_open(t, 0, 1);
+	test_fill(w, 1, 1, 0);
+	v1 = cache_version(r);
+	cache_release(r);
+	assert_int_equal(cache_hold(r), CACHE_OK);
+	assert_int_equal(cache_hold(r), CACHE_OK);	/* held already */
+	assert_int_equal(test_get(r, "d00001.example", &got), CACHE_HIT);
+	/* the writer commits a new entry and deletes the old one */
+	test_fill(w, 2, 1, 0);
+	assert_int_equal(cache_del(w, "d00001.example"), CACHE_OK);
+	assert_true(cache_version(r) > v1);
+	assert_int_equal(test_get(r, "d00002.example", &got), CACHE_MISS);
+	assert_int_equal(test_get(r, "d00001.example", &got), CACHE_HIT);
+	assert_true(cache_read_version(r) == v1);
+	cache_release(r);
+	assert_int_equal(test_get(r, "d00002.example", &got), CACHE_HIT);
+	assert_int_equal(test_get(r, "d00001.example", &got), CACHE_MISS);
+	assert_true(cache_read_version(r) == cache_version(r));
+	cache_release(r);
+	assert_int_equal(test_get(r, "d00002.example", &got), CACHE_HIT);
+	/* in a batch a hold holds nothing: the batch's own writes are read */
+	assert_int_equal(cache_txn_begin(w), CACHE_OK);
+	assert_int_equal(cache_hold(w), CACHE_OK);
+	test_record(&rec_a, 7);
+	assert_int_equal(cache_put(w, "d00007.example", &rec_a), CACHE_OK);
+	assert_int_equal(test_get(w, "d00007.example", &got), CACHE_HIT);
+	cache_release(w);
+	cache_txn_abort(w);
+	assert_int_equal(test_get(w, "d00007.example", &got), CACHE_MISS);
+	cache_close(r);
+	cache_close(w);
+}
+
 static void
 keys_must_be_normalized(void **state)
 {
@@ -2237,6 +2283,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(open_creates_private_directory,
 		    tdir_setup, tdir_teardown),
 		cmocka_unit_test_setup_teardown(put_get_del,
+		    tdir_setup, tdir_teardown),
+		cmocka_unit_test_setup_teardown(hold_reads_one_snapshot,
 		    tdir_setup, tdir_teardown),
 		cmocka_unit_test_setup_teardown(version_moves_with_each_commit,
 		    tdir_setup, tdir_teardown),
