@@ -96,13 +96,25 @@ resolver_txtcheck(struct rconn *rc, const struct ipc_request *req)
 	if (!resolver_store_cached(r, req->domain, req->domain_len, 0, rec) ||
 	    !facts_txt_due(rec, clock_wall()))
 		return (-1);
-	if (r->running >= r->cf->max_resolutions && r->nqueued >=
-	    RESOLVER_QUEUE_PER_SLOT * r->cf->max_resolutions) {
-		resolver_refuse(rc, req);
+	/* Background work, like the proactive refresh: at most
+	 * cache.refresh_concurrency re-checks at once, never queued, so that
+	 * a cache full of due ids (a big cache after a long stop, a DNS
+	 * outage) cannot fill the job slots and the queue that lookups
+	 * need.  The answer was sent already; the record stays due, and a
+	 * later lookup asks again (the worker pauses its re-checks for a
+	 * second after this TEMP: worker_rclient.c). */
+	if (r->txtchecking >= r->cf->cache.refresh_concurrency ||
+	    r->running >= r->cf->max_resolutions) {
+		log_debug(1, "domain=%s refresh=txt-check deferred: %d "
+		    "re-checks, %d discoveries running", req->domain,
+		    r->txtchecking, r->running);
+		resolver_reply_send(rc, req->domain, req->domain_len,
+		    IPC_STATUS_TEMP, NULL, 0, NULL, 0);
 		return (0);
 	}
 	j = resolver_job_new(r, req->domain, req->domain_len, rec);
 	j->txtcheck = 1;
+	r->txtchecking++;
 	j->want_sts = 1;
 	log_debug(1, "domain=%s refresh=txt-check id=%s checked_at=%lld "
 	    "txt_ttl=%u", req->domain, rec->id,

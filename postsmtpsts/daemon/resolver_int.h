@@ -144,6 +144,7 @@ struct resolver {
 	int		 nqueued;
 	int		 running;
 	int		 refreshing;	/* refresh jobs not yet finished */
+	int		 txtchecking;	/* TXT re-check jobs not yet finished */
 
 	/* the replies (resolver_reply.c) */
 	unsigned long long dropped;	/* replies a full worker lost */

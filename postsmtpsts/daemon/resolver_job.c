@@ -123,6 +123,8 @@ job_free(struct job *j)
 	}
 	if (j->refresh)
 		r->refreshing--;
+	if (j->txtcheck)
+		r->txtchecking--;
 	discover_cancel(j->dv);
 	dane_cancel(j->dn);
 	rfleet_done(j->fleet);

@@ -128,6 +128,8 @@ struct rlink {
 	struct event	*ev_reconnect;
 	const char	*lost;		/* why it was lost, until reconnected */
 	int		 lost_errno;
+	time_t		 txt_paused;	/* second of the last refused TXT
+					   re-check: none asked in it */
 	TAILQ_HEAD(, inflight) unsent;
 };
 

@@ -28,7 +28,11 @@
  * (IPC_FLAG_TXTCHECK): the in-flight table holds a marker entry without
  * waiters until the resolver replies, so further lookups of the domain do
  * not ask again (nor allocate); a marker whose reply never came is sent
- * again after WORKER_TXTCHECK_RESEND seconds.
+ * again after WORKER_TXTCHECK_RESEND seconds.  A re-check the resolver
+ * refuses (TEMP: it runs at most cache.refresh_concurrency) pauses the
+ * re-checks of that resolver for the rest of the second (rlink's
+ * txt_paused): a big cache of due ids costs a message a second, not one
+ * refused message per answer.
  *
  * With several resolvers (cf->resolvers), the worker holds a connection
  * to each (struct rlink) and asks the one that owns the domain (lib/ipc.h
@@ -54,6 +58,7 @@
 
 #include "lib/buf.h"
 #include "lib/cache_record.h"
+#include "lib/clock.h"
 #include "lib/config.h"
 #include "lib/domain.h"
 #include "lib/domtab.h"
@@ -185,6 +190,8 @@ worker_rclient_txtcheck(struct worker *w, const char *domain, size_t len,
 		log_debug(1, "domain=%s: TXT re-check unanswered for %ds: "
 		    "asking again", domain, WORKER_TXTCHECK_RESEND);
 	} else {
+		if (w->rl[ipc_shard(domain, len, w->nrl)].txt_paused == now)
+			return;
 		inf = inflight_new(w, domain, len);
 		inf->txtcheck = 1;
 		log_debug(1, "domain=%s: TXT check due: re-check asked",
@@ -246,6 +253,17 @@ rclient_reply(struct worker *w, const struct ipc_reply *rep)
 	    cache_record_decode(rep->dane, rep->dane_len, &w->drec) == 0 &&
 	    w->drec.kind == CACHE_KIND_DANE;
 	ok = rep->status == IPC_STATUS_OK && (have_sts || have_dane);
+	if (!ok && rep->status == IPC_STATUS_TEMP && inf->txtcheck &&
+	    TAILQ_EMPTY(&inf->waiters)) {
+		/* a refused re-check (its resolver runs as many as it takes):
+		 * no more asked of it in this second, else a cache of many
+		 * due ids sends it one refused message per answer */
+		inf->rl->txt_paused = clock_wall();
+		log_debug(1, "domain=%s: TXT re-check deferred by the "
+		    "resolver", rep->domain);
+		inflight_remove(w, inf);
+		return;
+	}
 	/* TEMP: the resolver said why (and counts it); a bad record is ours */
 	if (!ok && rep->status == IPC_STATUS_TEMP)
 		log_debug(1, "domain=%s: resolver answered TEMP",
