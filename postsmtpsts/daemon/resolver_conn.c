@@ -98,8 +98,9 @@ resolver_txtcheck(struct rconn *rc, const struct ipc_request *req)
 		return (-1);
 	/* Background work, like the proactive refresh: at most
 	 * cache.refresh_concurrency re-checks at once, never queued, so that
-	 * a cache full of due ids (a big cache after a long stop, a DNS
-	 * outage) cannot fill the job slots and the queue that lookups
+	 * a cache full of due ids (a big cache after a long stop; a DNS
+	 * server that does not answer, each check waiting for its
+	 * timeout) cannot fill the job slots and the queue that lookups
 	 * need.  The answer was sent already; the record stays due, and a
 	 * later lookup asks again (the worker pauses its re-checks for a
 	 * second after this TEMP: worker_rclient.c). */
