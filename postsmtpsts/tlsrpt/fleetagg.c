@@ -768,8 +768,7 @@ fleetagg_elect(struct fleetagg *fa, int64_t day, const char *domain,
 	const char	*argv[13];
 	size_t		 argl[13], kl[5], i, mlen, slen;
 	unsigned char	*sealed = NULL;
-	int64_t		 lease, deadline = day + 86400 + t->send_delay +
-	    t->fleet_deadline;
+	int64_t		 lease, deadline;
 
 	j = xcalloc(1, sizeof(*j));
 	j->fa = fa;
@@ -780,6 +779,9 @@ fleetagg_elect(struct fleetagg *fa, int64_t day, const char *domain,
 	j->a = a;
 	j->cb = cb;
 	j->arg = arg;
+	/* from the day's close (its end and send_delay, or --send DAY) */
+	deadline = (r->created > 0 ? r->created : day + 86400 +
+	    t->send_delay) + t->fleet_deadline;
 	if (!fleet_up(fa->fleet) || fleetagg_pending(fa->store, day, domain)) {
 		/*
 		 * Redis down, or our part not in it: wait, bounded; past the

@@ -63,8 +63,9 @@ struct fleetagg;
 #define FLEETAGG_PART_VERSION	1	/* the payload's own version */
 #define FLEETAGG_POLL		30	/* s: a host that lost the election
 					   looks again */
-#define FLEETAGG_WAIT		60	/* s: Redis down, or parts not final:
-					   the report waits */
+#define FLEETAGG_WAIT		10	/* s: Redis down, our part not up,
+					   a part not final: the report waits
+					   (the send step runs every 30 s) */
 #define FLEETAGG_HOST_LEN	65	/* CONFIG_MAX_TLSRPT_HOST_ID + NUL */
 
 /* One host's part of a domain's day, as the fleet keeps it. */
