@@ -231,6 +231,30 @@ fleetagg_pending(struct store *s, int64_t day, const char *domain)
 	    &vlen) == 1);
 }
 
+void
+fleetagg_state_encode(const char *writer, const struct rstate *r,
+    struct buf *b)
+{
+	pack_u8(b, FLEETAGG_PART_VERSION);
+	pack_cstr(b, writer);
+	rstate_encode(r, b);
+}
+
+int
+fleetagg_state_decode(const void *q, size_t len, char *writer,
+    struct rstate *r)
+{
+	struct unpack	 u;
+
+	unpack_init(&u, q, len);
+	if (unpack_u8(&u) != FLEETAGG_PART_VERSION)
+		return (-1);
+	unpack_cstr(&u, writer, FLEETAGG_HOST_LEN);
+	if (u.error || !fleetagg_host_ok(writer, strlen(writer)))
+		return (-1);
+	return (rstate_decode(u.p + u.pos, u.len - u.pos, r));
+}
+
 #ifdef HAVE_FLEET
 /* fleetagg_count - add n to local counter name, a transaction of its own */
 static void
@@ -566,32 +590,6 @@ fleetagg_push(struct fleetagg *fa)
 	free(w.seqs);
 }
 
-/* fleetagg_state_encode - the state's payload: version, writer, rstate */
-static void
-fleetagg_state_encode(const struct fleetagg *fa, const struct rstate *r,
-    struct buf *b)
-{
-	pack_u8(b, FLEETAGG_PART_VERSION);
-	pack_cstr(b, fleetagg_host(fa));
-	rstate_encode(r, b);
-}
-
-/* fleetagg_state_decode - the state's payload: 0, or -1 */
-static int
-fleetagg_state_decode(const void *q, size_t len, char *writer,
-    struct rstate *r)
-{
-	struct unpack	 u;
-
-	unpack_init(&u, q, len);
-	if (unpack_u8(&u) != FLEETAGG_PART_VERSION)
-		return (-1);
-	unpack_cstr(&u, writer, FLEETAGG_HOST_LEN);
-	if (u.error || !fleetagg_host_ok(writer, strlen(writer)))
-		return (-1);
-	return (rstate_decode(u.p + u.pos, u.len - u.pos, r));
-}
-
 /* One part of an election's reply, to be merged in host order. */
 struct fleetagg_item {
 	const char	*host;
@@ -799,7 +797,7 @@ fleetagg_elect(struct fleetagg *fa, int64_t day, const char *domain,
 	snprintf(lms, sizeof(lms), "%" PRId64, lease * 1000);
 	snprintf(ttls, sizeof(ttls), "%" PRId64, fleetagg_ttl(fa, day, now));
 	buf_reset(&fa->enc);
-	fleetagg_state_encode(fa, r, &fa->enc);
+	fleetagg_state_encode(fleetagg_host(fa), r, &fa->enc);
 	mlen = fleetagg_mac_key(mk, sizeof(mk), 's', day, domain, NULL);
 	if (fa->enc.error || fleetagg_seal(fa, mk, mlen, fa->enc.data,
 	    fa->enc.len, &sealed, &slen) == -1 ||
@@ -846,7 +844,7 @@ fleetagg_publish(struct fleetagg *fa, int64_t day, const char *domain,
 	unsigned char	*sealed;
 
 	buf_reset(&fa->enc);
-	fleetagg_state_encode(fa, r, &fa->enc);
+	fleetagg_state_encode(fleetagg_host(fa), r, &fa->enc);
 	mlen = fleetagg_mac_key(mk, sizeof(mk), 's', day, domain, NULL);
 	if ((kl = fleetagg_key(fa, k, sizeof(k), 's', day, domain)) == 0 ||
 	    fa->enc.error || fleetagg_seal(fa, mk, mlen, fa->enc.data,

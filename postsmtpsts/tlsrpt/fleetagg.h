@@ -147,6 +147,17 @@ void		 fleetagg_part_encode(const struct fleetagg_part *p,
 int		 fleetagg_part_decode(const void *q, size_t len,
 		    struct fleetagg_part *p, struct agg *a);
 
+/*
+ * fleetagg_state_encode - the payload of the fleet's delivery state: a
+ * version, the host that wrote it (writer), the rstate (rstate.h);
+ * fleetagg_state_decode - check and parse one (writer: FLEETAGG_HOST_LEN
+ * bytes): 0, or -1
+ */
+void		 fleetagg_state_encode(const char *writer,
+		    const struct rstate *r, struct buf *b);
+int		 fleetagg_state_decode(const void *q, size_t len, char *writer,
+		    struct rstate *r);
+
 /* fleetagg_host_ok - s[0..len) is a host id ([A-Za-z0-9._-], 1-64) */
 int		 fleetagg_host_ok(const char *s, size_t len);
 

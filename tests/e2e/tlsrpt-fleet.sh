@@ -160,12 +160,12 @@ stop() {	# HOST: SIGTERM, wait
 	wait "${RPID[$1]}" 2>/dev/null
 	RPID[$1]=
 }
-counter() {	# HOST NAME
+counter() {	# HOST NAME - 0 when not there
 	"$REPORTER" -c "$T/$1.conf" --stats 2>/dev/null |
-	    awk -v n="postsmtpsts_tlsrpt_$2_total" '$1 == n { print $2 }'
+	    awk -v n="postsmtpsts_tlsrpt_$2_total" '$1 == n { v = $2 }
+	    END { print v + 0 }'
 }
-# fleet_sessions DOMAIN - the sessions of every host's part in Redis, as
-# "host=n ..." (what tlsrpt --stats shows as the fleet's day)
+# fleet_parts DOMAIN - how many hosts' parts the fleet holds for today
 fleet_parts() { rc HLEN "${PREFIX}tlsrpt:p:$DAY:$1"; }
 # local_sum DOMAIN - "ok failed" of the hosts' own counts, summed
 local_sum() {
@@ -208,7 +208,6 @@ ok $? "... the parts expire, past the retry window (TTL $ttl s)"
 seq1=$(rc HGET "${PREFIX}tlsrpt:q:$DAY:$D1" h1)
 [ -n "$seq1" ] && [ "$seq1" -gt 0 ]
 ok $? "... h1's part under its batch number ($seq1)"
-rc --raw GET "${PREFIX}tlsrpt:p:$DAY:$D1" >/dev/null
 # a push repeated (the same batch number): not applied twice
 script='if redis.call("EXISTS", KEYS[4]) == 1 then return -1 end local cur = tonumber(redis.call("HGET", KEYS[2], ARGV[1]) or "0") if cur >= tonumber(ARGV[2]) then return 0 end return 1'
 is "$(rc EVAL "$script" 4 "${PREFIX}tlsrpt:p:$DAY:$D1" "${PREFIX}tlsrpt:q:$DAY:$D1" x "${PREFIX}tlsrpt:s:$DAY:$D1" h1 "$seq1")" 0 \
@@ -226,7 +225,7 @@ is "$(fleet_parts $D1)" 3 "... restarted empty: every host's part is back"
 ok $? "... h1's under a later batch (with the sessions counted while Redis was down)"
 
 # 3. a host killed -9 in the middle of a flood (batches and pushes)
-python3 "$T/send.py" "$SOCKDIR/h2.sock" "$D2" 3000 0 >/dev/null &
+python3 "$T/send.py" "$SOCKDIR/h2.sock" "$D2" 3000 0 >/dev/null 2>&1 &
 fpid=$!
 wait_until 20 '[ "$(counter h2 datagrams)" -gt 1000 ]'
 kill -KILL "${RPID[h2]}"
