@@ -33,6 +33,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <event2/event.h>
+
 #include "lib/buf.h"
 #include "lib/clock.h"
 #include "lib/config.h"
@@ -609,17 +611,14 @@ fleetagg_item_cmp(const void *a, const void *b)
 	return (c != 0 ? c : (x->hlen > y->hlen) - (x->hlen < y->hlen));
 }
 
-/* fleetagg_merge - the parts v[0..n) (host, part pairs) into j->a */
-static void
-fleetagg_merge(struct fleetagg_job *j, const struct fleet_value *v, size_t n)
+/* fleetagg_items - the (host, part) pairs v[0..n) into it[], sorted by
+ * host (at most FLEETAGG_MAX_HOSTS; a pair that is not one is counted):
+ * how many */
+static size_t
+fleetagg_items(struct fleetagg *fa, const struct fleet_value *v, size_t n,
+    struct fleetagg_item *it)
 {
-	struct fleetagg	*fa = j->fa;
-	struct fleetagg_item it[FLEETAGG_MAX_HOSTS];
-	struct fleetagg_part part;
-	struct agg	 sum, one;
-	const unsigned char *pl;
-	char		 mk[FLEETAGG_KEY_MAX], host[FLEETAGG_HOST_LEN];
-	size_t		 i, ni = 0, mlen, pllen;
+	size_t	 i, ni = 0;
 
 	for (i = 0; i + 1 < n && ni < FLEETAGG_MAX_HOSTS; i += 2) {
 		if (v[i].p == NULL || v[i + 1].p == NULL ||
@@ -634,6 +633,22 @@ fleetagg_merge(struct fleetagg_job *j, const struct fleet_value *v, size_t n)
 		ni++;
 	}
 	qsort(it, ni, sizeof(it[0]), fleetagg_item_cmp);
+	return (ni);
+}
+
+/* fleetagg_merge - the parts v[0..n) (host, part pairs) into j->a */
+static void
+fleetagg_merge(struct fleetagg_job *j, const struct fleet_value *v, size_t n)
+{
+	struct fleetagg	*fa = j->fa;
+	struct fleetagg_item it[FLEETAGG_MAX_HOSTS];
+	struct fleetagg_part part;
+	struct agg	 sum, one;
+	const unsigned char *pl;
+	char		 mk[FLEETAGG_KEY_MAX], host[FLEETAGG_HOST_LEN];
+	size_t		 i, ni, mlen, pllen;
+
+	ni = fleetagg_items(fa, v, n, it);
 	agg_init(&sum);
 	for (i = 0; i < ni; i++) {
 		memcpy(host, it[i].host, it[i].hlen);
@@ -889,6 +904,217 @@ fleetagg_release(struct fleetagg *fa, int64_t day, const char *domain)
 	(void)fleet_call(fa->fleet, 5, argv, argl, fleetagg_ignore_cb, NULL);
 }
 
+#define FLEETAGG_STATS_SCRIPT \
+	"local out = {redis.call('GET', KEYS[1]) or false, " \
+	"redis.call('GET', KEYS[2]) or false} " \
+	"for _, v in ipairs(redis.call('HGETALL', KEYS[3])) do " \
+	" out[#out + 1] = v end " \
+	"return out"
+#define FLEETAGG_STATS_DAYS	2	/* today and yesterday */
+#define FLEETAGG_STATS_WAIT	10	/* x 100 ms for the connection */
+
+/* The fleet view of --stats. */
+struct fleetagg_stats {
+	struct fleetagg	 fa;
+	struct event_base *base;
+	struct event	*timer;
+	int		 waited;
+	char		(*keys)[RSTATE_KEY_LEN];
+	size_t		 n, cap, i;
+	int64_t		 since;
+	FILE		*fp;
+	int		 rc;
+};
+
+/* fleetagg_stats_key - a "c/" key of the days shown */
+static int
+fleetagg_stats_key(const char *key, const void *v, size_t vlen, void *arg)
+{
+	struct fleetagg_stats *st = arg;
+	char		 domain[DOMAIN_BUFSZ];
+	int64_t		 day;
+
+	(void)v;
+	(void)vlen;
+	if (rstate_key_parse(key, &day, domain) == -1 || day < st->since)
+		return (0);
+	if (st->n == st->cap) {
+		if (st->cap >= 100000)
+			return (1);
+		st->cap = st->cap ? 2 * st->cap : 64;
+		st->keys = xreallocarray(st->keys, st->cap, sizeof(*st->keys));
+	}
+	snprintf(st->keys[st->n++], RSTATE_KEY_LEN, "%s", key);
+	return (0);
+}
+
+static void	fleetagg_stats_next(struct fleetagg_stats *);
+
+/* fleetagg_stats_reply - one domain's day: print it */
+static void
+fleetagg_stats_reply(void *arg, enum fleet_status fs,
+    const struct fleet_value *v, size_t n)
+{
+	struct fleetagg_stats *st = arg;
+	struct fleetagg_part part;
+	struct rstate	 r;
+	struct agg	 a;
+	const unsigned char *pl;
+	char		 domain[DOMAIN_BUFSZ], dn[REPORT_DAY_LEN],
+			 mk[FLEETAGG_KEY_MAX], writer[FLEETAGG_HOST_LEN],
+			 host[FLEETAGG_HOST_LEN], esc[FLEETAGG_HOST_LEN * 4 + 8];
+	const char	*state = "counting", *sender = "-";
+	struct fleetagg_item it[FLEETAGG_MAX_HOSTS];
+	size_t		 i, ni, mlen, pllen, nfinal = 0, nparts = 0;
+	int64_t		 day;
+
+	(void)rstate_key_parse(st->keys[st->i], &day, domain);
+	report_day_name(day, dn);
+	if (fs != FLEET_OK || n < 2) {
+		fprintf(st->fp, "# fleet day=%s domain=%s error=%s\n", dn,
+		    domain, fleet_status_name(fs));
+		st->rc = 1;
+		goto next;
+	}
+	if (v[0].p != NULL)
+		sender = log_escape(esc, sizeof(esc), v[0].p, v[0].len);
+	if (v[1].p != NULL) {
+		mlen = fleetagg_mac_key(mk, sizeof(mk), 's', day, domain, NULL);
+		if ((pl = fleetagg_open(&st->fa, mk, mlen, v[1].p, v[1].len,
+		    &pllen)) == NULL || fleetagg_state_decode(pl, pllen,
+		    writer, &r) == -1)
+			state = "refused";
+		else {
+			state = r.status == RSTATE_DONE ? "sent" :
+			    r.status == RSTATE_FAILED ? "given-up" :
+			    r.status == RSTATE_NO_RUA ? "no-rua" :
+			    r.first_try == 0 ? "elected" : "retrying";
+			if (v[0].p == NULL) {
+				snprintf(esc, sizeof(esc), "%s", writer);
+				sender = esc;
+			}
+		}
+	}
+	fprintf(st->fp, "# fleet day=%s domain=%s sender=%s state=%s hosts=",
+	    dn, domain, sender, state);
+	ni = fleetagg_items(&st->fa, v + 2, n - 2, it);
+	for (i = 0; i < ni; i++) {
+		memcpy(host, it[i].host, it[i].hlen);
+		host[it[i].hlen] = '\0';
+		mlen = fleetagg_mac_key(mk, sizeof(mk), 'p', day, domain, host);
+		agg_init(&a);
+		if ((pl = fleetagg_open(&st->fa, mk, mlen, it[i].v,
+		    it[i].vlen, &pllen)) == NULL ||
+		    fleetagg_part_decode(pl, pllen, &part, &a) == -1)
+			fprintf(st->fp, "%s%s:refused", nparts++ ? "," : "",
+			    host);
+		else {
+			fprintf(st->fp, "%s%s:%" PRIu64 "%s", nparts++ ? "," :
+			    "", host, agg_sessions(&a), part.final ? "" :
+			    "(open)");
+			nfinal += part.final;
+		}
+		agg_free(&a);
+	}
+	fprintf(st->fp, "%s final=%zu/%zu\n", nparts ? "" : "-", nfinal,
+	    nparts);
+next:
+	st->i++;
+	fleetagg_stats_next(st);
+}
+
+/* fleetagg_stats_next - ask for the next domain's day, or stop */
+static void
+fleetagg_stats_next(struct fleetagg_stats *st)
+{
+	char		 k[3][FLEETAGG_KEY_MAX], domain[DOMAIN_BUFSZ];
+	const char	*argv[6];
+	size_t		 argl[6], kl[3], i;
+	int64_t		 day;
+
+	for (; st->i < st->n; st->i++) {
+		if (rstate_key_parse(st->keys[st->i], &day, domain) == -1 ||
+		    fleetagg_keys(&st->fa, "lsp", 3, day, domain, k, kl) == -1)
+			continue;
+		argv[0] = "EVAL";
+		argl[0] = 4;
+		argv[1] = FLEETAGG_STATS_SCRIPT;
+		argl[1] = sizeof(FLEETAGG_STATS_SCRIPT) - 1;
+		argv[2] = "3";
+		argl[2] = 1;
+		for (i = 0; i < 3; i++) {
+			argv[3 + i] = k[i];
+			argl[3 + i] = kl[i];
+		}
+		if (fleet_call(st->fa.fleet, 6, argv, argl,
+		    fleetagg_stats_reply, st) == 0)
+			return;
+		st->rc = 1;
+		break;
+	}
+	event_base_loopbreak(st->base);
+}
+
+/* fleetagg_stats_wait - until the connection is up (or it will not be) */
+static void
+fleetagg_stats_wait(evutil_socket_t fd, short what, void *arg)
+{
+	struct fleetagg_stats *st = arg;
+	struct timeval	 tv = { 0, 100000 };
+
+	(void)fd;
+	(void)what;
+	if (fleet_up(st->fa.fleet)) {
+		fleetagg_stats_next(st);
+		return;
+	}
+	if (++st->waited > FLEETAGG_STATS_WAIT) {
+		fprintf(st->fp, "# fleet unreachable (%s)\n",
+		    fleet_server(st->fa.fleet));
+		st->rc = 1;
+		event_base_loopbreak(st->base);
+		return;
+	}
+	evtimer_add(st->timer, &tv);
+}
+
+int
+fleetagg_stats(const struct config *cf, struct store *store, int64_t now,
+    FILE *fp)
+{
+	struct fleetagg_stats st;
+	struct timeval	 tv = { 0, 0 };
+
+	if (!cf->fleet.enabled)
+		return (0);
+	if (cf->fleet.mode != CONFIG_FLEET_READ_WRITE) {
+		fprintf(fp, "# fleet read-only: this host reports alone\n");
+		return (0);
+	}
+	memset(&st, 0, sizeof(st));
+	st.fa.cf = cf;
+	st.fa.store = store;
+	st.fp = fp;
+	st.since = report_day(now) - (FLEETAGG_STATS_DAYS - 1) * 86400;
+	if (store_begin(store, 0) == 0) {
+		(void)store_walk(store, "c/", fleetagg_stats_key, &st);
+		store_abort(store);
+	}
+	if ((st.base = event_base_new()) == NULL)
+		fatalx("tlsrpt: cannot create an event base");
+	st.fa.fleet = fleet_new(st.base, &cf->fleet);
+	if ((st.timer = evtimer_new(st.base, fleetagg_stats_wait, &st)) ==
+	    NULL)
+		fatalx("tlsrpt: cannot create a timer");
+	evtimer_add(st.timer, &tv);
+	event_base_dispatch(st.base);
+	event_free(st.timer);
+	fleet_free(st.fa.fleet);
+	event_base_free(st.base);
+	free(st.keys);
+	return (st.rc);
+}
+
 /* fleetagg_state_hook - the connection came up: every open part again */
 static void
 fleetagg_state_hook(void *arg, int up)
@@ -1005,5 +1231,16 @@ fleetagg_host(const struct fleetagg *fa)
 {
 	(void)fa;
 	return ("localhost");
+}
+
+int
+fleetagg_stats(const struct config *cf, struct store *store, int64_t now,
+    FILE *fp)
+{
+	(void)cf;
+	(void)store;
+	(void)now;
+	(void)fp;
+	return (0);
 }
 #endif

@@ -47,6 +47,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "lib/buf.h"
 #include "tlsrpt/agg.h"
@@ -131,6 +132,17 @@ void		 fleetagg_publish(struct fleetagg *fa, int64_t day,
 /* fleetagg_release - give the sender's lease up (only if ours) */
 void		 fleetagg_release(struct fleetagg *fa, int64_t day,
 		    const char *domain);
+
+/*
+ * fleetagg_stats - --stats' view of the fleet's day, as comment lines
+ * after the counters: for each domain this host counted today or
+ * yesterday, "# fleet day=D domain=X sender=H state=S hosts=H:N,...
+ * final=F/P" (S: counting, elected, retrying, sent, no-rua, given-up;
+ * N each host's sessions, "(open)" before its day closed).  store: open,
+ * read-only.  0, or 1 (Redis unreachable, an error): printed either way
+ */
+int		 fleetagg_stats(const struct config *cf, struct store *store,
+		    int64_t now, FILE *fp);
 
 /* fleetagg_host - this host's id (tlsrpt.host_id) */
 const char	*fleetagg_host(const struct fleetagg *fa);

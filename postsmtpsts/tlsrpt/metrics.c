@@ -14,6 +14,7 @@
 #include "lib/clock.h"
 #include "lib/config.h"
 #include "lib/log.h"
+#include "tlsrpt/fleetagg.h"
 #include "tlsrpt/metrics.h"
 #include "tlsrpt/rstate.h"
 #include "tlsrpt/store.h"
@@ -148,6 +149,11 @@ metrics_print(const struct config *cf, FILE *fp)
 		return (1);
 	}
 	rc = metrics_emit(s, fp);
+	/* the fleet's day after the counters, as comments: what a scraper
+	 * reads is unchanged (an unreachable fleet is a line, not a failure
+	 * of the counters) */
+	if (rc == 0)
+		(void)fleetagg_stats(cf, s, clock_wall(), fp);
 	store_close(s);
 	return (rc == 0 ? 0 : 1);
 }

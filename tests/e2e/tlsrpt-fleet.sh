@@ -133,12 +133,13 @@ print("sent")
 EOF
 
 mapfile -t wlines < <(world_daemon_lines)
-# conf HOST SERVER DEADLINE PREFIX - a reporter's configuration
+# conf HOST SERVERS DEADLINE PREFIX - a reporter's configuration (SERVERS:
+# the fleet's servers, or its sentinels and master name)
 conf() {
 	{
 		printf '%s\n' "${wlines[@]}"
 		echo "cache { path = \"$T/no-cache\" }"
-		echo "fleet { servers = { \"$2\" } user = fleet password_file = \"$T/pw\" key_file = \"$T/key\" prefix = \"$4\" timeout = 0.5 lease = 5 }"
+		echo "fleet { $2 key_file = \"$T/key\" prefix = \"$4\" timeout = 0.5 lease = 5 }"
 		tlsrpt_section 'input = "socket"' "socket = \"$SOCKDIR/$1.sock\"" \
 		    'socket_group = "nogroup"' 'trusted_users = { "root" }' \
 		    'log = ""' "state_dir = \"$T/$1-$4\"" 'send_delay = 0' \
@@ -183,8 +184,9 @@ print(ok, bad)'
 }
 
 redis_start || { echo "Bail out! redis-server did not start"; exit 1; }
+AUTH="user = fleet password_file = \"$T/pw\""
 for h in h1 h2 h3; do
-	conf "$h" "$R_ADDR:$R_PORT" 21600 "$PREFIX"
+	conf "$h" "$AUTH servers = { \"$R_ADDR:$R_PORT\" }" 21600 "$PREFIX"
 	"$REPORTER" -t -c "$T/$h.conf" 2>"$T/check.out"
 	ok $? "$h: the configuration is valid (fleet, input socket)"
 	start "$h"
@@ -238,6 +240,10 @@ python3 "$T/send.py" "$SOCKDIR/h1.sock" "$D2" 10 0 >/dev/null
 python3 "$T/send.py" "$SOCKDIR/h3.sock" "$D2" 20 0 >/dev/null
 wait_until 20 '[ "$(fleet_parts $D2)" = 3 ]'
 is "$(fleet_parts $D2)" 3 "... restarted: $D2 has all three parts"
+
+# a value no reporter wrote (a cache record's version 2, unsigned):
+# refused when the report is made, never parsed
+printf '\002\000junk' | rc -x HSET "${PREFIX}tlsrpt:p:$DAY:$D2" h9 >/dev/null
 
 # 4. the day closed, one sender; the sender killed -9 in its POST
 for h in h1 h2 h3; do stop "$h"; done
@@ -316,6 +322,20 @@ sed 's/^/# /' "$T/schema.out"
 st=$(rc --raw GET "${PREFIX}tlsrpt:s:$DAY:$D1" | wc -c)
 [ "$st" -gt 0 ]
 ok $? "the delivery state is in the fleet ($st bytes)"
+# the operator's view: the fleet's day in --stats
+line=$("$REPORTER" -c "$T/h2.conf" --stats 2>&1 | grep "^# fleet day=$DAY domain=$D1 ")
+echo "# $line"
+echo "$line" | grep -Eq "sender=h[123] state=sent hosts=h1:7,h2:6,h3:10 final=3/3\$"
+ok $? "--stats: $D1's day in the fleet: sent, each host's sessions, all final"
+sum() {	# NAME - a counter summed over the three hosts
+	echo $(( $(counter h1 "$1") + $(counter h2 "$1") + $(counter h3 "$1") ))
+}
+[ "$(sum fleet_elections_won)" -ge 3 ] && [ "$(sum fleet_takeovers)" -ge 1 ] &&
+    [ "$(sum fleet_pushes)" -ge 6 ]
+ok $? "metrics: elections $(sum fleet_elections_won) won / $(sum fleet_elections_lost) lost, $(sum fleet_takeovers) takeover(s), $(sum fleet_pushes) pushes"
+[ "$(sum fleet_refused)" -ge 1 ] &&
+    grep -q "fleet value p/$DAY/$D2/h9 refused: bad-version" "$T"/h*.log
+ok $? "the planted value of another version: refused ($(sum fleet_refused)), logged, not counted"
 # a restart of the killed host: the report is done, nothing sent again
 b2=$(wc -l <"$T/bodies")
 start "$holder" --once
@@ -327,7 +347,7 @@ is "$(find "$COLL" -name '*.body' -newer "$T/h1.conf" | wc -l)" "$b2" "... and s
 # 5. Redis down all day: each host its own part, under its own report-id
 P5="down$$:"
 for h in h1 h2 h3; do
-	conf "$h" "$R_ADDR:$((R_PORT + 1))" 0 "$P5"
+	conf "$h" "$AUTH servers = { \"$R_ADDR:$((R_PORT + 1))\" }" 0 "$P5"
 	start "$h"
 done
 sleep 2
@@ -352,6 +372,74 @@ is "$(tr '\n' ' ' <"$T/got5")" "$DAYN.$D1.h1@sender.pstest 1 $DAYN.$D1.h2@sender
 grep -q "fleet=unreachable: past fleet_deadline" "$T/h1.log"
 ok $? "... logged"
 is "$(counter h2 fleet_own_reports)" 1 "... and counted"
+for h in h1 h2 h3; do stop "$h"; done
+
+# 6. a Sentinel-managed pair: the master killed -9 mid-day, the replica
+# promoted; the fleet follows the sentinel, the totals stay exact
+S_ADDR="${WORLD_NET:-127.0}.63.85"
+M_PORT=$(( 18379 + ( $$ % 1000 ) ))
+P_PORT=$((M_PORT + 1))
+S_PORT=$((M_PORT + 2))
+SPIDS=()
+sserver() {	# NAME PORT [ARGS...]
+	local name=$1 port=$2
+	shift 2
+	mkdir -p "$T/$name"
+	redis-server --bind "$S_ADDR" --port "$port" --save "" \
+	    --appendonly no --dir "$T/$name" --logfile "$T/$name.log" \
+	    --daemonize no "$@" &
+	SPIDS+=($!)
+}
+src() { local p=$1; shift; redis-cli -h "$S_ADDR" -p "$p" "$@"; }
+sserver master "$M_PORT"
+WAIT_STEP=0.05 wait_until 5 'src $M_PORT ping 2>/dev/null | grep -q PONG'
+sserver replica "$P_PORT" --replicaof "$S_ADDR" "$M_PORT" \
+    --replica-announce-ip "$S_ADDR"
+printf 'port %s\nbind %s\ndir %s\nsentinel monitor m %s %s 1\nsentinel down-after-milliseconds m 300\nsentinel failover-timeout m 2000\n' \
+    "$S_PORT" "$S_ADDR" "$T" "$S_ADDR" "$M_PORT" >"$T/sentinel.conf"
+redis-server "$T/sentinel.conf" --sentinel --logfile "$T/sentinel.log" --daemonize no &
+SPIDS+=($!)
+trap 'for p in "${SPIDS[@]}"; do kill -KILL "$p" 2>/dev/null; done; _fleet_cleanup' EXIT
+WAIT_STEP=0.2 wait_until 15 'src $S_PORT sentinel replicas m 2>/dev/null | grep -q "$P_PORT"'
+ok $? "6. a master, its replica, a sentinel that knows both"
+P6="sent$$:"
+for h in h1 h2 h3; do
+	conf "$h" "sentinels = { \"$S_ADDR:$S_PORT\" } master_name = \"m\"" 21600 "$P6"
+	start "$h"
+done
+wait_until 10 "grep -qs 'counting into the fleet as host h3' '$T/h3.log'"
+python3 "$T/send.py" "$SOCKDIR/h1.sock" "$D1" 4 1 >/dev/null
+python3 "$T/send.py" "$SOCKDIR/h2.sock" "$D1" 2 0 >/dev/null
+python3 "$T/send.py" "$SOCKDIR/h3.sock" "$D1" 1 1 >/dev/null
+wait_until 20 '[ "$(src $M_PORT HLEN "${P6}tlsrpt:p:$DAY:$D1")" = 3 ]'
+is "$(src $M_PORT HLEN "${P6}tlsrpt:p:$DAY:$D1")" 3 \
+    "... the three parts on the master, found through the sentinel"
+kill -KILL "${SPIDS[0]}"
+python3 "$T/send.py" "$SOCKDIR/h1.sock" "$D1" 1 0 >/dev/null
+WAIT_STEP=0.2 wait_until 15 'src $P_PORT info replication | grep -q "role:master"'
+ok $? "... the master killed -9: the sentinel promoted the replica"
+wait_until 30 '[ "$(src $P_PORT HLEN "${P6}tlsrpt:p:$DAY:$D1")" = 3 ] &&
+    [ "$(counter h1 sessions)" = 6 ] && [ "$(counter h1 fleet_pushes)" -ge 2 ]'
+ok $? "... the parts on the promoted replica, h1's later sessions pushed there"
+for h in h1 h2 h3; do stop "$h"; done
+want6=$(local_sum $D1)
+is "$want6" "8 2" "... the hosts' own counts: 8 successful, 2 failed"
+touch "$T/mark6"
+sleep 1
+for h in h1 h2 h3; do start "$h" --send today; done
+wait_until 90 '[ -n "$(find "$COLL" -name "*.body" -newer "$T/mark6")" ]'
+sleep 5
+find "$COLL" -name '*.body' -newer "$T/mark6" >"$T/bodies6"
+python3 - "$T/bodies6" >"$T/got6" <<-'PY'
+import gzip, json, sys
+for path in open(sys.argv[1]).read().split():
+    r = json.loads(gzip.decompress(open(path, "rb").read()))
+    p = r["policies"][0]
+    print(r["report-id"], p["summary"]["total-successful-session-count"],
+          p["summary"]["total-failure-session-count"])
+PY
+is "$(cat "$T/got6")" "$DAYN.$D1@sender.pstest $want6" \
+    "... after the failover: one report, the sum of the three hosts' counts"
 for h in h1 h2 h3; do stop "$h"; done
 ! grep -q 'ERROR: AddressSanitizer\|runtime error:' "$T"/h*.log
 ok $? "no sanitizer report"
