@@ -54,6 +54,7 @@
 #define FLEETAGG_SEQ_KEY	"fseq"
 #define FLEETAGG_LKEY_LEN	(RSTATE_KEY_LEN + 1)
 #define FLEETAGG_VALUE_MAX	(1 << 20)	/* a part's payload */
+#define FLEETAGG_REPUSH_MAX	1000000	/* parts marked again at once */
 
 /*
  * KEYS: 1 parts, 2 sequence numbers, 3 final flags, 4 state; ARGV: 1 host,
@@ -110,6 +111,9 @@ struct fleetagg {
 	size_t		 inflight;
 	int		 repush;	/* the connection came back: every
 					   open part again */
+	struct fleetagg_push *done[FLEETAGG_PUSH_MAX];	/* this round's
+					   replies, committed together */
+	size_t		 ndone;
 	struct buf	 enc;
 };
 
@@ -120,6 +124,7 @@ struct fleetagg_push {
 	char		 domain[DOMAIN_BUFSZ];
 	uint64_t	 seq;
 	int		 marked;	/* from "fq/": unmark on the ack */
+	int		 result;	/* the script's, -2: no answer */
 };
 
 /* One election in flight. */
@@ -323,40 +328,36 @@ fleetagg_u64(const void *v, size_t len)
 	return (n);
 }
 
-/* fleetagg_push_cb - a push answered: unmark what was acknowledged */
+/*
+ * fleetagg_acks - the round's replies, in one transaction: each part the
+ * fleet acknowledged is unmarked (if not marked again meanwhile), a part
+ * refused as closed is marked to go alone ("fo/", send.c: FLEETAGG_OWN)
+ */
 static void
-fleetagg_push_cb(void *arg, enum fleet_status st, const struct fleet_value *v,
-    size_t n)
+fleetagg_acks(struct fleetagg *fa)
 {
-	struct fleetagg_push *p = arg;
-	struct fleetagg	*fa = p->fa;
+	struct fleetagg_push *p;
 	char		 fkey[FLEETAGG_LKEY_LEN];
 	const void	*sv;
-	size_t		 slen;
+	size_t		 i, slen;
+	uint64_t	 nres[4];
 	unsigned char	 b[8];
-	int		 closed;
 
-	fa->inflight--;
-	if (st != FLEET_OK || n != 1 || !v[0].is_int) {
-		log_debug(1, "tlsrpt: fleet push domain=%s: %s", p->domain,
-		    fleet_status_name(st));
-		fleetagg_count(fa, "fleet_push_failures", 1);
-		free(p);
-		return;
-	}
-	closed = v[0].integer == -1;
-	fleetagg_local_key(fkey, 'q', p->day, p->domain);
-	if (store_begin(fa->store, 1) == -1) {
-		free(p);
-		return;
-	}
-	if (p->marked && store_get(fa->store, fkey, &sv, &slen) == 1 &&
-	    fleetagg_u64(sv, slen) == p->seq && store_del(fa->store, fkey) ==
-	    -1)
-		goto fail;
-	if (closed) {
-		/* the fleet's report was made without this part: ours
-		 * goes alone (send.c: FLEETAGG_OWN) */
+	memset(nres, 0, sizeof(nres));
+	if (fa->ndone == 0 || store_begin(fa->store, 1) == -1)
+		goto out;
+	for (i = 0; i < fa->ndone; i++) {
+		p = fa->done[i];
+		nres[p->result + 2]++;
+		if (p->result == -2)
+			continue;
+		fleetagg_local_key(fkey, 'q', p->day, p->domain);
+		if (p->marked && store_get(fa->store, fkey, &sv, &slen) == 1 &&
+		    fleetagg_u64(sv, slen) == p->seq &&
+		    store_del(fa->store, fkey) == -1)
+			goto fail;
+		if (p->result != -1)
+			continue;
 		memset(b, 0, sizeof(b));
 		if (store_put(fa->store, fleetagg_local_key(fkey, 'o', p->day,
 		    p->domain), b, sizeof(b)) == -1)
@@ -365,18 +366,51 @@ fleetagg_push_cb(void *arg, enum fleet_status st, const struct fleet_value *v,
 		    "fleet's report was made before this host's part came; "
 		    "it is reported on its own", p->domain, fkey + 3);
 	}
-	if (store_counter_add(fa->store, closed ? "fleet_push_closed" :
-	    v[0].integer == 1 ? "fleet_pushes" : "fleet_pushes_repeated",
-	    1) == -1)
+	if ((nres[0] > 0 && store_counter_add(fa->store,
+	    "fleet_push_failures", nres[0]) == -1) ||
+	    (nres[1] > 0 && store_counter_add(fa->store, "fleet_push_closed",
+	    nres[1]) == -1) ||
+	    (nres[2] > 0 && store_counter_add(fa->store,
+	    "fleet_pushes_repeated", nres[2]) == -1) ||
+	    (nres[3] > 0 && store_counter_add(fa->store, "fleet_pushes",
+	    nres[3]) == -1))
 		goto fail;
-	(void)store_commit(fa->store);
-	free(p);
-	return;
+	(void)store_commit(fa->store);	/* not committed: pushed again */
+	goto out;
 fail:
 	store_abort(fa->store);
-	free(p);
+out:
+	for (i = 0; i < fa->ndone; i++)
+		free(fa->done[i]);
+	fa->ndone = 0;
 }
 
+/* fleetagg_push_cb - a push answered: kept for the round's transaction */
+static void
+fleetagg_push_cb(void *arg, enum fleet_status st, const struct fleet_value *v,
+    size_t n)
+{
+	struct fleetagg_push *p = arg;
+	struct fleetagg	*fa = p->fa;
+
+	fa->inflight--;
+	if (st != FLEET_OK || n != 1 || !v[0].is_int || v[0].integer < -1 ||
+	    v[0].integer > 1) {
+		log_debug(1, "tlsrpt: fleet push domain=%s: %s", p->domain,
+		    fleet_status_name(st));
+		p->result = -2;
+	} else
+		p->result = (int)v[0].integer;
+	fa->done[fa->ndone++] = p;
+	if (fa->inflight > 0)
+		return;
+	fleetagg_acks(fa);
+	/* a round acknowledged: the next one now, not at the next tick (a
+	 * busy day keeps FLEETAGG_PUSH_MAX in flight); after a failure, at
+	 * the next tick */
+	if (st == FLEET_OK)
+		fleetagg_push(fa);
+}
 
 /* fleetagg_seal - payload in[0..len) sealed for mac key mk into a new
  * buffer (*out, *outlen): 0 or -1 */
@@ -511,6 +545,7 @@ out:
 
 /* What a push walk collects: the marked parts' keys and numbers. */
 struct fleetagg_walk {
+	struct fleetagg	*fa;
 	char		(*keys)[FLEETAGG_LKEY_LEN];
 	uint64_t	*seqs;
 	size_t		 n, cap;
@@ -534,32 +569,69 @@ fleetagg_walk_cb(const char *key, const void *v, size_t vlen, void *arg)
 	return (0);
 }
 
-/* fleetagg_repush_cb - after a reconnect: every part whose report the
+/* fleetagg_repush_cb - after a reconnect: the "c/" keys whose report the
  * fleet may still make (no local state, or a pending one) */
 static int
 fleetagg_repush_cb(const char *key, const void *v, size_t vlen, void *arg)
 {
-	struct fleetagg	*fa = arg;
+	struct fleetagg_walk *w = arg;
+	struct fleetagg	*fa = w->fa;
 	struct rstate	 r;
 	char		 domain[DOMAIN_BUFSZ], rkey[RSTATE_KEY_LEN];
-	const void	*rv, *sv;
-	size_t		 rlen, slen;
+	const void	*rv;
+	size_t		 rlen;
 	int64_t		 day;
 
-	if (fa->inflight >= FLEETAGG_PUSH_MAX)
-		return (1);
+	(void)v;
+	(void)vlen;
 	if (rstate_key_parse(key, &day, domain) == -1)
 		return (0);
 	if (store_get(fa->store, rstate_key(rkey, 'r', day, domain), &rv,
 	    &rlen) == 1 && (rstate_decode(rv, rlen, &r) == -1 ||
 	    r.status != RSTATE_PENDING))
 		return (0);
-	/* the counts as they are, under the latest number given out: a
-	 * part the fleet has already has that number or a higher one */
-	if (store_get(fa->store, FLEETAGG_SEQ_KEY, &sv, &slen) != 1)
-		return (0);
-	(void)fleetagg_send_part(fa, key, v, vlen, fleetagg_u64(sv, slen), 0);
+	if (w->n == w->cap) {
+		if (w->cap >= FLEETAGG_REPUSH_MAX)
+			return (1);
+		w->cap = w->cap ? w->cap * 2 : 64;
+		w->keys = xreallocarray(w->keys, w->cap, sizeof(*w->keys));
+	}
+	snprintf(w->keys[w->n++], FLEETAGG_LKEY_LEN, "%s", key);
 	return (0);
+}
+
+/*
+ * fleetagg_remark - the connection came back: mark every open part again
+ * (one transaction), so that a Redis restarted empty gets them all, in
+ * the push's rounds; a part it still has is written again, the same
+ */
+static void
+fleetagg_remark(struct fleetagg *fa)
+{
+	struct fleetagg_walk w;
+	char		 domain[DOMAIN_BUFSZ];
+	size_t		 i;
+	int64_t		 day;
+
+	memset(&w, 0, sizeof(w));
+	w.fa = fa;
+	if (store_begin(fa->store, 1) == -1)
+		return;
+	(void)store_walk(fa->store, "c/", fleetagg_repush_cb, &w);
+	for (i = 0; i < w.n; i++)
+		if (rstate_key_parse(w.keys[i], &day, domain) == -1 ||
+		    fleetagg_mark(fa->store, day, domain) == -1)
+			break;
+	if (i < w.n)
+		store_abort(fa->store);
+	else if (store_commit(fa->store) == 0) {
+		fa->repush = 0;
+		if (w.n > 0)
+			log_info("tlsrpt: fleet reachable: %zu parts to push "
+			    "again", w.n);
+	}
+	free(w.keys);
+	free(w.seqs);
 }
 
 void
@@ -573,10 +645,8 @@ fleetagg_push(struct fleetagg *fa)
 		return;
 	if (store_begin(fa->store, 0) == -1)
 		return;
-	if (fa->repush) {
-		fa->repush = 0;
-		(void)store_walk(fa->store, "c/", fleetagg_repush_cb, fa);
-	}
+	if (fa->repush)
+		fleetagg_remark(fa);	/* cleared once committed */
 	memset(&w, 0, sizeof(w));
 	(void)store_walk(fa->store, "fq/", fleetagg_walk_cb, &w);
 	for (i = 0; i < w.n && fa->inflight < FLEETAGG_PUSH_MAX; i++) {
@@ -1145,9 +1215,13 @@ fleetagg_new(const struct config *cf, struct store *store,
 void
 fleetagg_free(struct fleetagg *fa)
 {
+	size_t	 i;
+
 	if (fa == NULL)
 		return;
-	fleet_free(fa->fleet);
+	fleet_free(fa->fleet);		/* calls nothing more */
+	for (i = 0; i < fa->ndone; i++)
+		free(fa->done[i]);
 	buf_free(&fa->enc);
 	free(fa);
 }

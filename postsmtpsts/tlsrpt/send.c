@@ -1079,6 +1079,22 @@ send_mark_final(struct send *s, const char *rkey)
 	return (fleetagg_mark(s->store, day, domain));
 }
 
+/* send_del_fleet - with the counts of an old day ("c/..."), its fleet
+ * marks ("fq/", "fo/": fleetagg.h): 0 or -1 */
+static int
+send_del_fleet(struct send *s, const char *key)
+{
+	char	 fkey[RSTATE_KEY_LEN + 2];
+
+	if (key[0] != 'c')
+		return (0);
+	snprintf(fkey, sizeof(fkey), "fq%s", key + 1);
+	if (store_del(s->store, fkey) == -1)
+		return (-1);
+	fkey[1] = 'o';
+	return (store_del(s->store, fkey));
+}
+
 /* send_close - make the reports of the days that are over; delete old
  * days.  One transaction: 0, or -1 if it was not committed (nothing made:
  * tried again at the next step) */
@@ -1116,7 +1132,8 @@ send_close(struct send *s, int64_t force_day)
 	store_walk(s->store, "c/", send_old_cb, &old);
 	store_walk(s->store, "r/", send_old_cb, &old);
 	for (i = 0; i < old.n; i++)
-		if (store_del(s->store, old.keys[i]) == -1)
+		if (store_del(s->store, old.keys[i]) == -1 ||
+		    send_del_fleet(s, old.keys[i]) == -1)
 			goto fail;
 	if (store_commit(s->store) == -1)
 		goto out;	/* logged, rate-limited (store.c) */
