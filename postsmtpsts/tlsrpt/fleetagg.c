@@ -643,10 +643,10 @@ fleetagg_push(struct fleetagg *fa)
 
 	if (fa == NULL || !fleet_up(fa->fleet) || fa->inflight > 0)
 		return;
-	if (store_begin(fa->store, 0) == -1)
-		return;
 	if (fa->repush)
 		fleetagg_remark(fa);	/* cleared once committed */
+	if (store_begin(fa->store, 0) == -1)
+		return;
 	memset(&w, 0, sizeof(w));
 	(void)store_walk(fa->store, "fq/", fleetagg_walk_cb, &w);
 	for (i = 0; i < w.n && fa->inflight < FLEETAGG_PUSH_MAX; i++) {
