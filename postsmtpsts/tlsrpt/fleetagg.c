@@ -6,8 +6,7 @@
  * DESCRIPTION
  *	Every Redis command goes through the fleet client (lib/fleet.h:
  *	its connection, Sentinel, AUTH, timeouts, READONLY handling) as
- *	fleet_call() of one of the two scripts below, or a SET of the
- *	state; every value is sealed (fleet_record_seal: version
+ *	fleet_call() of one of the scripts below; every value is sealed (fleet_record_seal: version
  *	FLEET_RECORD_V_TLSRPT, the fleet's HMAC when fleet.key_file is set),
  *	and a value that does not open or decode is refused, counted
  *	("fleet_refused") and logged, never parsed further.
@@ -18,7 +17,9 @@
  *	  ttl deadline_passed
  *	  -> {"held", holder} | {"wait"} | {"won"|"new", state|nil,
  *	     host, part, host, part, ...}
- *	SET s state EX ttl; EVAL unlease (compare-and-delete) l host.
+ *	EVAL FLEETAGG_PUBLISH_SCRIPT 2 s l  host state ttl lease_ms
+ *	  -> 1 written (the lease renewed), 0 the lease is another's
+ *	EVAL unlease (compare-and-delete) l host.
  * LIMITS
  *	FLEETAGG_PUSH_MAX pushes in flight, FLEETAGG_MAX_HOSTS parts merged.
  */
@@ -55,6 +56,7 @@
 #define FLEETAGG_LKEY_LEN	(RSTATE_KEY_LEN + 1)
 #define FLEETAGG_VALUE_MAX	(1 << 20)	/* a part's payload */
 #define FLEETAGG_REPUSH_MAX	1000000	/* parts marked again at once */
+#define FLEETAGG_PUSH_INTERVAL	10	/* s between rounds of pushes */
 
 /*
  * KEYS: 1 parts, 2 sequence numbers, 3 final flags, 4 state; ARGV: 1 host,
@@ -100,6 +102,17 @@
 	" out[#out + 1] = v end " \
 	"return out"
 
+/*
+ * KEYS: 1 state, 2 lease; ARGV: 1 host, 2 sealed state, 3 TTL, 4 lease ms.
+ * Only the lease's holder writes the state, and each write renews the
+ * lease (one delivery at a time is what the lease must outlast).
+ */
+#define FLEETAGG_PUBLISH_SCRIPT \
+	"if redis.call('GET', KEYS[2]) ~= ARGV[1] then return 0 end " \
+	"redis.call('SET', KEYS[1], ARGV[2], 'EX', ARGV[3]) " \
+	"redis.call('PEXPIRE', KEYS[2], ARGV[4]) " \
+	"return 1"
+
 #define FLEETAGG_UNLEASE_SCRIPT \
 	"if redis.call('GET', KEYS[1]) == ARGV[1] then " \
 	"return redis.call('DEL', KEYS[1]) end return 0"
@@ -111,6 +124,8 @@ struct fleetagg {
 	size_t		 inflight;
 	int		 repush;	/* the connection came back: every
 					   open part again */
+	int		 backlog;	/* the last round was full */
+	int64_t		 next_round;	/* clock_ms() */
 	struct fleetagg_push *done[FLEETAGG_PUSH_MAX];	/* this round's
 					   replies, committed together */
 	size_t		 ndone;
@@ -385,6 +400,8 @@ out:
 	fa->ndone = 0;
 }
 
+static void	fleetagg_round(struct fleetagg *, int);
+
 /* fleetagg_push_cb - a push answered: kept for the round's transaction */
 static void
 fleetagg_push_cb(void *arg, enum fleet_status st, const struct fleet_value *v,
@@ -410,6 +427,26 @@ fleetagg_push_cb(void *arg, enum fleet_status st, const struct fleet_value *v,
 	 * the next tick */
 	if (st == FLEET_OK)
 		fleetagg_push(fa);
+}
+
+void
+fleetagg_push(struct fleetagg *fa)
+{
+	fleetagg_round(fa, 0);
+}
+
+/*
+ * fleetagg_lease_ms - the sender's lease: fleet.lease, and at least two
+ * deliveries' timeouts and DNS (each state written renews it)
+ */
+static int64_t
+fleetagg_lease_ms(const struct fleetagg *fa)
+{
+	int64_t	 lease = fa->cf->fleet.lease;
+
+	if (lease < 2 * (int64_t)fa->cf->tlsrpt.timeout + 10)
+		lease = 2 * (int64_t)fa->cf->tlsrpt.timeout + 10;
+	return (lease * 1000);
 }
 
 /* fleetagg_seal - payload in[0..len) sealed for mac key mk into a new
@@ -634,8 +671,10 @@ fleetagg_remark(struct fleetagg *fa)
 	free(w.seqs);
 }
 
-void
-fleetagg_push(struct fleetagg *fa)
+/* fleetagg_round - push the marked parts; urgent: now, whenever the last
+ * round was */
+static void
+fleetagg_round(struct fleetagg *fa, int urgent)
 {
 	struct fleetagg_walk w;
 	const void	*v;
@@ -643,12 +682,21 @@ fleetagg_push(struct fleetagg *fa)
 
 	if (fa == NULL || !fleet_up(fa->fleet) || fa->inflight > 0)
 		return;
+	/*
+	 * A round at most every FLEETAGG_PUSH_INTERVAL: a busy domain's part
+	 * goes up once a round, not once a batch (a backlog of more than a
+	 * round's worth, and a report waiting for our part, go at once)
+	 */
+	if (!fa->backlog && !urgent && clock_ms() < fa->next_round)
+		return;
+	fa->next_round = clock_ms() + FLEETAGG_PUSH_INTERVAL * 1000;
 	if (fa->repush)
 		fleetagg_remark(fa);	/* cleared once committed */
 	if (store_begin(fa->store, 0) == -1)
 		return;
 	memset(&w, 0, sizeof(w));
 	(void)store_walk(fa->store, "fq/", fleetagg_walk_cb, &w);
+	fa->backlog = w.n == FLEETAGG_PUSH_MAX;
 	for (i = 0; i < w.n && fa->inflight < FLEETAGG_PUSH_MAX; i++) {
 		w.keys[i][1] = 'c';	/* "fq/..." -> "c/..." at +1 */
 		if (store_get(fa->store, w.keys[i] + 1, &v, &vlen) != 1)
@@ -851,7 +899,7 @@ fleetagg_elect(struct fleetagg *fa, int64_t day, const char *domain,
 	const char	*argv[13];
 	size_t		 argl[13], kl[5], i, mlen, slen;
 	unsigned char	*sealed = NULL;
-	int64_t		 lease, deadline;
+	int64_t		 deadline;
 
 	j = xcalloc(1, sizeof(*j));
 	j->fa = fa;
@@ -873,13 +921,10 @@ fleetagg_elect(struct fleetagg *fa, int64_t day, const char *domain,
 		cb(arg, now >= deadline ? FLEETAGG_OWN : FLEETAGG_LATER,
 		    now + FLEETAGG_WAIT);
 		free(j);
-		fleetagg_push(fa);
+		fleetagg_round(fa, 1);
 		return;
 	}
-	lease = fa->cf->fleet.lease;
-	if (lease < 2 * (int64_t)t->timeout + 10)
-		lease = 2 * (int64_t)t->timeout + 10;
-	snprintf(lms, sizeof(lms), "%" PRId64, lease * 1000);
+	snprintf(lms, sizeof(lms), "%" PRId64, fleetagg_lease_ms(fa));
 	snprintf(ttls, sizeof(ttls), "%" PRId64, fleetagg_ttl(fa, day, now));
 	buf_reset(&fa->enc);
 	fleetagg_state_encode(fleetagg_host(fa), r, &fa->enc);
@@ -919,35 +964,61 @@ fail:
 	cb(arg, FLEETAGG_LATER, now + FLEETAGG_WAIT);
 }
 
+/* fleetagg_publish_cb - the state written, or the lease was lost */
+static void
+fleetagg_publish_cb(void *arg, enum fleet_status st,
+    const struct fleet_value *v, size_t n)
+{
+	struct fleetagg	*fa = arg;
+
+	if (st != FLEET_OK || n != 1 || !v[0].is_int)
+		fleetagg_count(fa, "fleet_state_failures", 1);
+	else if (v[0].integer == 0) {
+		/* another host took over (ours expired): its state stands */
+		log_warnx("tlsrpt: fleet: the sender's lease was lost before "
+		    "the delivery state was written: another host has it");
+		fleetagg_count(fa, "fleet_state_failures", 1);
+	}
+}
+
 void
 fleetagg_publish(struct fleetagg *fa, int64_t day, const char *domain,
     const struct rstate *r, int64_t now)
 {
-	char		 k[FLEETAGG_KEY_MAX], mk[FLEETAGG_KEY_MAX], ttls[24];
-	const char	*argv[5];
-	size_t		 argl[5], kl, mlen, slen;
+	char		 k[2][FLEETAGG_KEY_MAX], mk[FLEETAGG_KEY_MAX],
+			 ttls[24], lms[24];
+	const char	*argv[9];
+	size_t		 argl[9], kl[2], mlen, slen;
 	unsigned char	*sealed;
 
 	buf_reset(&fa->enc);
 	fleetagg_state_encode(fleetagg_host(fa), r, &fa->enc);
 	mlen = fleetagg_mac_key(mk, sizeof(mk), 's', day, domain, NULL);
-	if ((kl = fleetagg_key(fa, k, sizeof(k), 's', day, domain)) == 0 ||
+	if (fleetagg_keys(fa, "sl", 2, day, domain, k, kl) == -1 ||
 	    fa->enc.error || fleetagg_seal(fa, mk, mlen, fa->enc.data,
 	    fa->enc.len, &sealed, &slen) == -1)
 		return;
 	snprintf(ttls, sizeof(ttls), "%" PRId64, fleetagg_ttl(fa, day, now));
-	argv[0] = "SET";
-	argl[0] = 3;
-	argv[1] = k;
-	argl[1] = kl;
-	argv[2] = (const char *)sealed;
-	argl[2] = slen;
-	argv[3] = "EX";
-	argl[3] = 2;
-	argv[4] = ttls;
-	argl[4] = strlen(ttls);
-	if (fleet_call(fa->fleet, 5, argv, argl, fleetagg_ignore_cb, NULL) ==
-	    -1)
+	snprintf(lms, sizeof(lms), "%" PRId64, fleetagg_lease_ms(fa));
+	argv[0] = "EVAL";
+	argl[0] = 4;
+	argv[1] = FLEETAGG_PUBLISH_SCRIPT;
+	argl[1] = sizeof(FLEETAGG_PUBLISH_SCRIPT) - 1;
+	argv[2] = "2";
+	argl[2] = 1;
+	argv[3] = k[0];
+	argl[3] = kl[0];
+	argv[4] = k[1];
+	argl[4] = kl[1];
+	argv[5] = fleetagg_host(fa);
+	argl[5] = strlen(argv[5]);
+	argv[6] = (const char *)sealed;
+	argl[6] = slen;
+	argv[7] = ttls;
+	argl[7] = strlen(ttls);
+	argv[8] = lms;
+	argl[8] = strlen(lms);
+	if (fleet_call(fa->fleet, 9, argv, argl, fleetagg_publish_cb, fa) == -1)
 		fleetagg_count(fa, "fleet_state_failures", 1);
 	free(sealed);
 }
