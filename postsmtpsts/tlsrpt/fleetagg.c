@@ -750,7 +750,8 @@ fleetagg_items(struct fleetagg *fa, const struct fleet_value *v, size_t n,
 		it[ni].vlen = v[i + 1].len;
 		ni++;
 	}
-	qsort(it, ni, sizeof(it[0]), fleetagg_item_cmp);
+	if (ni > 1)
+		qsort(it, ni, sizeof(it[0]), fleetagg_item_cmp);
 	return (ni);
 }
 

@@ -21,6 +21,7 @@
 #      host's --dry-run) and pass the RFC 8460 schema fixture
 #   5. Redis down all day (fleet_deadline = 0): each host sends its own
 #      part, under a report-id of its own, with its own counts
+# shellcheck disable=SC2016,SC2034 # wait_until evaluates its conditions
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/e2e/lib.sh"
 need python3
 [ "$(id -u)" = 0 ] || skip_all "not root (the datagrams' trusted user)"
@@ -316,7 +317,8 @@ for d in $D1 $D2; do
 	is "$(grep -l "^Message-ID: <tlsrpt\.$DAYN\.0\.$d@sender.pstest>" "$T"/mail/m.* 2>/dev/null | wc -l)" 1 \
 	    "$d: one report by mail"
 done
-python3 "$CHECK" "$SCHEMA" $(cat "$T/bodies") >"$T/schema.out" 2>&1
+mapfile -t bodies <"$T/bodies"
+python3 "$CHECK" "$SCHEMA" "${bodies[@]}" >"$T/schema.out" 2>&1
 ok $? "the reports pass the RFC 8460 schema fixture"
 sed 's/^/# /' "$T/schema.out"
 st=$(rc --raw GET "${PREFIX}tlsrpt:s:$DAY:$D1" | wc -c)
