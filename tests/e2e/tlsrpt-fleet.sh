@@ -20,7 +20,10 @@
 #      report's counts equal the sum of the three hosts' own counts (each
 #      host's --dry-run) and pass the RFC 8460 schema fixture
 #   5. Redis down all day (fleet_deadline = 0): each host sends its own
-#      part, under a report-id of its own, with its own counts
+#      part, under a report-id of its own, with its own counts; a
+#      read-only edge reports alone
+#   6. a Sentinel-managed pair: the master killed -9 mid-day, the
+#      replica promoted: the parts follow, one report, exact sums
 # shellcheck disable=SC2016,SC2034 # wait_until evaluates its conditions
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/e2e/lib.sh"
 need python3
@@ -375,6 +378,33 @@ grep -q "fleet=unreachable: past fleet_deadline" "$T/h1.log"
 ok $? "... logged"
 is "$(counter h2 fleet_own_reports)" 1 "... and counted"
 for h in h1 h2 h3; do stop "$h"; done
+
+# 5b. a read-only edge: counts and reports only its own (its own
+# report-id), never writes to the fleet
+conf h4 "$AUTH servers = { \"$R_ADDR:$R_PORT\" } mode = \"read-only\"" 21600 "$PREFIX"
+start h4
+wait_until 10 "grep -qs 'fleet read-only: this host counts and reports its own' '$T/h4.log' &&
+    [ -S '$SOCKDIR/h4.sock' ]"
+ok $? "5b. a read-only edge starts: it reports alone"
+python3 "$T/send.py" "$SOCKDIR/h4.sock" "$D1" 4 0 >/dev/null
+wait_until 10 '[ "$(counter h4 sessions)" = 4 ]'
+stop h4
+touch "$T/mark5b"
+sleep 1
+start h4 --send today
+wait_until 60 '[ -n "$(find "$COLL" -name "*.body" -newer "$T/mark5b")" ]'
+sleep 2
+find "$COLL" -name '*.body' -newer "$T/mark5b" >"$T/bodies5b"
+python3 - "$T/bodies5b" >"$T/got5b" <<-'PY'
+import gzip, json, sys
+for path in open(sys.argv[1]).read().split():
+    r = json.loads(gzip.decompress(open(path, "rb").read()))
+    print(r["report-id"], r["policies"][0]["summary"]["total-successful-session-count"])
+PY
+is "$(cat "$T/got5b")" "$DAYN.$D1.h4@sender.pstest 4" \
+    "... its own report, its own report-id, its own 4 sessions"
+is "$(rc HEXISTS "${PREFIX}tlsrpt:p:$DAY:$D1" h4)" 0 "... nothing of it in the fleet"
+stop h4
 
 # 6. a Sentinel-managed pair: the master killed -9 mid-day, the replica
 # promoted; the fleet follows the sentinel, the totals stay exact
