@@ -135,6 +135,8 @@ config_dump_tlsrpt(const struct config *cf, FILE *fp)
 	fprintf(fp, "\trate_limit = %d\n", t->rate_limit);
 	config_dump_kv(fp, "\t", "sending_mta_ip", t->sending_mta_ip);
 	fprintf(fp, "\tkeep_days = %d\n", t->keep_days);
+	config_dump_kv(fp, "\t", "host_id", t->host_id);
+	fprintf(fp, "\tfleet_deadline = %d\n", t->fleet_deadline);
 	config_dump_kv(fp, "\t", "metrics_file", t->metrics_file);
 	fprintf(fp, "\ttimeout = %d\n", t->timeout);
 	fputs("\treport_allow_addresses = {", fp);

@@ -189,6 +189,8 @@ static cfg_opt_t config_tlsrpt_opts[] = {
 	CFG_INT_CB("rate_limit", 60, CFGF_NONE, config_cb_int),
 	CFG_STR_CB("sending_mta_ip", "", CFGF_NONE, config_cb_str),
 	CFG_INT_CB("keep_days", 7, CFGF_NONE, config_cb_int),
+	CFG_STR_CB("host_id", "", CFGF_NONE, config_cb_str),
+	CFG_INT_CB("fleet_deadline", 21600, CFGF_NONE, config_cb_int),
 	CFG_STR_CB("metrics_file", "", CFGF_NONE, config_cb_str),
 	CFG_INT_CB("timeout", 60, CFGF_NONE, config_cb_int),
 	CFG_STR_LIST_CB("report_allow_addresses", "{}", CFGF_NONE,

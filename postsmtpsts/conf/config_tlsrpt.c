@@ -19,6 +19,7 @@
 #include <netinet/in.h>
 
 #include <string.h>
+#include <unistd.h>
 
 #include "conf/config_int.h"
 #include "lib/addrclass.h"
@@ -132,6 +133,43 @@ config_tlsrpt_word_ok(const char *s)
  * checked (addrclass_parse: no host bits set), at most
  * CONFIG_MAX_TLSRPT_ALLOW
  */
+/*
+ * config_tlsrpt_host_id - tlsrpt.host_id, this host's name in the fleet's
+ * counts (fleetagg.h): [A-Za-z0-9._-], at most CONFIG_MAX_TLSRPT_HOST_ID
+ * bytes; unset, the host name (cut at its first character outside them)
+ */
+static void
+config_tlsrpt_host_id(struct config_ctx *ctx, cfg_t *sec,
+    struct config_tlsrpt *t)
+{
+	char		 host[256], esc[128];
+	const char	*s = config_value_str(sec, "host_id");
+	size_t		 n;
+
+	if (*s == '\0') {
+		if (gethostname(host, sizeof(host)) == -1)
+			host[0] = '\0';
+		host[sizeof(host) - 1] = '\0';
+		n = strspn(host, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstu"
+		    "vwxyz0123456789._-");
+		if (n > CONFIG_MAX_TLSRPT_HOST_ID)
+			n = CONFIG_MAX_TLSRPT_HOST_ID;
+		host[n] = '\0';
+		t->host_id = xstrdup(n > 0 ? host : "localhost");
+		return;
+	}
+	n = strlen(s);
+	if (n > CONFIG_MAX_TLSRPT_HOST_ID || strspn(s, "ABCDEFGHIJKLMNOPQRSTU"
+	    "VWXYZabcdefghijklmnopqrstuvwxyz0123456789._-") != n) {
+		config_error(ctx, sec, "host_id", 0, "tlsrpt: host_id \"%s\" "
+		    "must be 1-%d of A-Z a-z 0-9 . _ -",
+		    config_error_esc(esc, sizeof(esc), s),
+		    CONFIG_MAX_TLSRPT_HOST_ID);
+		return;
+	}
+	t->host_id = xstrdup(s);
+}
+
 static void
 config_tlsrpt_allow(struct config_ctx *ctx, cfg_t *sec,
     struct config_tlsrpt *t)
@@ -272,6 +310,9 @@ config_tlsrpt_build(struct config_ctx *ctx, cfg_t *cfg, struct config *cf)
 	}
 	t->keep_days = (int)config_value_int(ctx, sec, "tlsrpt", "keep_days",
 	    1, CONFIG_MAX_TLSRPT_KEEP);
+	config_tlsrpt_host_id(ctx, sec, t);
+	t->fleet_deadline = (int)config_value_int(ctx, sec, "tlsrpt",
+	    "fleet_deadline", 0, CONFIG_MAX_TLSRPT_RETRY);
 	t->metrics_file = config_value_path(ctx, sec, "tlsrpt",
 	    "metrics_file", 1);
 	t->timeout = (int)config_value_int(ctx, sec, "tlsrpt", "timeout", 1,

@@ -165,6 +165,7 @@ config_free(struct config *cf)
 	free(cf->tlsrpt.map);
 	free(cf->tlsrpt.sendmail);
 	free(cf->tlsrpt.sending_mta_ip);
+	free(cf->tlsrpt.host_id);
 	free(cf->tlsrpt.metrics_file);
 	free(cf->tlsrpt.report_allow_addresses);
 	free(cf->file);

@@ -251,6 +251,7 @@ struct config_fleet {
  * 2 tlsa, as tlsrpt/result.h numbers them).
  */
 #define CONFIG_MAX_TLSRPT_TRUSTED 16	/* tlsrpt: trusted_* list entries */
+#define CONFIG_MAX_TLSRPT_HOST_ID 64	/* tlsrpt.host_id: [A-Za-z0-9._-] */
 #define CONFIG_TLSRPT_NONE	0x1	/* no-policy-found */
 #define CONFIG_TLSRPT_STS	0x2	/* sts */
 #define CONFIG_TLSRPT_TLSA	0x4	/* tlsa */
@@ -298,6 +299,13 @@ struct config_tlsrpt {
 						   hour */
 	char		*sending_mta_ip;	/* sending-mta-ip, or NULL */
 	int		 keep_days;		/* counts kept after sending */
+	char		*host_id;		/* this host in the fleet's
+						   counts (fleetagg.h): the
+						   host name unless set */
+	int		 fleet_deadline;	/* a fleet report waits for
+						   Redis this long after the
+						   day's close, then each host
+						   sends its own part */
 	char		*metrics_file;		/* Prometheus text, or NULL */
 	int		 timeout;		/* one delivery, seconds */
 	struct addrclass_net *report_allow_addresses;	/* non-global

@@ -88,6 +88,10 @@ fleet_op_complete(struct fleet_op *op, enum fleet_status st,
 		if (op->scan_cb != NULL)
 			op->scan_cb(op->arg, st, "0", NULL, 0);
 		break;
+	case FLEET_OP_CALL:
+		if (op->call_cb != NULL)
+			op->call_cb(op->arg, st, NULL, 0);
+		break;
 	default:
 		if (op->done_cb != NULL)
 			op->done_cb(op->arg, st);
@@ -488,6 +492,81 @@ fleet_command(struct fleet *f, int argc, const char **argv,
 	for (i = 0; i < argc; i++)
 		argl[i] = strlen(argv[i]);
 	return (fleet_op_send(op, fleet_command_reply, argc, argv, argl));
+}
+
+/* fleet_call_value - one scalar reply r as v: 0, or -1 (not a scalar) */
+static int
+fleet_call_value(const redisReply *r, struct fleet_value *v)
+{
+	memset(v, 0, sizeof(*v));
+	switch (r->type) {
+	case REDIS_REPLY_INTEGER:
+		v->integer = r->integer;
+		v->is_int = 1;
+		return (0);
+	case REDIS_REPLY_STRING:
+	case REDIS_REPLY_STATUS:
+		v->p = r->str;
+		v->len = r->len;
+		return (0);
+	case REDIS_REPLY_NIL:
+		return (0);
+	default:
+		return (-1);
+	}
+}
+
+/* fleet_call_reply - a call answered: its values, flat */
+static void
+fleet_call_reply(struct fleet_op *op, redisReply *r)
+{
+	struct fleet_value *v = NULL, one;
+	enum fleet_status st = FLEET_OK;
+	size_t		 i, n = 0;
+
+	if (r->type != REDIS_REPLY_ERROR)	/* every call writes */
+		op->f->readonly = 0;
+	if (r->type == REDIS_REPLY_NIL)
+		st = FLEET_MISS;
+	else if (r->type == REDIS_REPLY_ARRAY) {
+		if (r->elements > FLEET_CALL_MAX_VALUES)
+			st = FLEET_ERROR;
+		else if (r->elements > 0) {
+			v = xcalloc(r->elements, sizeof(*v));
+			for (i = 0; i < r->elements && st == FLEET_OK; i++)
+				if (fleet_call_value(r->element[i], &v[i]) == -1)
+					st = FLEET_ERROR;
+			n = r->elements;
+		}
+		if (st == FLEET_ERROR)
+			fleet_count(op->f, FLEET_C_ERROR);
+	} else if (fleet_call_value(r, &one) == 0) {
+		v = &one;
+		n = 1;
+	} else
+		st = fleet_op_error(op, r);
+	op->done = 1;
+	evtimer_del(op->timer);
+	if (op->call_cb != NULL)
+		op->call_cb(op->arg, st, st == FLEET_OK ? v : NULL,
+		    st == FLEET_OK ? n : 0);
+	if (v != &one)
+		free(v);
+	fleet_op_free(op);
+}
+
+int
+fleet_call(struct fleet *f, int argc, const char **argv, const size_t *argl,
+    fleet_call_cb *cb, void *arg)
+{
+	struct fleet_op	*op;
+
+	if (argc < 1 || argc > FLEET_CALL_MAX_ARGS || !fleet_writable(f) ||
+	    (op = fleet_op_new(f, FLEET_OP_CALL, NULL, "")) == NULL)
+		return (-1);
+	op->call_cb = cb;
+	op->arg = arg;
+	return (fleet_op_send(op, fleet_call_reply, argc, argv, argl));
 }
 
 /* fleet_scan_reply - SCAN answered: [cursor, [keys...]] */

@@ -176,6 +176,30 @@ int	fleet_command(struct fleet *f, int argc, const char **argv,
 	    fleet_reply_cb *cb, void *arg);
 
 /*
+ * fleet_call - send a command of binary-safe arguments (argv[i] of
+ * argl[i] bytes, at most FLEET_CALL_MAX_ARGS), for the reporter's fleet
+ * aggregate (tlsrpt/fleetagg.h: EVAL of its scripts).  cb gets FLEET_OK
+ * and the reply as n values (a string, status or integer: n = 1; an
+ * array of those: its elements, a nil element as len 0 with p NULL),
+ * FLEET_MISS (nil), or a failure (an error reply: FLEET_ERROR, OOM:
+ * FLEET_FULL, READONLY: FLEET_DOWN and the next server, as for updates).
+ * Values are valid during cb only.  -1 if not up, busy, or read-only
+ * (every call may write).
+ */
+#define FLEET_CALL_MAX_ARGS	16
+#define FLEET_CALL_MAX_VALUES	4096	/* array elements; more: an error */
+struct fleet_value {
+	const char	*p;		/* NULL: nil */
+	size_t		 len;
+	long long	 integer;	/* an integer reply's value */
+	int		 is_int;
+};
+typedef void	fleet_call_cb(void *arg, enum fleet_status st,
+		    const struct fleet_value *v, size_t n);
+int	fleet_call(struct fleet *f, int argc, const char **argv,
+	    const size_t *argl, fleet_call_cb *cb, void *arg);
+
+/*
  * fleet_scan - one SCAN step over this fleet's record keys (prefix + "*"),
  * for postsmtpsts-cache pull and fleet-stats: cb gets the next cursor
  * ("0" when the walk is over) and the cache keys of this step (the

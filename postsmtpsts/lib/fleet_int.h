@@ -53,6 +53,7 @@ enum fleet_op_kind {
 	FLEET_OP_UNLEASE,
 	FLEET_OP_COMMAND,
 	FLEET_OP_SCAN,
+	FLEET_OP_CALL,
 };
 
 struct fleet_op {
@@ -71,6 +72,7 @@ struct fleet_op {
 	fleet_done_cb	*done_cb;
 	fleet_reply_cb	*reply_cb;
 	fleet_scan_cb	*scan_cb;
+	fleet_call_cb	*call_cb;
 	void		(*on_reply)(struct fleet_op *, redisReply *);
 					/* its reply, after fleet_reply */
 	void		*arg;

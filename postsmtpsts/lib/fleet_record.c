@@ -149,6 +149,89 @@ fleet_record_decode(const char *key, size_t klen, const unsigned char *p,
 	return (FLEET_DECODE_OK);
 }
 
+/* fleet_record_seal_mac - the MAC of a sealed value (fleet_record.h) */
+static int
+fleet_record_seal_mac(const char *key, size_t klen, const unsigned char *v,
+    size_t vlen, const unsigned char *mackey, size_t mlen,
+    unsigned char mac[FLEET_RECORD_MAC_LEN])
+{
+	gnutls_hmac_hd_t h;
+	unsigned char	 kl[3];
+
+	if (klen > FLEET_RECORD_SEAL_KEY_MAX || vlen < 1)
+		return (-1);
+	kl[0] = v[0];
+	kl[1] = (unsigned char)(klen >> 8);
+	kl[2] = (unsigned char)(klen & 0xff);
+	if (gnutls_hmac_init(&h, GNUTLS_MAC_SHA256, mackey, mlen) < 0)
+		return (-1);
+	if (gnutls_hmac(h, FLEET_RECORD_SEAL_LABEL,
+	    sizeof(FLEET_RECORD_SEAL_LABEL) - 1) < 0 ||
+	    gnutls_hmac(h, kl, sizeof(kl)) < 0 ||
+	    gnutls_hmac(h, key, klen) < 0 || gnutls_hmac(h, v, vlen) < 0) {
+		gnutls_hmac_deinit(h, NULL);
+		return (-1);
+	}
+	gnutls_hmac_deinit(h, mac);
+	return (0);
+}
+
+int
+fleet_record_seal(unsigned char v, const char *key, size_t klen,
+    const void *p, size_t len, const unsigned char *mackey, size_t mlen,
+    unsigned char *out, size_t outsz, size_t *outlen)
+{
+	size_t	 n = FLEET_RECORD_HEAD_LEN + len;
+
+	if (klen > FLEET_RECORD_SEAL_KEY_MAX || len > FLEET_RECORD_SEAL_MAX ||
+	    n + FLEET_RECORD_MAC_LEN > outsz)
+		return (-1);
+	out[0] = v;
+	out[1] = mackey != NULL ? FLEET_RECORD_F_MAC : 0;
+	if (len > 0)
+		memcpy(out + FLEET_RECORD_HEAD_LEN, p, len);
+	if (mackey != NULL) {
+		if (fleet_record_seal_mac(key, klen, out, n, mackey, mlen,
+		    out + n) == -1)
+			return (-1);
+		n += FLEET_RECORD_MAC_LEN;
+	}
+	*outlen = n;
+	return (0);
+}
+
+enum fleet_decode_status
+fleet_record_open(unsigned char v, const char *key, size_t klen,
+    const unsigned char *p, size_t len, const unsigned char *mackey,
+    size_t mlen, const unsigned char **pl, size_t *pllen)
+{
+	unsigned char	 mac[FLEET_RECORD_MAC_LEN];
+	size_t		 rlen;
+	int		 has_mac;
+
+	if (len > FLEET_RECORD_SEAL_MAX + FLEET_RECORD_HEAD_LEN +
+	    FLEET_RECORD_MAC_LEN || klen > FLEET_RECORD_SEAL_KEY_MAX)
+		return (FLEET_DECODE_LONG);
+	if (len < FLEET_RECORD_HEAD_LEN)
+		return (FLEET_DECODE_SHORT);
+	if (p[0] != v || (p[1] & ~FLEET_RECORD_F_MAC) != 0)
+		return (FLEET_DECODE_VERSION);
+	has_mac = (p[1] & FLEET_RECORD_F_MAC) != 0;
+	if (has_mac && len < FLEET_RECORD_HEAD_LEN + FLEET_RECORD_MAC_LEN)
+		return (FLEET_DECODE_SHORT);
+	rlen = has_mac ? len - FLEET_RECORD_MAC_LEN : len;
+	if (mackey != NULL) {
+		if (!has_mac)
+			return (FLEET_DECODE_UNSIGNED);
+		if (fleet_record_seal_mac(key, klen, p, rlen, mackey, mlen,
+		    mac) == -1 || !fleet_record_mac_equal(mac, p + rlen))
+			return (FLEET_DECODE_MAC);
+	}
+	*pl = p + FLEET_RECORD_HEAD_LEN;
+	*pllen = rlen - FLEET_RECORD_HEAD_LEN;
+	return (FLEET_DECODE_OK);
+}
+
 int64_t
 fleet_record_ttl(const struct cache_record *rec, int64_t now, int64_t grace)
 {

@@ -107,6 +107,44 @@ enum fleet_decode_status fleet_record_decode(const char *key, size_t klen,
 int64_t	fleet_record_ttl(const struct cache_record *rec, int64_t now,
 	    int64_t grace);
 
+/*
+ * Sealed values: the same envelope around bytes other than a cache record
+ * (the reporter's fleet aggregate, tlsrpt/fleetagg.h), under a version of
+ * their own so that neither kind is ever parsed as the other:
+ *
+ *	version (1 byte, the caller's: FLEET_RECORD_V_TLSRPT)
+ *	flags   (1 byte: FLEET_RECORD_F_MAC, other bits 0)
+ *	payload (to the end or the MAC)
+ *	mac     (when FLEET_RECORD_F_MAC: HMAC-SHA256 over
+ *	        FLEET_RECORD_SEAL_LABEL, the version, the key's length (2
+ *	        bytes, network order) and bytes, then version, flags, payload)
+ *
+ * The key is the Redis key's name after the prefix (any bytes, at most
+ * FLEET_RECORD_SEAL_KEY_MAX), so a value sealed for one domain, day and
+ * host cannot be moved to another.
+ */
+#define FLEET_RECORD_V_TLSRPT	16	/* the reporter's parts and states */
+#define FLEET_RECORD_SEAL_LABEL	"postsmtpsts-fleet-sealed"
+#define FLEET_RECORD_SEAL_KEY_MAX 1024
+#define FLEET_RECORD_SEAL_MAX	(1 << 20)	/* a sealed value's bytes */
+
+/* fleet_record_seal - append the value of payload p[0..len) under key to
+ * out (outsz bytes), version v: 0 with *outlen, or -1 (too long) */
+int	fleet_record_seal(unsigned char v, const char *key, size_t klen,
+	    const void *p, size_t len, const unsigned char *mackey,
+	    size_t mlen, unsigned char *out, size_t outsz, size_t *outlen);
+
+/*
+ * fleet_record_open - check the sealed value p[0..len) of key, version v:
+ * FLEET_DECODE_OK with the payload at *pl (inside p), *pllen bytes;
+ * FLEET_DECODE_VERSION for any other version or flag (never parsed),
+ * FLEET_DECODE_UNSIGNED / _MAC as for records, _SHORT / _LONG
+ */
+enum fleet_decode_status fleet_record_open(unsigned char v, const char *key,
+	    size_t klen, const unsigned char *p, size_t len,
+	    const unsigned char *mackey, size_t mlen, const unsigned char **pl,
+	    size_t *pllen);
+
 /* "ok", "short", "long", "bad-version", "unsigned", "bad-mac", ... */
 const char *fleet_decode_status_name(enum fleet_decode_status st);
 

@@ -142,6 +142,71 @@ agg_add(struct agg *a, const struct agg_desc *desc, const char *host,
 	d->count = 1;
 }
 
+/* agg_row - the row of p for (result, host, addr, reason, sip), made if
+ * new; NULL when p has AGG_MAX_DETAILS rows already */
+static struct agg_detail *
+agg_row(struct agg_policy *p, enum tlsrpt_result result, const char *host,
+    const char *addr, const char *reason, const char *sip)
+{
+	struct agg_detail *d;
+	size_t	 i;
+
+	for (i = 0; i < p->ndetails; i++) {
+		d = &p->details[i];
+		if (d->result == result && strcmp(d->host, host) == 0 &&
+		    strcmp(d->addr, addr) == 0 &&
+		    strcmp(d->reason, reason) == 0 && strcmp(d->sip, sip) == 0)
+			return (d);
+	}
+	if (p->ndetails == AGG_MAX_DETAILS)
+		return (NULL);
+	if (p->details == NULL)
+		p->details = xcalloc(AGG_MAX_DETAILS, sizeof(*p->details));
+	d = &p->details[p->ndetails++];
+	d->result = result;
+	snprintf(d->host, sizeof(d->host), "%s", host);
+	snprintf(d->addr, sizeof(d->addr), "%s", addr);
+	snprintf(d->reason, sizeof(d->reason), "%s", reason);
+	snprintf(d->sip, sizeof(d->sip), "%s", sip);
+	return (d);
+}
+
+void
+agg_merge(struct agg *a, const struct agg *src, const char *sip)
+{
+	const struct agg_policy *sp;
+	struct agg_policy *p;
+	struct agg_detail *d;
+	struct agg_desc	 desc;
+	size_t		 i, k;
+
+	a->dropped += src->dropped;
+	for (i = 0; i < src->npolicies; i++) {
+		sp = &src->policies[i];
+		memset(&desc, 0, sizeof(desc));
+		desc.type = sp->type;
+		desc.strings = sp->strings.data;
+		desc.slen = sp->strings.len;
+		desc.mx = sp->mx.data;
+		desc.mlen = sp->mx.len;
+		p = agg_policy(a, &desc);
+		p->success += sp->success;
+		p->failure += sp->failure;
+		p->details_dropped += sp->details_dropped;
+		for (k = 0; k < sp->nhosts; k++)
+			agg_host(p, sp->hosts[k]);
+		for (k = 0; k < sp->ndetails; k++) {
+			d = agg_row(p, sp->details[k].result,
+			    sp->details[k].host, sp->details[k].addr,
+			    sp->details[k].reason, sip);
+			if (d == NULL)
+				p->details_dropped += sp->details[k].count;
+			else
+				d->count += sp->details[k].count;
+		}
+	}
+}
+
 uint64_t
 agg_sessions(const struct agg *a)
 {

@@ -46,6 +46,9 @@ struct agg_detail {
 	char		 host[DOMAIN_BUFSZ];
 	char		 addr[MAILLOG_ADDR_LEN];
 	char		 reason[MAILLOG_REASON_LEN];
+	char		 sip[MAILLOG_ADDR_LEN];	/* sending-mta-ip of a fleet
+					   part's row (agg_merge), "" for
+					   one host's: not encoded */
 	uint64_t	 count;
 };
 
@@ -91,6 +94,17 @@ void	agg_free(struct agg *a);
  */
 void	agg_add(struct agg *a, const struct agg_desc *desc, const char *host,
 	    const char *addr, enum tlsrpt_result result, const char *reason);
+
+/*
+ * agg_merge - add another host's counts src to a (a fleet report,
+ * fleetagg.h): each policy's counts into the same policy of a (made if
+ * new), its hosts, and each failure-details row into the row of the same
+ * result, receiving host, address, reason and sending address sip (the
+ * part's sending-mta-ip, "" when none: rows of hosts without one merge
+ * into one row), summed.  Limits as agg_add's: what does not fit is
+ * counted in the summary and the dropped counters.
+ */
+void	agg_merge(struct agg *a, const struct agg *src, const char *sip);
 
 /* agg_sessions - every session counted (successes and failures) */
 uint64_t agg_sessions(const struct agg *a);

@@ -25,6 +25,7 @@
 #include "tlsrpt/agg.h"
 #include "tlsrpt/collect.h"
 #include "tlsrpt/count.h"
+#include "tlsrpt/fleetagg.h"
 #include "tlsrpt/dgram.h"
 #include "tlsrpt/follow.h"
 #include "tlsrpt/maillog.h"
@@ -178,6 +179,13 @@ count_add(struct count *c, const char *domain, int64_t day,
 	agg_free(&a);
 	if (c->enc.error || store_put(c->store, key, c->enc.data,
 	    c->enc.len) == -1) {
+		c->error = 1;
+		return;
+	}
+	/* the fleet's copy follows the committed counts (fleetagg.h) */
+	if (c->cf->fleet.enabled && c->cf->fleet.mode ==
+	    CONFIG_FLEET_READ_WRITE && fleetagg_mark(c->store, day,
+	    domain) == -1) {
 		c->error = 1;
 		return;
 	}

@@ -51,6 +51,7 @@
 #include "lib/xmalloc.h"
 #include "tlsrpt/collect.h"
 #include "tlsrpt/count.h"
+#include "tlsrpt/fleetagg.h"
 #include "tlsrpt/follow.h"
 #include "tlsrpt/metrics.h"
 #include "tlsrpt/report.h"
@@ -102,6 +103,8 @@ struct tlsrpt {
 						   socket, log = "") */
 	struct collect	*collect;		/* input socket */
 	struct send	*send;
+	struct fleetagg	*fa;			/* NULL: no fleet, or a
+						   read-only edge */
 	struct event_base *base;
 	struct event	*tick, *sigterm, *sigint, *dgev;
 	int		 from_start;
@@ -320,6 +323,7 @@ main_tick(evutil_socket_t fd, short what, void *arg)
 		event_base_loopbreak(r->base);
 		return;
 	}
+	fleetagg_push(r->fa);	/* the batches' parts, to the fleet */
 	now = clock_wall();
 	metrics_write(r->cf, r->store, &r->count, r->send);
 	if (r->once) {
@@ -393,6 +397,13 @@ main_run(struct config *cf, int from_start, int once, int64_t force_day)
 		r.rc = 1;
 		goto out;
 	}
+	if ((r.fa = fleetagg_new(cf, r.store, r.base)) != NULL) {
+		send_set_fleet(r.send, r.fa);
+		log_info("tlsrpt: counting into the fleet as host %s, one "
+		    "report per domain and day", fleetagg_host(r.fa));
+	} else if (cf->fleet.enabled)
+		log_info("tlsrpt: fleet read-only: this host counts and "
+		    "reports its own sessions");
 	r.tick = evtimer_new(r.base, main_tick, &r);
 	r.sigterm = evsignal_new(r.base, SIGTERM, main_stop, &r);
 	r.sigint = evsignal_new(r.base, SIGINT, main_stop, &r);
@@ -412,6 +423,7 @@ main_run(struct config *cf, int from_start, int once, int64_t force_day)
 	}
 	metrics_write(cf, r.store, &r.count, r.send);
 out:
+	fleetagg_free(r.fa);	/* first: no reply reaches a freed job */
 	send_free(r.send);
 	if (r.dgev != NULL)
 		event_free(r.dgev);

@@ -14,6 +14,7 @@
 #include "lib/clock.h"
 #include "lib/config.h"
 #include "lib/log.h"
+#include "tlsrpt/fleetagg.h"
 #include "tlsrpt/metrics.h"
 #include "tlsrpt/rstate.h"
 #include "tlsrpt/store.h"
@@ -39,6 +40,25 @@ static const struct {
 	{ "reports_sent", "Reports taken by a destination" },
 	{ "reports_failed", "Reports given up" },
 	{ "reports_no_rua", "Reports not sent: no usable TLSRPT record" },
+	{ "reports_fleet_other", "Reports another host of the fleet sent (or "
+	    "gave up): not sent here" },
+	{ "fleet_pushes", "Parts of a day's counts written to the fleet "
+	    "(a new batch number)" },
+	{ "fleet_pushes_repeated", "Parts pushed again that the fleet had "
+	    "(the same batch number: applied once)" },
+	{ "fleet_push_closed", "Parts the fleet refused: its report was made "
+	    "without them (reported on their own)" },
+	{ "fleet_push_failures", "Pushes that failed (Redis down, a timeout): "
+	    "kept locally, pushed again" },
+	{ "fleet_refused", "Fleet values refused: bad MAC, unsigned, unknown "
+	    "version, not decoding" },
+	{ "fleet_elections_won", "Reports this host was elected to send" },
+	{ "fleet_elections_lost", "Elections another host held" },
+	{ "fleet_takeovers", "Reports taken over from a host that did not "
+	    "finish them" },
+	{ "fleet_own_reports", "Reports of this host's part alone: the fleet "
+	    "out of reach past fleet_deadline" },
+	{ "fleet_state_failures", "Delivery states not written to the fleet" },
 	{ "reports_too_large", "Reports over max_report_size with their "
 	    "failure details" },
 	{ "rua_refused", "rua URIs refused (scheme, syntax, IP literal, too "
@@ -129,6 +149,11 @@ metrics_print(const struct config *cf, FILE *fp)
 		return (1);
 	}
 	rc = metrics_emit(s, fp);
+	/* the fleet's day after the counters, as comments: what a scraper
+	 * reads is unchanged (an unreachable fleet is a line, not a failure
+	 * of the counters) */
+	if (rc == 0)
+		(void)fleetagg_stats(cf, s, clock_wall(), fp);
 	store_close(s);
 	return (rc == 0 ? 0 : 1);
 }

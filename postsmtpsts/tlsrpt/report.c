@@ -73,7 +73,10 @@ report_detail(struct buf *b, const struct report_meta *m,
 	buf_append_char(b, '{');
 	buf_json_key(b, "result-type");
 	buf_json_cstr(b, tlsrpt_result_name(d->result));
-	if (m->sending_ip != NULL && m->sending_ip[0] != '\0') {
+	if (d->sip[0] != '\0') {	/* a fleet report: the host's own */
+		buf_json_key(b, "sending-mta-ip");
+		buf_json_cstr(b, d->sip);
+	} else if (m->sending_ip != NULL && m->sending_ip[0] != '\0') {
 		buf_json_key(b, "sending-mta-ip");
 		buf_json_cstr(b, m->sending_ip);
 	}

@@ -30,6 +30,7 @@
 #include "lib/log.h"
 #include "lib/xmalloc.h"
 #include "tlsrpt/agg.h"
+#include "tlsrpt/fleetagg.h"
 #include "tlsrpt/mime.h"
 #include "tlsrpt/report.h"
 #include "tlsrpt/rstate.h"
@@ -67,7 +68,10 @@ struct send_job {
 	char		 key[RSTATE_KEY_LEN];
 	int64_t		 day;
 	char		 domain[DOMAIN_BUFSZ];
-	char		 report_id[SEND_REPORT_ID_LEN];
+	char		 report_id[SEND_REPORT_ID_LEN + FLEETAGG_HOST_LEN];
+	int		 fleet;		/* elected: the state goes to the
+					   fleet, the lease is ours */
+	int		 own;		/* our part alone (fleetagg.h) */
 	enum send_phase	 phase;
 	struct rstate	 r;
 	struct agg	 agg;
@@ -114,11 +118,14 @@ struct send {
 	int		 dry_rc;
 	size_t		 nrate;
 	struct send_rate rate[SEND_RATE_SLOTS];
+	struct fleetagg	*fa;		/* NULL: this host reports alone */
 };
 
 static void	send_job_next(struct send_job *);
 static void	send_job_deliver(struct send_job *);
 static void	send_job_finish(struct send_job *);
+static void	send_job_run(struct send_job *);
+static void	send_counter(struct send *, const char *, uint64_t);
 
 /* send_backoff - seconds to wait after the n-th failure (n >= 1) */
 static int64_t
@@ -155,7 +162,11 @@ send_commit(struct send_job *j, const char *counter, const char *counter2)
 		return (-1);
 	}
 	buf_free(&b);
-	return (store_commit(s->store));
+	if (store_commit(s->store) == -1)
+		return (-1);
+	if (j->fleet)
+		fleetagg_publish(s->fa, j->day, j->domain, &j->r, s->now);
+	return (0);
 }
 
 /* send_counter - add n to a counter, in a transaction of its own */
@@ -262,6 +273,8 @@ send_job_end(struct send_job *j)
 
 	TAILQ_REMOVE(&s->jobs, j, entry);
 	s->njobs--;
+	if (j->fleet)
+		fleetagg_release(s->fa, j->day, j->domain);
 	send_job_free(j);
 	if (s->njobs == 0 || s->more)
 		event_active(s->again, EV_TIMEOUT, 0);
@@ -808,6 +821,60 @@ send_job_next(struct send_job *j)
 	}
 }
 
+/*
+ * send_report_id - the report-id: "YYYYMMDD.DOMAIN@SUBMITTER", the same on
+ * every host of a fleet (one report, RFC 8460 4.1: unique per report);
+ * with own (a part sent alone: a read-only edge, the fleet out of reach
+ * past fleet_deadline) ".HOST" after the domain, so a receiver that
+ * drops repeated report-ids (5.3) keeps every host's part
+ */
+static void
+send_report_id(struct send_job *j, int own)
+{
+	const struct config_tlsrpt *t = &j->s->cf->tlsrpt;
+
+	snprintf(j->report_id, sizeof(j->report_id), "%.4s%.2s%.2s.%s%s%s@%s",
+	    j->key + 2, j->key + 7, j->key + 10, j->domain, own ? "." : "",
+	    own ? (t->host_id != NULL ? t->host_id : "localhost") : "",
+	    t->submitter != NULL ? t->submitter : "localhost");
+}
+
+/* send_elect_cb - the fleet's election for the job's report came out */
+static void
+send_elect_cb(void *arg, enum fleetagg_elect e, int64_t next)
+{
+	struct send_job	*j = arg;
+	struct send	*s = j->s;
+
+	switch (e) {
+	case FLEETAGG_SEND:
+		j->fleet = 1;
+		send_job_run(j);
+		return;
+	case FLEETAGG_OWN:
+		j->own = 1;
+		send_report_id(j, 1);
+		log_warnx("tlsrpt: domain=%s day=%.10s fleet=unreachable: "
+		    "past fleet_deadline, this host's part is sent on its own "
+		    "(report-id %s)", j->domain, j->key + 2, j->report_id);
+		send_counter(s, "fleet_own_reports", 1);
+		send_job_run(j);
+		return;
+	case FLEETAGG_DONE:
+		log_info("tlsrpt: domain=%s day=%.10s report=%s by the fleet",
+		    j->domain, j->key + 2, rstate_status_name(j->r.status));
+		send_commit(j, "reports_fleet_other", NULL);
+		send_job_end(j);
+		return;
+	case FLEETAGG_LATER:
+		j->r.status = RSTATE_PENDING;
+		j->r.next_try = next > s->now ? next : s->now + 1;
+		send_commit(j, NULL, NULL);
+		send_job_end(j);
+		return;
+	}
+}
+
 /* send_job_start - start the report of key (a "r/" key) */
 static void
 send_job_start(struct send *s, const char *key)
@@ -842,10 +909,7 @@ send_job_start(struct send *s, const char *key)
 	    agg_decode(v, vlen, &j->agg) == -1))
 		rc = -2;
 	store_abort(s->store);
-	snprintf(j->report_id, sizeof(j->report_id), "%.4s%.2s%.2s.%s@%s",
-	    key + 2, key + 7, key + 10, j->domain,
-	    s->cf->tlsrpt.submitter != NULL ? s->cf->tlsrpt.submitter :
-	    "localhost");
+	send_report_id(j, s->cf->fleet.enabled && s->fa == NULL);
 	if (rc == -1) {
 		log_warnx("tlsrpt: %s does not decode: left alone", key);
 		send_job_end(j);
@@ -860,6 +924,21 @@ send_job_start(struct send *s, const char *key)
 		send_job_end(j);
 		return;
 	}
+	if (s->fa != NULL && !s->dry) {
+		/* one sender for the fleet: send_elect_cb goes on */
+		fleetagg_elect(s->fa, j->day, j->domain, s->now, &j->r,
+		    &j->agg, send_elect_cb, j);
+		return;
+	}
+	send_job_run(j);
+}
+
+/* send_job_run - the report is ours to send: its first phase */
+static void
+send_job_run(struct send_job *j)
+{
+	struct send	*s = j->s;
+
 	if (j->r.first_try == 0)
 		j->r.first_try = s->now;
 	if (s->dry)
@@ -987,6 +1066,35 @@ send_due_cb(const char *key, const void *v, size_t vlen, void *arg)
 	return (0);
 }
 
+/* send_mark_final - the part of rkey ("r/DAY/DOMAIN") to the fleet once
+ * more, now that it is closed: 0 or -1 */
+static int
+send_mark_final(struct send *s, const char *rkey)
+{
+	char	 domain[DOMAIN_BUFSZ];
+	int64_t	 day;
+
+	if (rstate_key_parse(rkey, &day, domain) == -1)
+		return (0);
+	return (fleetagg_mark(s->store, day, domain));
+}
+
+/* send_del_fleet - with the counts of an old day ("c/..."), its fleet
+ * marks ("fq/", "fo/": fleetagg.h): 0 or -1 */
+static int
+send_del_fleet(struct send *s, const char *key)
+{
+	char	 fkey[RSTATE_KEY_LEN + 2];
+
+	if (key[0] != 'c')
+		return (0);
+	snprintf(fkey, sizeof(fkey), "fq%s", key + 1);
+	if (store_del(s->store, fkey) == -1)
+		return (-1);
+	fkey[1] = 'o';
+	return (store_del(s->store, fkey));
+}
+
 /* send_close - make the reports of the days that are over; delete old
  * days.  One transaction: 0, or -1 if it was not committed (nothing made:
  * tried again at the next step) */
@@ -1015,13 +1123,17 @@ send_close(struct send *s, int64_t force_day)
 		k.keys[i][0] = 'r';
 		if (store_put(s->store, k.keys[i], b.data, b.len) == -1)
 			goto fail;
+		/* the fleet gets the closed part: final (fleetagg.h) */
+		if (s->fa != NULL && send_mark_final(s, k.keys[i]) == -1)
+			goto fail;
 	}
 	if (k.n > 0 && store_counter_add(s->store, "reports_made", k.n) == -1)
 		goto fail;
 	store_walk(s->store, "c/", send_old_cb, &old);
 	store_walk(s->store, "r/", send_old_cb, &old);
 	for (i = 0; i < old.n; i++)
-		if (store_del(s->store, old.keys[i]) == -1)
+		if (store_del(s->store, old.keys[i]) == -1 ||
+		    send_del_fleet(s, old.keys[i]) == -1)
 			goto fail;
 	if (store_commit(s->store) == -1)
 		goto out;	/* logged, rate-limited (store.c) */
@@ -1042,6 +1154,12 @@ out:
 	free(k.keys);
 	free(old.keys);
 	return (rc);
+}
+
+void
+send_set_fleet(struct send *s, struct fleetagg *fa)
+{
+	s->fa = fa;
 }
 
 int

@@ -78,6 +78,11 @@ void		 send_free(struct send *s);
 int		 send_step(struct send *s, int64_t now, int64_t force_day,
 		    send_done_fn *done, void *arg);
 
+/* send_set_fleet - with fa (fleetagg.h, not NULL): each report is the
+ * fleet's, sent by the host the fleet elects (NULL: this host alone) */
+struct fleetagg;
+void		 send_set_fleet(struct send *s, struct fleetagg *fa);
+
 /* send_dry_run - print day's report JSON: 0, or 1 */
 int		 send_dry_run(const struct config *cf, int64_t day,
 		    const char *domain, FILE *fp);

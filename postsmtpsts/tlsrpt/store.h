@@ -14,6 +14,10 @@
  *	  "c/YYYY-MM-DD/DOMAIN" a domain's counts of a UTC day (agg.h)
  *	  "r/YYYY-MM-DD/DOMAIN" its report's delivery state (send.h)
  *	  "m/NAME"              a counter (metrics), 8 bytes
+ *	  "fseq"                with a fleet: the last batch number given
+ *	  "fq/YYYY-MM-DD/DOMAIN" its part to push, under that number
+ *	  "fo/YYYY-MM-DD/DOMAIN" its part the fleet refused (closed):
+ *	                        reported alone (fleetagg.h)
  *	Crash safety is LMDB's: a batch of log lines is one write
  *	transaction that moves "pos", "sessions" and the counts together,
  *	so a kill -9 before the commit loses the batch (it is read again

@@ -22,6 +22,10 @@ Writes, into tests/fuzz/corpus/<target>/, files named "world-*" or
               the key fuzz_fleet_record.c configures (and a first byte
               selecting key name and MAC mode); version 2 values, and
               version 1 ones (unit-*-v1-*, still read)
+  fleetagg    unit-*: the tlsrpt_state corpus's agg values as a host's
+              part (plain, sealed, sealed and signed with the key
+              fuzz_fleetagg.c configures), its rstate values as the fleet's
+              delivery state
   ipc         unit-req-*: requests of each flag for domains of 1, 11 and
               127 bytes; unit-rep-*: replies TEMP, OK with no record, and
               OK around cache_record seeds (an STS record, a DANE record,
@@ -199,6 +203,49 @@ def fleet_record():
     return n
 
 
+def fleetagg():
+    """the reporter's fleet values (tlsrpt/fleetagg.h) around the agg
+    values of the tlsrpt_state corpus: parts (selector 0), sealed parts
+    (1: unsigned, and signed with fuzz_fleetagg.c's key), states (2)"""
+    import hmac
+    src = os.path.join(CORPUS, "tlsrpt_state")
+    d = clean("fleetagg")
+    key = b"fuzz-fleetagg-key-0123456789abc\0"
+    mk = b"p/k/h1"
+    n = 0
+    for f in sorted(os.listdir(src)):
+        with open(os.path.join(src, f), "rb") as fp:
+            v = fp.read()
+        if len(v) < 2 or v[0] % 3 != 0 or v[1] != 1 or n >= 12:
+            continue            # an agg value, codec version 1; a dozen
+        agg = v[1:]
+        for final, host, sip in ((0, b"h1", b""), (1, b"mta-2.example",
+                                                   b"192.0.2.25")):
+            part = bytes([1, final]) + (42 + n).to_bytes(8, "big") + \
+                len(host).to_bytes(2, "big") + host + \
+                len(sip).to_bytes(2, "big") + sip + agg
+            write(d, "unit-%s-part%d" % (f[:12], final), b"\0" + part)
+            head = bytes([16, 0])
+            write(d, "unit-%s-sealed%d" % (f[:12], final),
+                  b"\1" + head + part)
+            head = bytes([16, 1])
+            mac = hmac.new(key, b"postsmtpsts-fleet-sealed" + bytes([16]) +
+                           len(mk).to_bytes(2, "big") + mk + head + part,
+                           hashlib.sha256).digest()
+            write(d, "unit-%s-signed%d" % (f[:12], final),
+                  b"\1" + head + part + mac)
+        n += 1
+    for f in sorted(os.listdir(src))[:40]:
+        with open(os.path.join(src, f), "rb") as fp:
+            v = fp.read()
+        if len(v) < 2 or v[0] % 3 != 1:
+            continue            # an rstate value
+        write(d, "unit-%s-state" % f[:12], b"\2" + bytes([1]) +
+              (2).to_bytes(2, "big") + b"h2" + v[1:])
+        n += 1
+    return n
+
+
 def ipc():
     """IPC frames (lib/ipc.h) around the cache_record corpus: requests of
     each flag, and replies OK/TEMP with an STS record, a DANE record, both
@@ -246,8 +293,9 @@ def main():
     m = config()
     k = fleet_record()
     i = ipc()
+    a = fleetagg()
     print("seeds.py: %d world cases, %d config texts, %d fleet values, "
-          "%d ipc frames" % (n, m, k, i))
+          "%d ipc frames, %d reporter fleet values" % (n, m, k, i, a))
 
 
 if __name__ == "__main__":

@@ -1178,6 +1178,8 @@ tlsrpt_section_loads(void **state)
 	    "\tlog = \"/var/log/mail.log\"\n"
 	    "\tpolicy_types = { \"sts\" }\n"
 	    "\tsending_mta_ip = \"2001:db8::25\"\n"
+	    "\thost_id = \"mta-1.example\"\n"
+	    "\tfleet_deadline = 0\n"
 	    "\tsend_delay = 0\n}\n");
 	assert_true(cf->tlsrpt.enable);
 	assert_string_equal(cf->tlsrpt.submitter, "mail.sender.example");
@@ -1185,10 +1187,25 @@ tlsrpt_section_loads(void **state)
 	assert_int_equal(cf->tlsrpt.policy_types, CONFIG_TLSRPT_STS);
 	assert_string_equal(cf->tlsrpt.sending_mta_ip, "2001:db8::25");
 	assert_int_equal(cf->tlsrpt.send_delay, 0);
+	assert_string_equal(cf->tlsrpt.host_id, "mta-1.example");
+	assert_int_equal(cf->tlsrpt.fleet_deadline, 0);
 	d1 = dump_round_trip(cf);
 	assert_non_null(strstr(d1, "\tpolicy_types = { \"sts\" }\n"));
+	assert_non_null(strstr(d1, "\thost_id = \"mta-1.example\"\n"));
+	assert_non_null(strstr(d1, "\tfleet_deadline = 0\n"));
 	free(d1);
 	config_free(cf);
+}
+
+/* fleet_host_id_ok - s is 1-64 of [A-Za-z0-9._-] */
+static int
+fleet_host_id_ok(const char *s)
+{
+	size_t	 n = strlen(s);
+
+	return (n >= 1 && n <= CONFIG_MAX_TLSRPT_HOST_ID && strspn(s,
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+	    "._-") == n);
 }
 
 static void
@@ -1233,6 +1250,19 @@ tlsrpt_errors(void **state)
 	    "be 1 to 255 bytes"));
 	assert_non_null(strstr(err, ":7: tlsrpt: trusted_units \"a\\x09b\": "
 	    "must be printable"));
+	/* issue 39: the host's name in the fleet, the fleet's deadline */
+	cf = load_text("tlsrpt {\n\thost_id = \"mta 1\"\n"
+	    "\tfleet_deadline = -1\n}\n", err, NULL);
+	assert_null(cf);
+	assert_non_null(strstr(err, ":2: tlsrpt: host_id \"mta 1\" must be "
+	    "1-64 of A-Z a-z 0-9 . _ -"));
+	assert_non_null(strstr(err, ":3: "));
+	/* unset: the host name, cut to what a host id may hold */
+	cf = load_ok("tlsrpt { }\n");
+	assert_non_null(cf->tlsrpt.host_id);
+	assert_true(fleet_host_id_ok(cf->tlsrpt.host_id));
+	assert_int_equal(cf->tlsrpt.fleet_deadline, 21600);
+	config_free(cf);
 	/* a log is required with input = log */
 	cf = load_text("tlsrpt { log = \"\" }\n", err, NULL);
 	assert_null(cf);
