@@ -36,10 +36,13 @@ REPORTER="$top_builddir/postsmtpsts/postsmtpsts-tlsrpt"
 } >"$T/tlsrpt.conf"
 
 # the journal writer: N sessions (a handshake and its delivery each) in
-# the native protocol, from this one process
+# the native protocol, from this one process; it stays alive until the file
+# HOLD exists (at most 30 s): journald reads _COMM and _SYSTEMD_UNIT from
+# /proc when it gets to a datagram, and from a writer that exited before
+# they are gone (under load: entries without _COMM, refused as forged)
 cat >"$T/write.py" <<'EOF'
-import socket, sys
-n, start = int(sys.argv[1]), int(sys.argv[2])
+import os, socket, sys, time
+n, start, hold = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
 s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
 def entry(msg):
     d = ("MESSAGE=%s\nSYSLOG_IDENTIFIER=postfix/smtp\nSYSLOG_FACILITY=2\n"
@@ -50,6 +53,10 @@ for i in range(start, start + n):
           "[192.0.2.1]:25: TLSv1.3 with cipher x")
     entry("J%09d: to=<u@j.example>, relay=mx1.j.example[192.0.2.1]:25, "
           "delay=1, dsn=2.0.0, status=sent (250 ok)" % i)
+for _ in range(300):
+    if os.path.exists(hold):
+        break
+    time.sleep(0.1)
 EOF
 
 # the forgers: Debian's python under other names, where nobody can run it
@@ -75,26 +82,32 @@ lines() { \$R --stats 2>/dev/null | awk '\$1 == "postsmtpsts_tlsrpt_lines_total"
 unknown() { \$R --stats 2>/dev/null | awk '\$1 == "postsmtpsts_tlsrpt_sessions_unknown_policy_total" { print \$2 }'; }
 wait_for() { for i in \$(seq 100); do [ "\$(lines)" = "\$1" ] && return 0; sleep 0.1; done; return 1; }
 res() { if [ "\$1" -eq 0 ]; then echo "ok - \$2"; else echo "not ok - \$2"; fi; }
+# the writers' hold files: in the forgers' directory, where nobody may look
+H=$FORGE/hold
 
-python3 $T/write.py 3 1
+python3 $T/write.py 3 1 \$H.1 &
 \$R --from-start >>"$T/reporter.log" 2>&1 &
 rpid=\$!
 wait_for 6; res \$? "3 sessions of the journal read (6 entries), from its start"
+touch \$H.1
 res \$([ "\$(unknown)" = 3 ]; echo \$?) "... joined by _PID into 3 sessions"
 grep -q "following journal" "$T/reporter.log"; res \$? "the reporter follows the journal"
-python3 $T/write.py 2 4
+python3 $T/write.py 2 4 \$H.2 &
 wait_for 10; res \$? "2 more sessions, read as they come"
+touch \$H.2
 kill -KILL \$rpid; wait \$rpid 2>/dev/null
-python3 $T/write.py 4 6
+python3 $T/write.py 4 6 \$H.3 &
 \$R >>"$T/reporter.log" 2>&1 &
 rpid=\$!
 wait_for 18; res \$? "after kill -9: the 4 sessions logged meanwhile, from the saved cursor"
+touch \$H.3
 sleep 1
 res \$([ "\$(lines)" = 18 ] && [ "\$(unknown)" = 9 ]; echo \$?) "no entry read twice: 18 entries, 9 sessions"
 refused() { \$R --stats 2>/dev/null | awk -v n="postsmtpsts_tlsrpt_lines_refused_\$1_total" '\$1 == n { print \$2 }'; }
-setpriv --reuid=65534 --regid=65534 --clear-groups $FORGE/smtp - 3 30 <$T/write.py
-$FORGE/logger - 2 40 <$T/write.py
+setpriv --reuid=65534 --regid=65534 --clear-groups $FORGE/smtp - 3 30 \$H.4 <$T/write.py &
+$FORGE/logger - 2 40 \$H.4 <$T/write.py &
 wait_for 28; res \$? "10 forged entries read (6 from nobody's smtp, 4 from root's logger)"
+touch \$H.4
 res \$([ "\$(unknown)" = 9 ]; echo \$?) "... not one of them counted as a session"
 res \$([ "\$(refused uid)" = 6 ] && [ "\$(refused comm)" = 4 ]; echo \$?) "... refused by _UID (6) and by _COMM (4), counted"
 grep -q "not Postfix's (uid not in trusted_users), refused: _UID=65534 _COMM=smtp" "$T/reporter.log"; res \$? "... and logged with the trusted fields"
