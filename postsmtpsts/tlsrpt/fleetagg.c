@@ -503,6 +503,29 @@ fleetagg_keys(const struct fleetagg *fa, const char *kinds, size_t n,
 	return (0);
 }
 
+/* fleetagg_eval_args - EVAL's head in argv/argl: the script, its n keys
+ * k[0..n) (n < 10); returns the index of the first argument after them */
+static size_t
+fleetagg_eval_args(const char **argv, size_t *argl, const char *script,
+    size_t slen, size_t n, char k[][FLEETAGG_KEY_MAX], const size_t *kl)
+{
+	static const char *const nkeys[] = { "0", "1", "2", "3", "4", "5",
+	    "6", "7", "8", "9" };
+	size_t	 i;
+
+	argv[0] = "EVAL";
+	argl[0] = 4;
+	argv[1] = script;
+	argl[1] = slen;
+	argv[2] = nkeys[n];
+	argl[2] = 1;
+	for (i = 0; i < n; i++) {
+		argv[3 + i] = k[i];
+		argl[3 + i] = kl[i];
+	}
+	return (3 + n);
+}
+
 /* fleetagg_send_part - push the part of ckey ("c/DAY/DOMAIN", value v)
  * with sequence number seq, inside the caller's read transaction: 0 or
  * -1 */
@@ -516,7 +539,7 @@ fleetagg_send_part(struct fleetagg *fa, const char *ckey, const void *v,
 	char		 k[4][FLEETAGG_KEY_MAX], mk[FLEETAGG_KEY_MAX],
 			 rkey[RSTATE_KEY_LEN], seqs[24], ttls[24];
 	const char	*argv[12];
-	size_t		 argl[12], kl[4], i, mlen, slen;
+	size_t		 argl[12], kl[4], mlen, slen;
 	unsigned char	*sealed = NULL;
 	const void	*rv;
 	int		 rc = -1;
@@ -548,16 +571,8 @@ fleetagg_send_part(struct fleetagg *fa, const char *ckey, const void *v,
 	snprintf(seqs, sizeof(seqs), "%" PRIu64, seq);
 	snprintf(ttls, sizeof(ttls), "%" PRId64, fleetagg_ttl(fa, p->day,
 	    clock_wall()));
-	argv[0] = "EVAL";
-	argl[0] = 4;
-	argv[1] = FLEETAGG_PUSH_SCRIPT;
-	argl[1] = sizeof(FLEETAGG_PUSH_SCRIPT) - 1;
-	argv[2] = "4";
-	argl[2] = 1;
-	for (i = 0; i < 4; i++) {
-		argv[3 + i] = k[i];
-		argl[3 + i] = kl[i];
-	}
+	(void)fleetagg_eval_args(argv, argl, FLEETAGG_PUSH_SCRIPT,
+	    sizeof(FLEETAGG_PUSH_SCRIPT) - 1, 4, k, kl);
 	argv[7] = part.host;
 	argl[7] = strlen(part.host);
 	argv[8] = seqs;
@@ -898,7 +913,7 @@ fleetagg_elect(struct fleetagg *fa, int64_t day, const char *domain,
 	char		 k[5][FLEETAGG_KEY_MAX], mk[FLEETAGG_KEY_MAX],
 			 lms[24], ttls[24];
 	const char	*argv[13];
-	size_t		 argl[13], kl[5], i, mlen, slen;
+	size_t		 argl[13], kl[5], mlen, slen;
 	unsigned char	*sealed = NULL;
 	int64_t		 deadline;
 
@@ -934,16 +949,8 @@ fleetagg_elect(struct fleetagg *fa, int64_t day, const char *domain,
 	    fa->enc.len, &sealed, &slen) == -1 ||
 	    fleetagg_keys(fa, "lspqf", 5, day, domain, k, kl) == -1)
 		goto fail;
-	argv[0] = "EVAL";
-	argl[0] = 4;
-	argv[1] = FLEETAGG_ELECT_SCRIPT;
-	argl[1] = sizeof(FLEETAGG_ELECT_SCRIPT) - 1;
-	argv[2] = "5";
-	argl[2] = 1;
-	for (i = 0; i < 5; i++) {
-		argv[3 + i] = k[i];
-		argl[3 + i] = kl[i];
-	}
+	(void)fleetagg_eval_args(argv, argl, FLEETAGG_ELECT_SCRIPT,
+	    sizeof(FLEETAGG_ELECT_SCRIPT) - 1, 5, k, kl);
 	argv[8] = fleetagg_host(fa);
 	argl[8] = strlen(argv[8]);
 	argv[9] = lms;
@@ -1001,16 +1008,8 @@ fleetagg_publish(struct fleetagg *fa, int64_t day, const char *domain,
 		return;
 	snprintf(ttls, sizeof(ttls), "%" PRId64, fleetagg_ttl(fa, day, now));
 	snprintf(lms, sizeof(lms), "%" PRId64, fleetagg_lease_ms(fa));
-	argv[0] = "EVAL";
-	argl[0] = 4;
-	argv[1] = FLEETAGG_PUBLISH_SCRIPT;
-	argl[1] = sizeof(FLEETAGG_PUBLISH_SCRIPT) - 1;
-	argv[2] = "2";
-	argl[2] = 1;
-	argv[3] = k[0];
-	argl[3] = kl[0];
-	argv[4] = k[1];
-	argl[4] = kl[1];
+	(void)fleetagg_eval_args(argv, argl, FLEETAGG_PUBLISH_SCRIPT,
+	    sizeof(FLEETAGG_PUBLISH_SCRIPT) - 1, 2, k, kl);
 	argv[5] = fleetagg_host(fa);
 	argl[5] = strlen(argv[5]);
 	argv[6] = (const char *)sealed;
@@ -1027,20 +1026,15 @@ fleetagg_publish(struct fleetagg *fa, int64_t day, const char *domain,
 void
 fleetagg_release(struct fleetagg *fa, int64_t day, const char *domain)
 {
-	char		 k[FLEETAGG_KEY_MAX];
+	char		 k[1][FLEETAGG_KEY_MAX];
 	const char	*argv[5];
-	size_t		 argl[5], kl;
+	size_t		 argl[5], kl[1];
 
-	if ((kl = fleetagg_key(fa, k, sizeof(k), 'l', day, domain)) == 0)
+	if ((kl[0] = fleetagg_key(fa, k[0], sizeof(k[0]), 'l', day,
+	    domain)) == 0)
 		return;
-	argv[0] = "EVAL";
-	argl[0] = 4;
-	argv[1] = FLEETAGG_UNLEASE_SCRIPT;
-	argl[1] = sizeof(FLEETAGG_UNLEASE_SCRIPT) - 1;
-	argv[2] = "1";
-	argl[2] = 1;
-	argv[3] = k;
-	argl[3] = kl;
+	(void)fleetagg_eval_args(argv, argl, FLEETAGG_UNLEASE_SCRIPT,
+	    sizeof(FLEETAGG_UNLEASE_SCRIPT) - 1, 1, k, kl);
 	argv[4] = fleetagg_host(fa);
 	argl[4] = strlen(argv[4]);
 	(void)fleet_call(fa->fleet, 5, argv, argl, fleetagg_ignore_cb, NULL);
@@ -1171,23 +1165,15 @@ fleetagg_stats_next(struct fleetagg_stats *st)
 {
 	char		 k[3][FLEETAGG_KEY_MAX], domain[DOMAIN_BUFSZ];
 	const char	*argv[6];
-	size_t		 argl[6], kl[3], i;
+	size_t		 argl[6], kl[3];
 	int64_t		 day;
 
 	for (; st->i < st->n; st->i++) {
 		if (rstate_key_parse(st->keys[st->i], &day, domain) == -1 ||
 		    fleetagg_keys(&st->fa, "lsp", 3, day, domain, k, kl) == -1)
 			continue;
-		argv[0] = "EVAL";
-		argl[0] = 4;
-		argv[1] = FLEETAGG_STATS_SCRIPT;
-		argl[1] = sizeof(FLEETAGG_STATS_SCRIPT) - 1;
-		argv[2] = "3";
-		argl[2] = 1;
-		for (i = 0; i < 3; i++) {
-			argv[3 + i] = k[i];
-			argl[3 + i] = kl[i];
-		}
+		(void)fleetagg_eval_args(argv, argl, FLEETAGG_STATS_SCRIPT,
+		    sizeof(FLEETAGG_STATS_SCRIPT) - 1, 3, k, kl);
 		if (fleet_call(st->fa.fleet, 6, argv, argl,
 		    fleetagg_stats_reply, st) == 0)
 			return;
