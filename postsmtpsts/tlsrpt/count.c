@@ -346,7 +346,7 @@ count_line(const struct follow_line *l, void *arg)
 	if (l->journal && (v = origin_journal(&c->origin, l->uid, l->uidlen,
 	    l->comm, l->commlen, l->unit, l->unitlen)) != ORIGIN_OK) {
 		c->batch.refused_lines[v]++;
-		count_rl(c, &c->rl_lines, "tlsrpt: a journal entry that is "
+		count_rl(c, &c->rl_lines[v], "tlsrpt: a journal entry that is "
 		    "not Postfix's (%s %s), refused: _UID=%s _COMM=%s "
 		    "_SYSTEMD_UNIT=%s \"%s\"", origin_verdict_name(v),
 		    v == ORIGIN_COMM ? "not in trusted_commands" : v ==

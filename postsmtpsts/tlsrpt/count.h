@@ -103,7 +103,10 @@ struct count {
 	int		 error;		/* a write of this batch failed */
 	struct origin	 origin;	/* who may feed it */
 	struct dgram	*dg;		/* input socket: the one being read */
-	struct count_ratelimit rl_lines, rl_sender, rl_dgram, rl_lost;
+	struct count_ratelimit rl_lines[ORIGIN_UNIT + 1]; /* by verdict: a
+					   flood of one kind of forgery
+					   hides no other kind */
+	struct count_ratelimit rl_sender, rl_dgram, rl_lost;
 	uint64_t	 lost_quiet;	/* datagrams lost since the last
 					   "not committed" line */
 	struct count_stats batch;

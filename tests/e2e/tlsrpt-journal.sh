@@ -111,6 +111,7 @@ touch \$H.4
 res \$([ "\$(unknown)" = 9 ]; echo \$?) "... not one of them counted as a session"
 res \$([ "\$(refused uid)" = 6 ] && [ "\$(refused comm)" = 4 ]; echo \$?) "... refused by _UID (6) and by _COMM (4), counted"
 grep -q "not Postfix's (uid not in trusted_users), refused: _UID=65534 _COMM=smtp" "$T/reporter.log"; res \$? "... and logged with the trusted fields"
+grep -q "not Postfix's (comm not in trusted_commands), refused: _UID=0 _COMM=logger" "$T/reporter.log"; res \$? "... each reason logged (one line a minute each: the two forgers race, neither hides the other)"
 kill -TERM \$rpid; wait \$rpid; res \$? "SIGTERM: clean stop"
 kill \$jpid
 EOF
@@ -128,7 +129,7 @@ while IFS= read -r l; do
 	*) ok 1 "${l#not ok - }" ;;
 	esac
 done <"$T/results"
-[ "$_tap_n" -eq 11 ]
+[ "$_tap_n" -eq 12 ]
 ok $? "every step ran"
 [ "$_tap_failed" -ne 0 ] && sed 's/^/# /' "$T/reporter.log" | tail -n 20
 done_testing
