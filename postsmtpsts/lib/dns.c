@@ -57,6 +57,22 @@
  * zones' NS, DS and DNSKEY sets, in the key cache) stay by LRU.  Set first,
  * so unbound_config and unbound_options can still change them.
  *
+ * The additional section goes unvalidated ("val-clean-additional: no",
+ * set first with the cache sizes, so unbound_config and unbound_options
+ * can still change it).  libunbound's default validates every signed
+ * RRset of a secure answer's additional section, to strip what does not
+ * verify for users who read that section: an MX answer comes with the
+ * MX hosts' A and AAAA records, and validating them was two of the nine
+ * ECDSA P-256 verifications of a cold lookup (bench/README.md, issue 40;
+ * ~70 % of a cold lookup's CPU is that arithmetic).  Nothing here reads
+ * the additional section for an answer: dnswire_parse takes the answer
+ * section (and the TTLs of the others, which only shorten a negative
+ * answer's life), dnswire_owner_types the authority section, and an
+ * address the DANE walk needs is asked for and validated as an answer
+ * of its own.  Unvalidated additional records stay in libunbound's RRset
+ * cache as "unchecked" at additional trust, which no answer is built from
+ * without validation.
+ *
  * DNSSEC status (RFC 4035 §4.3): the callback's sec 2 -> DNS_SECURE,
  * 1 -> DNS_BOGUS with why_bogus (the rcode may still read NOERROR, so
  * callers test security before rcode), else DNS_INSECURE.  A SERVFAIL
@@ -289,7 +305,8 @@ dns_configure(struct ub_ctx *ctx, const struct config_dns *cf, int warn,
 
 	if (dns_set_option(ctx, "msg-cache-size: " DNS_MSG_CACHE, err,
 	    errsz) == -1 || dns_set_option(ctx, "rrset-cache-size: "
-	    DNS_RRSET_CACHE, err, errsz) == -1)
+	    DNS_RRSET_CACHE, err, errsz) == -1 || dns_set_option(ctx,
+	    "val-clean-additional: no", err, errsz) == -1)
 		return (-1);
 	if (cf->unbound_config != NULL) {
 		/* libunbound calls a missing file a syntax error */
@@ -413,6 +430,26 @@ dns_check(const struct config_dns *cf, char *err, size_t errsz)
 	}
 	r = dns_configure(ctx, cf, 0, err, errsz);
 	ub_ctx_delete(ctx);
+	return (r);
+}
+
+int
+dns_option(struct dns *d, const char *name, char *out, size_t outsz)
+{
+	char	*v = NULL;
+	size_t	 n;
+	int	 r = -1;
+
+	if (ub_ctx_get_option(d->ctx, name, &v) == 0 && v != NULL) {
+		/* ub_ctx_get_option ends a value with a newline */
+		n = strcspn(v, "\n");
+		if (n < outsz) {
+			memcpy(out, v, n);
+			out[n] = '\0';
+			r = 0;
+		}
+	}
+	free(v);
 	return (r);
 }
 

@@ -88,6 +88,12 @@ struct dns_query;
 struct dns	*dns_new(struct event_base *base, const struct config_dns *cf,
 		    char *err, size_t errsz);
 
+/* dns_option - libunbound's value of option name (as unbound.conf names
+ * it, without the colon: "val-clean-additional") in out; 0, or -1 if it
+ * has none or it does not fit in outsz */
+int		 dns_option(struct dns *d, const char *name, char *out,
+		    size_t outsz);
+
 /* dns_set_timeout - deadline of queries started from now on, in ms
  * (clamped to 1..DNS_MAX_TIMEOUT_MS) */
 void		 dns_set_timeout(struct dns *d, int timeout_ms);

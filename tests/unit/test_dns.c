@@ -651,6 +651,39 @@ check_is_dns_new_without_a_base(void **state)
 	event_base_free(base);
 }
 
+/* the additional section goes unvalidated unless the options say
+ * otherwise (dns.c: two ECDSA verifications of a cold lookup's nine) */
+static void
+additional_section_is_not_validated(void **state)
+{
+	struct event_base *base;
+	struct config_dns cf;
+	struct dns	*d;
+	char		 err[256], v[32];
+	char		*opts[] = { "val-clean-additional: yes", NULL };
+
+	(void)state;
+	assert_non_null(base = event_base_new());
+	memset(&cf, 0, sizeof(cf));
+	assert_non_null(d = dns_new(base, &cf, err, sizeof(err)));
+	assert_int_equal(dns_option(d, "val-clean-additional", v, sizeof(v)),
+	    0);
+	assert_string_equal(v, "no");
+	/* the caches' sizes are set the same way */
+	assert_int_equal(dns_option(d, "msg-cache-size", v, sizeof(v)), 0);
+	assert_string_equal(v, "262144");
+	assert_int_equal(dns_option(d, "msg-cache-size", v, 3), -1);
+	assert_int_equal(dns_option(d, "no-such-option", v, sizeof(v)), -1);
+	dns_free(d);
+	cf.unbound_options = opts;
+	assert_non_null(d = dns_new(base, &cf, err, sizeof(err)));
+	assert_int_equal(dns_option(d, "val-clean-additional", v, sizeof(v)),
+	    0);
+	assert_string_equal(v, "yes");
+	dns_free(d);
+	event_base_free(base);
+}
+
 static void
 names_for_logs(void **state)
 {
@@ -699,6 +732,7 @@ main(void)
 		cmocka_unit_test(cname_is_followed_and_mx_decompressed),
 		cmocka_unit_test(bad_options_are_refused),
 		cmocka_unit_test(check_is_dns_new_without_a_base),
+		cmocka_unit_test(additional_section_is_not_validated),
 		cmocka_unit_test(names_for_logs),
 	};
 
