@@ -407,6 +407,10 @@ dnswire_parse(const unsigned char *pkt, size_t len, int qtype,
 		    rr.rdlen >= 4 && dnswire_ttl(dnswire_u32(pkt + rdend -
 		    4)) < ttl)
 			ttl = dnswire_ttl(dnswire_u32(pkt + rdend - 4));
+		/* the additional section is not validated (see dns.c): it
+		 * never sets the life of a negative answer */
+		if (rr.sec == 2)
+			continue;
 		any++;
 		if (ttl < minttl_all)
 			minttl_all = ttl;

@@ -202,6 +202,17 @@ build_nodata(struct pkt *p)
 	put16(p, 0);
 }
 
+/* the NODATA above with an A record of TTL 5 in the additional section
+ * (unvalidated there): the TTL is still the SOA's */
+static void
+build_nodata_additional(struct pkt *p)
+{
+	build_nodata(p);
+	p->b[11] = 2;		/* ARCOUNT: the OPT and the A */
+	rrhead(p, QPTR + 4 + 5, 1, 5, 4);
+	put32(p, 0xc0000201);
+}
+
 /* a real answer: the world's unbound ($WORLD_RESOLVER_ADDR) to "dig TXT
  * _mta-sts.enforce.pstest" with DO, as sent on the wire (RRSIG kept) */
 static const unsigned char world_txt[] = {
@@ -405,6 +416,8 @@ static const struct parse_case parse_cases[] = {
 	    0, 0, 60, NULL, NULL, 0 },
 	{ "NODATA with SOA and OPT", build_nodata, 52, 0, 0, 0, 0, 120,
 	    NULL, NULL, 0 },
+	{ "NODATA: an additional TTL does not count", build_nodata_additional,
+	    52, 0, 0, 0, 0, 120, NULL, NULL, 0 },
 	{ "real TXT answer from the world", build_world_txt, 16, 0, 0, 1,
 	    0, -1, NULL, NULL, 0 },
 	{ "more RRs than kept", build_many, 1, 0, 0, DNSWIRE_MAX_RRS, 44,
