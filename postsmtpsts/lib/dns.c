@@ -58,20 +58,19 @@
  * so unbound_config and unbound_options can still change them.
  *
  * The additional section goes unvalidated ("val-clean-additional: no",
- * set first with the cache sizes, so unbound_config and unbound_options
- * can still change it).  libunbound's default validates every signed
- * RRset of a secure answer's additional section, to strip what does not
- * verify for users who read that section: an MX answer comes with the
- * MX hosts' A and AAAA records, and validating them was two of the nine
- * ECDSA P-256 verifications of a cold lookup (bench/README.md, issue 40;
- * ~70 % of a cold lookup's CPU is that arithmetic).  Nothing here reads
- * the additional section for an answer: dnswire_parse takes the answer
- * section (and the TTLs of the others, which only shorten a negative
- * answer's life), dnswire_owner_types the authority section, and an
- * address the DANE walk needs is asked for and validated as an answer
- * of its own.  Unvalidated additional records stay in libunbound's RRset
- * cache as "unchecked" at additional trust, which no answer is built from
- * without validation.
+ * set first with the cache sizes, and as overridable).  libunbound's
+ * default validates every signed RRset of a secure answer's additional
+ * section, to strip what does not verify for users who read that
+ * section: an MX answer comes with the MX hosts' A and AAAA records, and
+ * validating them was two of the nine ECDSA P-256 verifications of a cold
+ * lookup (bench/README.md, issue 40; ~70 % of a cold lookup's CPU is that
+ * arithmetic).  Nothing here reads the additional section: dnswire_parse
+ * takes the answer section (and, for a negative answer's life, the
+ * authority section's TTLs), dnswire_owner_types the authority section,
+ * and an address the DANE walk needs is asked for and validated as an
+ * answer of its own.  Unvalidated additional records stay in libunbound's
+ * RRset cache as "unchecked" at additional trust, which no answer is
+ * built from without validation.
  *
  * DNSSEC status (RFC 4035 §4.3): the callback's sec 2 -> DNS_SECURE,
  * 1 -> DNS_BOGUS with why_bogus (the rcode may still read NOERROR, so

@@ -397,7 +397,9 @@ dnswire_parse(const unsigned char *pkt, size_t len, int qtype,
 	slen = qlen;
 
 	while ((r = dnswire_walk_next(&w, &rr, &why)) == 1) {
-		if (rr.type == DNSWIRE_TYPE_OPT)
+		/* the additional section (OPT's, never validated: see
+		 * dns.c) sets no TTL and holds no answer */
+		if (rr.type == DNSWIRE_TYPE_OPT || rr.sec == 2)
 			continue;
 		ttl = dnswire_ttl(rr.ttl);
 		rdend = rr.rdpos + rr.rdlen;
@@ -407,10 +409,6 @@ dnswire_parse(const unsigned char *pkt, size_t len, int qtype,
 		    rr.rdlen >= 4 && dnswire_ttl(dnswire_u32(pkt + rdend -
 		    4)) < ttl)
 			ttl = dnswire_ttl(dnswire_u32(pkt + rdend - 4));
-		/* the additional section is not validated (see dns.c): it
-		 * never sets the life of a negative answer */
-		if (rr.sec == 2)
-			continue;
 		any++;
 		if (ttl < minttl_all)
 			minttl_all = ttl;

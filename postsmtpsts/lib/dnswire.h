@@ -49,9 +49,9 @@ struct dnswire_answer {
  * smallest TTL of the kept RRs; without any, the smallest TTL of every RR
  * in the answer and authority sections (an authority SOA counts at most
  * its MINIMUM, RFC 2308 §5; the additional section, which libunbound does
- * not validate for us, never counts), 0 for an empty packet; TTLs with the top bit set read as 0
- * (RFC 2181 §8).  Returns 0, or -1 with ans->error set; either way release
- * with dnswire_answer_clear().
+ * not validate for us, never counts), 0 for an empty packet; TTLs with
+ * the top bit set read as 0 (RFC 2181 §8).  Returns 0, or -1 with
+ * ans->error set; either way release with dnswire_answer_clear().
  */
 int	dnswire_parse(const unsigned char *pkt, size_t len, int qtype,
 	    struct dnswire_answer *ans);
